@@ -1,0 +1,24 @@
+//! Cost of reading a request: the `tool` peek the daemon routes on, and the full decode.
+//!
+//! Run with `cargo bench -p shuttle-desk-core --bench wire`.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use desk_core::wire::{decode_request, peek_tool};
+use std::hint::black_box;
+
+/// A typical small desk call: 74 bytes.
+const FRAME: &[u8] =
+    br#"{"agent_id":"claude-7","tool":"desk_click","args":{"x":640,"y":360}}     "#;
+
+fn wire(c: &mut Criterion) {
+    assert_eq!(FRAME.len(), 74);
+    c.bench_function("peek_tool 74-byte frame", |b| {
+        b.iter(|| peek_tool(black_box(FRAME)))
+    });
+    c.bench_function("decode_request 74-byte frame", |b| {
+        b.iter(|| decode_request(black_box(FRAME)).unwrap())
+    });
+}
+
+criterion_group!(benches, wire);
+criterion_main!(benches);

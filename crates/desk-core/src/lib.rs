@@ -1,0 +1,16 @@
+//! The pure core of shuttle's desk: no OS code lives here.
+//!
+//! - [`wire`]: the desk wire, the framed JSON protocol every shuttle process speaks.
+//! - [`call`]: the desk verbs and the typed arguments of each.
+//! - [`geometry`]: desk coordinates.
+//! - [`window`]: the window record the `windows` verb returns.
+//! - [`matching`]: how a `window` argument (an id or a title) picks one window.
+//!
+//! Backends (`crates/desk`) and the binary (`crates/shuttle`) build on these; anything that needs
+//! a display, a socket or a file belongs there, not here.
+
+pub mod call;
+pub mod geometry;
+pub mod matching;
+pub mod window;
+pub mod wire;

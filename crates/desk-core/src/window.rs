@@ -1,0 +1,58 @@
+//! The window record of the `windows` verb.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// One top-level window, as `windows` lists it. Optional fields are left out when unknown, so
+/// readers written for fewer fields keep working.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Window {
+    /// The window's id on this desk (on X11 the client window's XID as `0x…` hex).
+    pub id: String,
+    /// The title as the window manager shows it; may be empty.
+    pub title: String,
+    /// `window` for an ordinary window, else its kind: `dialog`, `dock`, `desktop`, `utility`, …
+    pub role: String,
+    /// The process that owns the window, when it says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    /// Whether this is the focused window.
+    #[serde(default)]
+    pub active: bool,
+    /// The owning process's executable name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<String>,
+    /// True for a window of a process that owns a dock or desktop window (a panel, the desktop).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub shell: bool,
+    /// For a transient window (a dialog), the id of the window it belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_fields_are_left_out() {
+        let w = Window {
+            id: "0x1".into(),
+            title: "t".into(),
+            role: "window".into(),
+            pid: None,
+            active: false,
+            app: None,
+            shell: false,
+            owner: None,
+        };
+        assert_eq!(
+            serde_json::to_string(&w).unwrap(),
+            r#"{"id":"0x1","title":"t","role":"window","active":false}"#
+        );
+    }
+}

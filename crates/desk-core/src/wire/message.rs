@@ -1,0 +1,221 @@
+//! The JSON inside a frame: requests and replies.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One call, as a client sends it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Request {
+    /// Who is calling: an agent session, a script run, or `""` for the CLI.
+    #[serde(default)]
+    pub agent_id: String,
+    /// The tool to run, such as `desk_windows` or `status`.
+    pub tool: String,
+    /// The tool's arguments: an object, or null for none.
+    #[serde(default)]
+    pub args: Value,
+}
+
+impl Request {
+    /// A request with no agent id.
+    pub fn new(tool: impl Into<String>, args: Value) -> Self {
+        Self {
+            agent_id: String::new(),
+            tool: tool.into(),
+            args,
+        }
+    }
+
+    /// The request as a frame payload.
+    pub fn to_json(&self) -> Vec<u8> {
+        serde_json::to_vec(self).expect("a Request always serialises")
+    }
+}
+
+/// The answer to one call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reply {
+    /// The result (JSON for the desk verbs), or the reason for an error.
+    pub text: String,
+    /// Whether the call failed; `text` then says why.
+    pub is_error: bool,
+    /// A PNG, base64-encoded, when the call took one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_b64: Option<String>,
+    /// `(field, value)` pairs a host relaying this reply must scrub. shuttle never sends them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub secrets: Vec<(String, String)>,
+}
+
+impl Reply {
+    /// A successful reply.
+    pub fn ok(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            is_error: false,
+            image_b64: None,
+            secrets: Vec::new(),
+        }
+    }
+
+    /// A failed call; `reason` says what went wrong and what to do.
+    pub fn error(reason: impl Into<String>) -> Self {
+        Self {
+            is_error: true,
+            ..Self::ok(reason)
+        }
+    }
+
+    /// The reply as a frame payload.
+    pub fn to_json(&self) -> Vec<u8> {
+        serde_json::to_vec(self).expect("a Reply always serialises")
+    }
+}
+
+/// Why a request frame could not be decoded. The connection survives all of these.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RequestError {
+    /// The payload is not valid UTF-8.
+    #[error("request is not UTF-8: invalid byte at offset {offset}; send UTF-8 JSON")]
+    NotUtf8 {
+        /// Where the first invalid byte is.
+        offset: usize,
+    },
+    /// The payload is not JSON at all.
+    #[error("request is not valid JSON: {0}")]
+    Malformed(String),
+    /// The payload is JSON, but not an object.
+    #[error("request must be a JSON object {{\"agent_id\", \"tool\", \"args\"}}, got {0}")]
+    NotObject(&'static str),
+    /// A field is missing, mistyped or unknown.
+    #[error("bad request: {0}")]
+    Field(String),
+}
+
+/// Decodes a request frame's payload, naming the field at fault when it does not fit.
+pub fn decode_request(payload: &[u8]) -> Result<Request, RequestError> {
+    let text = std::str::from_utf8(payload).map_err(|e| RequestError::NotUtf8 {
+        offset: e.valid_up_to(),
+    })?;
+    match serde_json::from_str::<Request>(text) {
+        Ok(request) => check_args(request),
+        Err(_) => Err(diagnose(text)),
+    }
+}
+
+fn check_args(request: Request) -> Result<Request, RequestError> {
+    match request.args {
+        Value::Object(_) | Value::Null => Ok(request),
+        ref other => Err(RequestError::Field(format!(
+            "`args` must be an object or null, got {}",
+            json_kind(other)
+        ))),
+    }
+}
+
+/// The slow path: explains a payload the fast decode refused.
+fn diagnose(text: &str) -> RequestError {
+    let value: Value = match serde_json::from_str(text) {
+        Ok(value) => value,
+        Err(e) => return RequestError::Malformed(e.to_string()),
+    };
+    if !value.is_object() {
+        return RequestError::NotObject(json_kind(&value));
+    }
+    match serde_path_to_error::deserialize::<_, Request>(value) {
+        Ok(_) => RequestError::Malformed("request did not decode".into()),
+        Err(e) => RequestError::Field(describe_path_error(&e)),
+    }
+}
+
+/// Decodes a reply frame's payload.
+pub fn decode_reply(payload: &[u8]) -> Result<Reply, serde_json::Error> {
+    serde_json::from_slice(payload)
+}
+
+/// `field: message`, or just the message when the error is about the whole object.
+pub(crate) fn describe_path_error(e: &serde_path_to_error::Error<serde_json::Error>) -> String {
+    let path = e.path().to_string();
+    if path == "." || path.is_empty() {
+        e.inner().to_string()
+    } else {
+        format!("`{path}`: {}", e.inner())
+    }
+}
+
+/// "an array", "a string", ... for error messages.
+pub fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn defaults_fill_agent_id_and_args() {
+        let r = decode_request(br#"{"tool":"desk_windows"}"#).unwrap();
+        assert_eq!(r, Request::new("desk_windows", Value::Null));
+    }
+
+    #[test]
+    fn full_request_round_trips() {
+        let r = Request {
+            agent_id: "a1".into(),
+            tool: "desk_shot".into(),
+            args: json!({"x": 1}),
+        };
+        assert_eq!(decode_request(&r.to_json()).unwrap(), r);
+    }
+
+    #[test]
+    fn errors_name_what_is_wrong() {
+        let cases: &[(&[u8], &str)] = &[
+            (b"\xff\xfe", "not UTF-8: invalid byte at offset 0"),
+            (b"{\"tool\":", "not valid JSON"),
+            (b"[1,2]", "must be a JSON object"),
+            (b"\"desk_windows\"", "got a string"),
+            (b"{\"args\":{}}", "missing field `tool`"),
+            (
+                b"{\"tool\":5}",
+                "`tool`: invalid type: integer `5`, expected a string",
+            ),
+            (
+                b"{\"tool\":\"t\",\"agent_id\":[]}",
+                "`agent_id`: invalid type: sequence",
+            ),
+            (b"{\"tool\":\"t\",\"arg\":{}}", "unknown field `arg`"),
+            (
+                b"{\"tool\":\"t\",\"args\":[1]}",
+                "`args` must be an object or null, got an array",
+            ),
+            (b"{\"tool\":\"t\",\"args\":\"x\"}", "got a string"),
+        ];
+        for (payload, want) in cases {
+            let err = decode_request(payload).unwrap_err().to_string();
+            assert!(
+                err.contains(want),
+                "{:?}: {err}",
+                String::from_utf8_lossy(payload)
+            );
+        }
+    }
+
+    #[test]
+    fn reply_omits_empty_optionals() {
+        assert_eq!(
+            String::from_utf8(Reply::ok("[]").to_json()).unwrap(),
+            r#"{"text":"[]","is_error":false}"#
+        );
+        assert!(Reply::error("no").is_error);
+    }
+}

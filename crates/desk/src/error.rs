@@ -1,0 +1,82 @@
+//! What can go wrong on the desk. Every message names what failed and what to do about it.
+
+use desk_core::matching::MatchError;
+
+/// A desk call that could not be carried out.
+#[derive(Debug, thiserror::Error)]
+pub enum DeskError {
+    /// No display to talk to.
+    #[error(
+        "no X display: DISPLAY is not set in the environment shuttle serve started with; \
+         set it (for example DISPLAY=:0) and restart the daemon, or run scripts/desktop.sh \
+         for a virtual desktop"
+    )]
+    NoDisplay,
+    /// The display refused or dropped the connection.
+    #[error(
+        "cannot reach X display {display}: {reason}; check that the X server is running and DISPLAY is right"
+    )]
+    Connect {
+        /// The display name.
+        display: String,
+        /// What the connection attempt said.
+        reason: String,
+    },
+    /// The connection to the display broke during a call.
+    #[error("the X display connection broke: {0}; the next call reconnects")]
+    ConnectionLost(String),
+    /// The X server refused a request.
+    #[error("the X server refused {what}: {reason}")]
+    Protocol {
+        /// The request, in words.
+        what: String,
+        /// The server's error.
+        reason: String,
+    },
+    /// The window manager lacks something the verb needs.
+    #[error("{0}")]
+    WindowManager(String),
+    /// The named window does not exist (any more).
+    #[error("window {id} no longer exists; call `windows` for the current list")]
+    WindowGone {
+        /// The id that was named.
+        id: String,
+    },
+    /// The window exists but nothing of it is on the screen.
+    #[error(
+        "window {id} {title:?} is not on the screen (minimized, or on another desktop); focus it first"
+    )]
+    WindowHidden {
+        /// The window's id.
+        id: String,
+        /// The window's title.
+        title: String,
+    },
+    /// The `window`/`pid` arguments picked no single window.
+    #[error(transparent)]
+    Match(#[from] MatchError),
+    /// The arguments are well-formed but cannot be satisfied.
+    #[error("{0}")]
+    Invalid(String),
+    /// A file could not be written.
+    #[error("cannot write {path}: {reason}")]
+    Write {
+        /// The file.
+        path: String,
+        /// The OS error.
+        reason: String,
+    },
+    /// The verb exists on the wire but this desk does not provide it.
+    #[error("desk_{verb} is not available on this desk yet")]
+    Unsupported {
+        /// The verb's name.
+        verb: &'static str,
+    },
+}
+
+impl DeskError {
+    /// Whether the display connection should be dropped and made again for the next call.
+    pub fn needs_reconnect(&self) -> bool {
+        matches!(self, DeskError::ConnectionLost(_))
+    }
+}

@@ -1,0 +1,239 @@
+//! The window list from the window manager's EWMH properties.
+//!
+//! Every property request for every window is sent before the first reply is awaited, so a list
+//! of any length costs about one round trip to the X server.
+
+use std::collections::HashSet;
+
+use desk_core::geometry::Rect;
+use desk_core::window::Window;
+use x11rb::cookie::Cookie;
+use x11rb::errors::ReplyError;
+use x11rb::protocol::xproto::{
+    AtomEnum, ConnectionExt as _, GetPropertyReply, MapState, Window as Xid,
+};
+use x11rb::rust_connection::RustConnection;
+
+use super::atoms::Atoms;
+use super::{lost, parse_window_id, reply_error};
+use crate::error::DeskError;
+
+/// Longest title read, in 32-bit units (4 KiB).
+const TITLE_LONGS: u32 = 1024;
+
+type PropertyCookie<'c> = Cookie<'c, RustConnection, GetPropertyReply>;
+
+/// The requests in flight for one window.
+struct Pending<'c> {
+    id: Xid,
+    net_name: PropertyCookie<'c>,
+    name: PropertyCookie<'c>,
+    pid: PropertyCookie<'c>,
+    kind: PropertyCookie<'c>,
+    transient_for: PropertyCookie<'c>,
+    state: PropertyCookie<'c>,
+}
+
+/// What one window's properties say.
+struct Props {
+    id: Xid,
+    title: String,
+    pid: Option<u32>,
+    types: Vec<u32>,
+    transient_for: Option<Xid>,
+    modal: bool,
+}
+
+/// The managed top-level windows, topmost first.
+pub(super) fn list(
+    conn: &RustConnection,
+    root: Xid,
+    atoms: &Atoms,
+) -> Result<Vec<Window>, DeskError> {
+    let get = |window, property, kind: AtomEnum, longs| {
+        conn.get_property(false, window, property, kind, 0, longs)
+            .map_err(lost)
+    };
+    let stacking = get(
+        root,
+        atoms._NET_CLIENT_LIST_STACKING,
+        AtomEnum::WINDOW,
+        u32::MAX,
+    )?;
+    let plain = get(root, atoms._NET_CLIENT_LIST, AtomEnum::WINDOW, u32::MAX)?;
+    let active = get(root, atoms._NET_ACTIVE_WINDOW, AtomEnum::WINDOW, 1)?;
+    let stacking = stacking
+        .reply()
+        .map_err(|e| reply_error("the client list", e))?;
+    let plain = plain
+        .reply()
+        .map_err(|e| reply_error("the client list", e))?;
+    let active = active
+        .reply()
+        .map_err(|e| reply_error("the active window", e))?
+        .value32()
+        .and_then(|mut v| v.next())
+        .filter(|&w| w != 0);
+    let ids: Vec<Xid> = match (stacking.value32(), plain.value32()) {
+        (Some(ids), _) => ids.collect(),
+        (None, Some(ids)) => ids.collect(),
+        (None, None) => {
+            return Err(DeskError::WindowManager(
+                "the window manager publishes no _NET_CLIENT_LIST: run an EWMH window manager \
+                 (openbox, xfwm4, mutter, kwin, i3, ...) so shuttle can list windows"
+                    .into(),
+            ));
+        }
+    };
+
+    let mut pending = Vec::with_capacity(ids.len());
+    for &id in ids.iter().rev() {
+        pending.push(Pending {
+            id,
+            net_name: get(id, atoms._NET_WM_NAME, AtomEnum::ANY, TITLE_LONGS)?,
+            name: get(id, AtomEnum::WM_NAME.into(), AtomEnum::ANY, TITLE_LONGS)?,
+            pid: get(id, atoms._NET_WM_PID, AtomEnum::CARDINAL, 1)?,
+            kind: get(id, atoms._NET_WM_WINDOW_TYPE, AtomEnum::ATOM, 64)?,
+            transient_for: get(id, AtomEnum::WM_TRANSIENT_FOR.into(), AtomEnum::WINDOW, 1)?,
+            state: get(id, atoms._NET_WM_STATE, AtomEnum::ATOM, 64)?,
+        });
+    }
+    let mut props = Vec::with_capacity(pending.len());
+    for p in pending {
+        match read_props(p, atoms) {
+            Ok(p) => props.push(p),
+            // The window went away after the list was read: it is simply not listed.
+            Err(ReplyError::X11Error(_)) => continue,
+            Err(ReplyError::ConnectionError(e)) => return Err(lost(e)),
+        }
+    }
+
+    let shell_pids: HashSet<u32> = props
+        .iter()
+        .filter(|p| {
+            p.types.iter().any(|&t| {
+                t == atoms._NET_WM_WINDOW_TYPE_DOCK || t == atoms._NET_WM_WINDOW_TYPE_DESKTOP
+            })
+        })
+        .filter_map(|p| p.pid)
+        .collect();
+    Ok(props
+        .into_iter()
+        .map(|p| Window {
+            id: format_id(p.id),
+            role: role(&p, atoms).into(),
+            active: active == Some(p.id),
+            app: p.pid.and_then(app_name),
+            shell: p.pid.is_some_and(|pid| shell_pids.contains(&pid)),
+            owner: p.transient_for.map(format_id),
+            title: p.title,
+            pid: p.pid,
+        })
+        .collect())
+}
+
+fn read_props(p: Pending<'_>, atoms: &Atoms) -> Result<Props, ReplyError> {
+    let net_name = p.net_name.reply()?;
+    let name = p.name.reply()?;
+    let title = if net_name.type_ == atoms.UTF8_STRING {
+        String::from_utf8_lossy(&net_name.value).into_owned()
+    } else if name.type_ == u32::from(AtomEnum::STRING) {
+        // ICCCM STRING is Latin-1, whose code points are the first 256 of Unicode.
+        name.value.iter().map(|&b| char::from(b)).collect()
+    } else {
+        String::from_utf8_lossy(&name.value).into_owned()
+    };
+    let first = |reply: GetPropertyReply| reply.value32().and_then(|mut v| v.next());
+    let pid = first(p.pid.reply()?).filter(|&pid| pid != 0);
+    let types = p
+        .kind
+        .reply()?
+        .value32()
+        .map(Iterator::collect)
+        .unwrap_or_default();
+    let transient_for = first(p.transient_for.reply()?).filter(|&w| w != 0);
+    let modal = p
+        .state
+        .reply()?
+        .value32()
+        .is_some_and(|mut s| s.any(|a| a == atoms._NET_WM_STATE_MODAL));
+    Ok(Props {
+        id: p.id,
+        title: title.trim_end_matches('\0').to_string(),
+        pid,
+        types,
+        transient_for,
+        modal,
+    })
+}
+
+/// The window's kind in a word: the first type the window declares that we know.
+fn role(p: &Props, atoms: &Atoms) -> &'static str {
+    let known = [
+        (atoms._NET_WM_WINDOW_TYPE_NORMAL, "window"),
+        (atoms._NET_WM_WINDOW_TYPE_DIALOG, "dialog"),
+        (atoms._NET_WM_WINDOW_TYPE_DOCK, "dock"),
+        (atoms._NET_WM_WINDOW_TYPE_DESKTOP, "desktop"),
+        (atoms._NET_WM_WINDOW_TYPE_UTILITY, "utility"),
+        (atoms._NET_WM_WINDOW_TYPE_TOOLBAR, "toolbar"),
+        (atoms._NET_WM_WINDOW_TYPE_MENU, "menu"),
+        (atoms._NET_WM_WINDOW_TYPE_SPLASH, "splash"),
+        (atoms._NET_WM_WINDOW_TYPE_NOTIFICATION, "notification"),
+    ];
+    let declared = p.types.iter().find_map(|t| {
+        known
+            .iter()
+            .find(|(atom, _)| atom == t)
+            .map(|(_, name)| *name)
+    });
+    match declared {
+        Some("window") if p.modal => "dialog",
+        Some(name) => name,
+        // EWMH: a transient window that declares no type is a dialog.
+        None if p.transient_for.is_some() || p.modal => "dialog",
+        None => "window",
+    }
+}
+
+fn format_id(id: Xid) -> String {
+    format!("0x{id:x}")
+}
+
+/// The executable's file name, from /proc.
+fn app_name(pid: u32) -> Option<String> {
+    let from_exe = std::fs::read_link(format!("/proc/{pid}/exe"))
+        .ok()
+        .and_then(|path| {
+            let name = path.file_name()?.to_string_lossy().into_owned();
+            Some(name.trim_end_matches(" (deleted)").to_string())
+        });
+    from_exe.or_else(|| {
+        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).ok()?;
+        Some(comm.trim_end().to_string()).filter(|c| !c.is_empty())
+    })
+}
+
+/// Where a window's client area is on the screen, or `None` when it is not shown.
+pub(super) fn rect(conn: &RustConnection, root: Xid, id: &str) -> Result<Option<Rect>, DeskError> {
+    let gone = || DeskError::WindowGone { id: id.into() };
+    let xid = parse_window_id(id).ok_or_else(gone)?;
+    let attributes = conn.get_window_attributes(xid).map_err(lost)?;
+    let geometry = conn.get_geometry(xid).map_err(lost)?;
+    let origin = conn.translate_coordinates(xid, root, 0, 0).map_err(lost)?;
+    let settle = |e: ReplyError| match e {
+        ReplyError::X11Error(_) => gone(),
+        ReplyError::ConnectionError(e) => lost(e),
+    };
+    let attributes = attributes.reply().map_err(settle)?;
+    let geometry = geometry.reply().map_err(settle)?;
+    let origin = origin.reply().map_err(settle)?;
+    if attributes.map_state != MapState::VIEWABLE {
+        return Ok(None);
+    }
+    Ok(Some(Rect::new(
+        origin.dst_x.into(),
+        origin.dst_y.into(),
+        geometry.width.into(),
+        geometry.height.into(),
+    )))
+}

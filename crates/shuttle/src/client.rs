@@ -1,0 +1,255 @@
+//! The client side of the desk wire, shared by `shuttle mcp` and `shuttle desk`.
+//!
+//! One rule shapes it: a call that may have reached the daemon is never sent twice. A request
+//! goes out once; if the connection fails before the request could be delivered, the client may
+//! reconnect and send it then, but once it is delivered, a broken connection is reported as
+//! "may have run", never retried.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use desk_core::wire::{FrameReader, Reply, Request, decode_reply, write_frame};
+use serde_json::Value;
+use tokio::net::UnixStream;
+use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
+
+use crate::endpoint;
+
+/// How long to wait for a daemon we started to listen.
+const START_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Set to `1` when an app embeds shuttle and runs the daemon itself: clients then only connect.
+pub const EMBEDDED_ENV: &str = "SHUTTLE_EMBEDDED";
+
+/// Why a call got no reply.
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    /// The request never reached a daemon; nothing ran.
+    #[error("{0}")]
+    NotSent(String),
+    /// The connection broke after the request went out: it may or may not have run.
+    #[error(
+        "the connection to shuttle serve broke during {tool} ({reason}); the call may or may not \
+         have run: check the desk before repeating it"
+    )]
+    MaybeRan {
+        /// The wire tool.
+        tool: String,
+        /// What broke.
+        reason: String,
+    },
+}
+
+/// What to do when no daemon listens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WhenAbsent {
+    /// Start `shuttle serve` (unless embedded) and wait for it.
+    Start,
+    /// Report that none runs.
+    Fail,
+}
+
+/// A connection to the daemon, opened on first use and kept for later calls.
+pub struct DeskClient {
+    socket: PathBuf,
+    when_absent: WhenAbsent,
+    agent_id: String,
+    conn: Option<(FrameReader<OwnedReadHalf>, OwnedWriteHalf)>,
+}
+
+impl DeskClient {
+    /// A client for the daemon at `socket`, calling as `agent_id`.
+    pub fn new(socket: PathBuf, agent_id: String, when_absent: WhenAbsent) -> Self {
+        Self {
+            socket,
+            when_absent,
+            agent_id,
+            conn: None,
+        }
+    }
+
+    /// Sends one call and waits for its reply.
+    pub async fn call(&mut self, tool: &str, args: Value) -> Result<Reply, CallError> {
+        let request = Request {
+            agent_id: self.agent_id.clone(),
+            tool: tool.into(),
+            args,
+        };
+        let payload = request.to_json();
+        // A kept connection may have gone stale (the daemon restarted); a write to it fails
+        // before anything is delivered, so one fresh connection may carry the request instead.
+        for attempt in 0..2 {
+            if self.conn.is_none() {
+                self.conn = Some(self.open().await?);
+            }
+            let (_, writer) = self.conn.as_mut().expect("connected above");
+            if let Err(e) = write_frame(writer, &payload).await {
+                self.conn = None;
+                if attempt == 0 && is_undelivered(&e) {
+                    continue;
+                }
+                return Err(CallError::MaybeRan {
+                    tool: tool.into(),
+                    reason: e.to_string(),
+                });
+            }
+            return self.read_reply(tool).await;
+        }
+        unreachable!("the second attempt always returns")
+    }
+
+    async fn read_reply(&mut self, tool: &str) -> Result<Reply, CallError> {
+        let (reader, _) = self.conn.as_mut().expect("a request was just written");
+        let broke = |reason: String| CallError::MaybeRan {
+            tool: tool.into(),
+            reason,
+        };
+        let frame = match reader.next_frame().await {
+            Ok(Some(frame)) => frame,
+            Ok(None) => {
+                self.conn = None;
+                return Err(broke("the daemon closed the connection".into()));
+            }
+            Err(e) => {
+                self.conn = None;
+                return Err(broke(e.to_string()));
+            }
+        };
+        decode_reply(&frame).map_err(|e| {
+            self.conn = None;
+            broke(format!("unreadable reply: {e}"))
+        })
+    }
+
+    /// Drops the connection; the daemon cancels a call still running on it.
+    pub fn disconnect(&mut self) {
+        self.conn = None;
+    }
+
+    async fn open(&self) -> Result<(FrameReader<OwnedReadHalf>, OwnedWriteHalf), CallError> {
+        let stream = match connect(&self.socket).await {
+            Ok(stream) => stream,
+            Err(e) if self.when_absent == WhenAbsent::Start && !embedded() && is_absent(&e) => {
+                start_daemon(&self.socket).await?
+            }
+            Err(e) => return Err(CallError::NotSent(absent_message(&self.socket, &e))),
+        };
+        let (read, write) = stream.into_split();
+        Ok((FrameReader::new(read), write))
+    }
+}
+
+fn embedded() -> bool {
+    std::env::var(EMBEDDED_ENV).is_ok_and(|v| v == "1")
+}
+
+/// Connects to the daemon after checking that the socket's directory is private and that the
+/// listener runs as this user.
+pub async fn connect(socket: &Path) -> std::io::Result<UnixStream> {
+    endpoint::check_dir(socket).map_err(|e| match e {
+        endpoint::EndpointError::Io { .. } => {
+            std::io::Error::new(std::io::ErrorKind::NotFound, e.to_string())
+        }
+        other => std::io::Error::new(std::io::ErrorKind::PermissionDenied, other.to_string()),
+    })?;
+    let stream = UnixStream::connect(socket).await?;
+    let peer = stream.peer_cred()?.uid();
+    if peer != endpoint::current_uid() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            format!(
+                "the process listening on {} runs as uid {peer}, not as you",
+                socket.display()
+            ),
+        ));
+    }
+    Ok(stream)
+}
+
+/// Whether a connect error means no daemon listens (as opposed to a refusal to use the socket).
+fn is_absent(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused
+    )
+}
+
+fn is_undelivered(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::BrokenPipe
+            | std::io::ErrorKind::ConnectionReset
+            | std::io::ErrorKind::NotConnected
+    )
+}
+
+fn absent_message(socket: &Path, e: &std::io::Error) -> String {
+    if is_absent(e) {
+        let hint = if embedded() {
+            format!("{EMBEDDED_ENV}=1 is set, so the app embedding shuttle must start it")
+        } else {
+            "start it with `shuttle serve`".into()
+        };
+        format!(
+            "shuttle serve is not running (nothing listens on {}); {hint}",
+            socket.display()
+        )
+    } else {
+        format!("cannot use {}: {e}", socket.display())
+    }
+}
+
+/// Starts `shuttle serve` detached in a session of its own, then waits for it to listen.
+async fn start_daemon(socket: &Path) -> Result<UnixStream, CallError> {
+    let exe = std::env::current_exe().map_err(|e| {
+        CallError::NotSent(format!(
+            "cannot find the shuttle binary to start the daemon: {e}"
+        ))
+    })?;
+    let mut command = tokio::process::Command::new(exe);
+    command
+        .arg("serve")
+        .env(endpoint::SOCKET_ENV, socket)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    // SAFETY: setsid is async-signal-safe; the child leaves our session and terminal, so it
+    // outlives this client and no terminal hangup reaches it.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::setsid() == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = command
+        .spawn()
+        .map_err(|e| CallError::NotSent(format!("cannot start shuttle serve: {e}")))?;
+    let deadline = Instant::now() + START_TIMEOUT;
+    let mut exited = None;
+    loop {
+        match connect(socket).await {
+            Ok(stream) => {
+                // Reap the daemon if it ever exits while we run, so it leaves no zombie.
+                tokio::spawn(async move { child.wait().await });
+                return Ok(stream);
+            }
+            Err(e) if !is_absent(&e) => return Err(CallError::NotSent(absent_message(socket, &e))),
+            Err(_) => {}
+        }
+        if exited.is_none() {
+            exited = child.try_wait().ok().flatten();
+        }
+        if Instant::now() >= deadline {
+            let status = exited.map_or(String::new(), |s| format!(" (it exited with {s})"));
+            return Err(CallError::NotSent(format!(
+                "started shuttle serve, but nothing listened on {} within {} s{status}; see its log at {}",
+                socket.display(),
+                START_TIMEOUT.as_secs(),
+                crate::logging::log_path().display()
+            )));
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}

@@ -1,0 +1,32 @@
+//! `shuttle mcp`: an MCP server on stdin/stdout that forwards to the daemon.
+//!
+//! - [`server`]: the rmcp handler.
+//! - [`tools`]: the tool list and the mapping of calls onto the desk wire.
+//! - [`ordered`]: one tool call at a time, in order, with cancellation.
+
+mod ordered;
+mod server;
+mod tools;
+
+use anyhow::Context;
+use rmcp::ServiceExt;
+use rmcp::transport::async_rw::AsyncRwTransport;
+
+use crate::client::{DeskClient, WhenAbsent};
+use crate::endpoint;
+
+/// Serves MCP on stdio until the client closes its end.
+pub async fn run() -> anyhow::Result<()> {
+    let socket = endpoint::socket_path()?;
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let agent_id = format!("mcp-{}", std::process::id());
+    let client = DeskClient::new(socket, agent_id, WhenAbsent::Start);
+    let (stdin, stdout) = rmcp::transport::stdio_pipes();
+    let transport = ordered::Ordered::new(AsyncRwTransport::new_server(stdin, stdout));
+    let service = server::DeskServer::new(client, cwd)
+        .serve(transport)
+        .await
+        .context("the MCP handshake failed")?;
+    service.waiting().await.context("the MCP session failed")?;
+    Ok(())
+}

@@ -1,0 +1,197 @@
+//! The MCP tools `shuttle mcp` lists, and how each maps onto a desk-wire call.
+//!
+//! Descriptions are generated from the verbs' argument structs and kept terse: an agent pays
+//! for every token of them in every session.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use desk_core::call::Verb;
+use desk_core::wire::Reply;
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
+use serde_json::{Value, json};
+
+/// The tool that runs any desk verb.
+pub const DESK: &str = "desk";
+/// The tool that returns a screenshot as an image.
+pub const SCREENSHOT: &str = "screenshot";
+/// The tool that reports the daemon's state.
+pub const STATUS: &str = "status";
+
+/// The tools, in listing order.
+pub fn list() -> Vec<Tool> {
+    vec![desk_tool(), screenshot_tool(), status_tool()]
+}
+
+fn schema(value: Value) -> Arc<JsonObject> {
+    match value {
+        Value::Object(map) => Arc::new(map),
+        _ => unreachable!("tool schemas are objects"),
+    }
+}
+
+fn desk_tool() -> Tool {
+    let mut description = String::from(
+        "Read and act on the user's desktop. Pass verb and its arguments side by side \
+         (? = optional); results are JSON. window = an id or title from windows. Coordinates \
+         are screen pixels.",
+    );
+    for verb in desk::verbs::AVAILABLE {
+        description.push_str(&format!("\n{}: {}", verb.signature(), verb.about()));
+    }
+    let verbs: Vec<&str> = desk::verbs::AVAILABLE.iter().map(|v| v.name()).collect();
+    Tool::new(
+        DESK,
+        description,
+        schema(json!({
+            "type": "object",
+            "properties": {"verb": {"type": "string", "enum": verbs}},
+            "required": ["verb"],
+            "additionalProperties": true
+        })),
+    )
+}
+
+fn screenshot_tool() -> Tool {
+    Tool::new(
+        SCREENSHOT,
+        "A PNG of the screen, of x,y,w,h, or of one window (x,y,w,h then crop it; origin is the \
+         crop's top left in the window image). Returns the image and its size.",
+        schema(json!({
+            "type": "object",
+            "properties": {
+                "window": {"type": "string", "description": "id or title from windows"},
+                "x": {"type": "integer"},
+                "y": {"type": "integer"},
+                "w": {"type": "integer", "minimum": 1},
+                "h": {"type": "integer", "minimum": 1}
+            },
+            "additionalProperties": false
+        })),
+    )
+}
+
+fn status_tool() -> Tool {
+    Tool::new(
+        STATUS,
+        "The shuttle daemon's state: pid, display, who holds the desk.",
+        schema(json!({"type": "object", "properties": {}, "additionalProperties": false})),
+    )
+}
+
+/// A tools/call as a wire tool and its arguments, or the message to answer the agent with.
+///
+/// A relative `path` is resolved against `cwd`, the agent's working directory: the daemon's
+/// own directory means nothing to the agent.
+pub fn to_wire(
+    name: &str,
+    arguments: Option<JsonObject>,
+    cwd: &Path,
+) -> Result<(String, Value), String> {
+    let mut args = arguments.unwrap_or_default();
+    match name {
+        DESK => {
+            let verb = match args.remove("verb") {
+                Some(Value::String(verb)) => verb,
+                Some(other) => return Err(format!("desk: verb must be a string, got {other}")),
+                None => return Err(format!("desk: pass verb, one of {}", verb_names())),
+            };
+            let verb = Verb::from_name(&verb)
+                .filter(|v| desk::verbs::AVAILABLE.contains(v))
+                .ok_or_else(|| format!("desk: unknown verb {verb:?}; verbs: {}", verb_names()))?;
+            absolutise_path(&mut args, cwd);
+            Ok((verb.tool_name(), Value::Object(args)))
+        }
+        SCREENSHOT => Ok((Verb::Shot.tool_name(), Value::Object(args))),
+        STATUS => Ok((crate::serve::dispatch::STATUS_TOOL.into(), Value::Null)),
+        other => Err(format!(
+            "unknown tool {other:?}; tools: {DESK}, {SCREENSHOT}, {STATUS}"
+        )),
+    }
+}
+
+fn verb_names() -> String {
+    let names: Vec<&str> = desk::verbs::AVAILABLE.iter().map(|v| v.name()).collect();
+    names.join(", ")
+}
+
+fn absolutise_path(args: &mut JsonObject, cwd: &Path) {
+    if let Some(Value::String(path)) = args.get_mut("path")
+        && Path::new(path.as_str()).is_relative()
+    {
+        *path = cwd.join(&*path).display().to_string();
+    }
+}
+
+/// A daemon reply as an MCP tool result: the text, and the PNG as an image block when there is one.
+pub fn to_result(reply: Reply) -> CallToolResult {
+    if reply.is_error {
+        return CallToolResult::error(vec![ContentBlock::text(reply.text)]);
+    }
+    let mut content = Vec::with_capacity(2);
+    if let Some(png) = reply.image_b64 {
+        content.push(ContentBlock::image(png, "image/png"));
+    }
+    content.push(ContentBlock::text(reply.text));
+    CallToolResult::success(content)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn object(value: Value) -> Option<JsonObject> {
+        value.as_object().cloned()
+    }
+
+    #[test]
+    fn desk_forwards_the_verb_as_a_wire_tool() {
+        let cwd = Path::new("/home/u/project");
+        let (tool, args) = to_wire(
+            DESK,
+            object(json!({"verb": "shot", "window": "Notes", "path": "s.png"})),
+            cwd,
+        )
+        .unwrap();
+        assert_eq!(tool, "desk_shot");
+        assert_eq!(
+            args,
+            json!({"window": "Notes", "path": "/home/u/project/s.png"})
+        );
+        let (tool, args) = to_wire(DESK, object(json!({"verb": "windows"})), cwd).unwrap();
+        assert_eq!((tool.as_str(), args), ("desk_windows", json!({})));
+    }
+
+    #[test]
+    fn bad_calls_get_a_readable_answer() {
+        let cwd = Path::new("/");
+        assert!(
+            to_wire(DESK, None, cwd)
+                .unwrap_err()
+                .starts_with("desk: pass verb, one of windows")
+        );
+        assert!(
+            to_wire(DESK, object(json!({"verb": 3})), cwd)
+                .unwrap_err()
+                .contains("must be a string")
+        );
+        assert!(
+            to_wire(DESK, object(json!({"verb": "fly"})), cwd)
+                .unwrap_err()
+                .contains("unknown verb \"fly\"")
+        );
+        assert!(
+            to_wire("shell", None, cwd)
+                .unwrap_err()
+                .contains("unknown tool \"shell\"")
+        );
+    }
+
+    #[test]
+    fn descriptions_stay_short() {
+        for tool in list() {
+            let len = tool.description.as_deref().unwrap_or_default().len();
+            assert!(len < 2500, "{} description is {len} bytes", tool.name);
+        }
+    }
+}

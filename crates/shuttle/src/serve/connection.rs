@@ -1,0 +1,72 @@
+//! One client connection: frames in, replies out, one call at a time.
+//!
+//! While a call runs the connection is still read, for one reason: a client that closes its
+//! side cancels the call (dropping its future). A frame that arrives meanwhile is kept and
+//! answered after the current one; reading pauses until then.
+
+use std::sync::Arc;
+
+use desk_core::wire::{FrameError, FrameReader, Reply, write_frame};
+use tokio::net::UnixStream;
+use tokio::net::unix::OwnedWriteHalf;
+
+use super::dispatch::Daemon;
+
+/// What reading the next frame gave.
+type Next = Result<Option<Vec<u8>>, FrameError>;
+
+/// Serves calls on `stream` until the client closes it or sends something unreadable.
+pub async fn serve(stream: UnixStream, daemon: Arc<Daemon>) {
+    let (read, mut write) = stream.into_split();
+    let mut reader = FrameReader::new(read);
+    let mut early: Option<Next> = None;
+    loop {
+        let next = match early.take() {
+            Some(next) => next,
+            None => reader.next_frame().await,
+        };
+        let frame = match next {
+            Ok(Some(frame)) => frame,
+            Ok(None) => return,
+            Err(FrameError::Io(e)) => {
+                tracing::debug!(error = %e, "connection read failed");
+                return;
+            }
+            Err(unrecoverable) => {
+                // Say why before closing: the stream can no longer be split into frames.
+                let _ = send(&mut write, &Reply::error(unrecoverable.to_string())).await;
+                return;
+            }
+        };
+        let call = daemon.handle(&frame);
+        tokio::pin!(call);
+        let reply = loop {
+            tokio::select! {
+                reply = &mut call => break Some(reply),
+                next = reader.next_frame(), if early.is_none() => match next {
+                    Ok(Some(frame)) => early = Some(Ok(Some(frame))),
+                    Err(e @ FrameError::TooLong { .. }) => early = Some(Err(e)),
+                    // The client closed (or broke) its side: cancel the call by dropping it.
+                    Ok(None) | Err(_) => break None,
+                },
+            }
+        };
+        let Some(reply) = reply else {
+            tracing::info!("client closed the connection during a call; call cancelled");
+            return;
+        };
+        if send(&mut write, &reply).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// Tells a client it may not use this daemon, then closes.
+pub async fn refuse(stream: UnixStream, reason: String) {
+    let (_, mut write) = stream.into_split();
+    let _ = send(&mut write, &Reply::error(format!("refused: {reason}"))).await;
+}
+
+async fn send(write: &mut OwnedWriteHalf, reply: &Reply) -> std::io::Result<()> {
+    write_frame(write, &reply.to_json()).await
+}

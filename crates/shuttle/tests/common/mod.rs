@@ -1,0 +1,477 @@
+//! Shared helpers for the end-to-end tests: a daemon of the test's own, fixture windows, raw
+//! wire and MCP clients, and condition waits with deadlines.
+//!
+//! These tests need the virtual desktop (`scripts/desktop.sh`): `scripts/test.sh` starts it.
+//! Each test starts its own daemon on its own socket and stops only the processes it started.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+
+/// The shuttle binary under test.
+pub const SHUTTLE: &str = env!("CARGO_BIN_EXE_shuttle");
+
+/// Fails the test with a clear message when the virtual desktop is not there: a test that
+/// cannot run must not pass.
+pub fn require_desktop() {
+    for var in ["DISPLAY", "DBUS_SESSION_BUS_ADDRESS"] {
+        assert!(
+            std::env::var_os(var).is_some(),
+            "{var} is not set: run the end-to-end tests inside the virtual desktop, with \
+             scripts/test.sh or scripts/desktop.sh run cargo test"
+        );
+    }
+}
+
+/// Polls `check` every 10 ms until it returns `Some`, or panics with `what` after `limit`.
+pub fn wait_for<T>(what: &str, limit: Duration, mut check: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(value) = check() {
+            return value;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out after {limit:?} waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A private scratch directory (mode 0700), removed on drop.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new(name: &str) -> Self {
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let unique = format!(
+            "shuttle-test-{name}-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let dir = std::env::temp_dir().join(unique);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+        Self(dir)
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Sends SIGTERM to a child we started and reaps it, killing it if it does not exit in 5 s.
+pub fn stop_child(child: &mut Child) {
+    if child.try_wait().ok().flatten().is_some() {
+        return;
+    }
+    // SAFETY: kill on the pid of our own child, which has not been reaped yet.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline {
+        if child.try_wait().ok().flatten().is_some() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// A `shuttle serve --foreground` of the test's own, on a socket in a scratch directory.
+pub struct Daemon {
+    pub child: Child,
+    pub socket: PathBuf,
+    pub scratch: Scratch,
+}
+
+impl Daemon {
+    pub fn start() -> Self {
+        Self::start_with(&[])
+    }
+
+    /// Starts a daemon with extra environment variables.
+    pub fn start_with(env: &[(&str, &str)]) -> Self {
+        let scratch = Scratch::new("daemon");
+        let socket = scratch.path("desk.sock");
+        let log = std::fs::File::create(scratch.path("serve.log")).unwrap();
+        let mut command = Command::new(SHUTTLE);
+        command
+            .args(["serve", "--foreground"])
+            .env("SHUTTLE_SOCKET", &socket)
+            .env("SHUTTLE_LOG", "debug")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log);
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let child = command.spawn().unwrap();
+        let daemon = Self {
+            child,
+            socket,
+            scratch,
+        };
+        wait_for("the daemon to listen", Duration::from_secs(10), || {
+            UnixStream::connect(&daemon.socket).ok()
+        });
+        daemon
+    }
+
+    /// The daemon's log so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.scratch.path("serve.log")).unwrap_or_default()
+    }
+
+    pub fn connect(&self) -> Wire {
+        Wire::connect(&self.socket)
+    }
+
+    /// One call on a fresh connection.
+    pub fn call(&self, tool: &str, args: Value) -> Reply {
+        self.connect().call(tool, args)
+    }
+
+    /// Runs the CLI against this daemon.
+    pub fn cli(&self, args: &[&str]) -> std::process::Output {
+        Command::new(SHUTTLE)
+            .args(args)
+            .env("SHUTTLE_SOCKET", &self.socket)
+            .output()
+            .unwrap()
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        stop_child(&mut self.child);
+    }
+}
+
+/// A reply as a test reads it.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    pub text: String,
+    pub is_error: bool,
+    pub image: Option<Vec<u8>>,
+}
+
+impl Reply {
+    pub fn json(&self) -> Value {
+        assert!(!self.is_error, "expected success, got error: {}", self.text);
+        serde_json::from_str(&self.text)
+            .unwrap_or_else(|e| panic!("reply is not JSON ({e}): {}", self.text))
+    }
+
+    pub fn error(&self) -> &str {
+        assert!(self.is_error, "expected an error, got: {}", self.text);
+        &self.text
+    }
+}
+
+/// A raw desk-wire connection, written against the spec rather than our client code.
+pub struct Wire {
+    pub stream: UnixStream,
+}
+
+impl Wire {
+    pub fn connect(socket: &Path) -> Self {
+        let stream = UnixStream::connect(socket).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        Self { stream }
+    }
+
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        self.stream.write_all(bytes).unwrap();
+    }
+
+    pub fn send_payload(&mut self, payload: &[u8]) {
+        let mut frame = (payload.len() as u32).to_be_bytes().to_vec();
+        frame.extend_from_slice(payload);
+        self.send_raw(&frame);
+    }
+
+    pub fn send(&mut self, tool: &str, args: Value) {
+        let payload = json!({"agent_id": "test", "tool": tool, "args": args}).to_string();
+        self.send_payload(payload.as_bytes());
+    }
+
+    /// Reads one reply frame; `None` when the daemon closed the connection.
+    pub fn read(&mut self) -> Option<Reply> {
+        let mut header = [0u8; 4];
+        match self.stream.read_exact(&mut header) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return None,
+            Err(e) => panic!("reading a reply failed: {e}"),
+        }
+        let mut payload = vec![0u8; u32::from_be_bytes(header) as usize];
+        self.stream.read_exact(&mut payload).unwrap();
+        let value: Value = serde_json::from_slice(&payload).unwrap();
+        Some(Reply {
+            text: value["text"].as_str().unwrap().to_string(),
+            is_error: value["is_error"].as_bool().unwrap(),
+            image: value["image_b64"].as_str().map(|b64| {
+                base64::engine::general_purpose::STANDARD
+                    .decode(b64)
+                    .unwrap()
+            }),
+        })
+    }
+
+    pub fn call(&mut self, tool: &str, args: Value) -> Reply {
+        self.send(tool, args);
+        self.read()
+            .expect("the daemon closed the connection instead of replying")
+    }
+
+    /// Whether the daemon has closed its side.
+    pub fn closed(&mut self) -> bool {
+        let mut byte = [0u8; 1];
+        matches!(self.stream.read(&mut byte), Ok(0))
+    }
+}
+
+/// A fixture window (tests/fixture/fixture.py) that logs what it receives.
+pub struct Fixture {
+    pub child: Child,
+    pub log: PathBuf,
+    pub title: String,
+    pub ready: Value,
+    _scratch: Scratch,
+}
+
+impl Fixture {
+    pub fn start(title: &str, extra: &[&str]) -> Self {
+        require_desktop();
+        let scratch = Scratch::new("fixture");
+        let log = scratch.path("events.log");
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixture/fixture.py");
+        let child = Command::new("/usr/bin/python3")
+            .arg(script)
+            .args(["--title", title, "--log"])
+            .arg(&log)
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut fixture = Self {
+            child,
+            log,
+            title: title.into(),
+            ready: Value::Null,
+            _scratch: scratch,
+        };
+        fixture.ready = wait_for("the fixture window to map", Duration::from_secs(20), || {
+            fixture.events().into_iter().find(|e| e["event"] == "ready")
+        });
+        fixture
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The window id the fixture reported, as `windows` prints ids.
+    pub fn id(&self) -> String {
+        let hex = self.ready["id"].as_str().unwrap().trim_start_matches("0x");
+        format!("0x{:x}", u32::from_str_radix(hex, 16).unwrap())
+    }
+
+    pub fn events(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect()
+    }
+
+    pub fn events_of(&self, kind: &str) -> Vec<Value> {
+        self.events()
+            .into_iter()
+            .filter(|e| e["event"] == kind)
+            .collect()
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        stop_child(&mut self.child);
+    }
+}
+
+/// Decodes a PNG into (width, height, RGB bytes).
+pub fn decode_png(png: &[u8]) -> (u32, u32, Vec<u8>) {
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(png));
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    buf.truncate(info.buffer_size());
+    let rgb = match info.color_type {
+        png::ColorType::Rgb => buf,
+        png::ColorType::Rgba => buf
+            .chunks_exact(4)
+            .flat_map(|p| [p[0], p[1], p[2]])
+            .collect(),
+        other => panic!("unexpected PNG colour type {other:?}"),
+    };
+    (info.width, info.height, rgb)
+}
+
+/// The RGB value at (x, y) of a decoded image.
+pub fn pixel(image: &(u32, u32, Vec<u8>), x: u32, y: u32) -> [u8; 3] {
+    let i = ((y * image.0 + x) * 3) as usize;
+    [image.2[i], image.2[i + 1], image.2[i + 2]]
+}
+
+/// A `shuttle mcp` process spoken to over its stdio, line by line.
+pub struct Mcp {
+    pub child: Child,
+    stdin: ChildStdin,
+    lines: mpsc::Receiver<Value>,
+    next_id: u64,
+}
+
+impl Mcp {
+    pub fn start(socket: &Path, env: &[(&str, &str)]) -> Self {
+        let mut command = Command::new(SHUTTLE);
+        command
+            .arg("mcp")
+            .env("SHUTTLE_SOCKET", socket)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let mut child = command.spawn().unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                let value: Value = serde_json::from_str(&line).unwrap_or_else(|e| {
+                    panic!("shuttle mcp wrote a line that is not JSON ({e}): {line}")
+                });
+                if tx.send(value).is_err() {
+                    return;
+                }
+            }
+        });
+        Self {
+            child,
+            stdin,
+            lines,
+            next_id: 1,
+        }
+    }
+
+    pub fn send(&mut self, message: Value) {
+        writeln!(self.stdin, "{message}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Sends a request and returns its id.
+    pub fn request(&mut self, method: &str, params: Value) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        id
+    }
+
+    /// The next message from the server, or `None` after `limit`.
+    pub fn next(&mut self, limit: Duration) -> Option<Value> {
+        self.lines.recv_timeout(limit).ok()
+    }
+
+    /// Waits for the response to request `id`, skipping notifications.
+    pub fn response(&mut self, id: u64) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let message = self
+                .next(left)
+                .unwrap_or_else(|| panic!("no response to request {id}"));
+            if message["id"] == json!(id) {
+                return message;
+            }
+            assert!(
+                message.get("id").is_none() || message.get("method").is_some(),
+                "unexpected response {message}"
+            );
+        }
+    }
+
+    pub fn initialize(&mut self, version: &str) -> Value {
+        let id = self.request(
+            "initialize",
+            json!({"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "e2e", "version": "1"}}),
+        );
+        let response = self.response(id);
+        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        response
+    }
+
+    /// Calls a tool and returns the `result` object.
+    pub fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        let id = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        let response = self.response(id);
+        response
+            .get("result")
+            .cloned()
+            .unwrap_or_else(|| panic!("tools/call {tool} failed: {response}"))
+    }
+}
+
+impl Drop for Mcp {
+    fn drop(&mut self) {
+        stop_child(&mut self.child);
+    }
+}
+
+/// The text content of a tools/call result.
+pub fn result_text(result: &Value) -> String {
+    result["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["type"] == "text")
+        .map(|c| c["text"].as_str().unwrap().to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Runs a command and returns its stdout, panicking with its stderr when it fails.
+pub fn run(program: &str, args: &[&str]) -> String {
+    let out = Command::new(program)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{program}: {e}"));
+    assert!(
+        out.status.success(),
+        "{program} {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
