@@ -71,7 +71,6 @@ start() {
   [ "$display" = auto ] && display=$(free_display)
   # Everything the desktop's programs write stays under the state directory.
   export DISPLAY=$display
-  export HOME=$RIG/home
   export XDG_RUNTIME_DIR=$RIG/run
   export XDG_CONFIG_HOME=$RIG/home/.config
   export XDG_CACHE_HOME=$RIG/home/.cache
@@ -114,7 +113,6 @@ start() {
 
   cat >"$ENV_FILE" <<ENV
 export DISPLAY=$DISPLAY
-export HOME=$HOME
 export XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR
 export XDG_CONFIG_HOME=$XDG_CONFIG_HOME
 export XDG_CACHE_HOME=$XDG_CACHE_HOME

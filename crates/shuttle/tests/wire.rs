@@ -188,7 +188,7 @@ fn a_stale_socket_file_is_replaced() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let mut wire = common::wait_for(
+    let wire = common::wait_for(
         "the daemon to listen",
         std::time::Duration::from_secs(10),
         || std::os::unix::net::UnixStream::connect(&socket).ok(),

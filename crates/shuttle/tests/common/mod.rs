@@ -333,6 +333,11 @@ pub fn decode_png(png: &[u8]) -> (u32, u32, Vec<u8>) {
             .chunks_exact(4)
             .flat_map(|p| [p[0], p[1], p[2]])
             .collect(),
+        png::ColorType::Grayscale => buf.iter().flat_map(|&g| [g, g, g]).collect(),
+        png::ColorType::GrayscaleAlpha => buf
+            .chunks_exact(2)
+            .flat_map(|p| [p[0], p[0], p[0]])
+            .collect(),
         other => panic!("unexpected PNG colour type {other:?}"),
     };
     (info.width, info.height, rgb)

@@ -1,0 +1,211 @@
+//! `shuttle mcp` as an MCP client sees it: handshake, tools, results, daemon start-up.
+
+mod common;
+
+use std::time::Duration;
+
+use base64::Engine as _;
+use common::{Daemon, Fixture, Mcp, Scratch, decode_png, require_desktop, result_text, wait_for};
+use serde_json::{Value, json};
+
+#[test]
+fn negotiates_each_supported_protocol_version() {
+    let daemon = Daemon::start();
+    for version in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+        let mut mcp = Mcp::start(&daemon.socket, &[]);
+        let init = mcp.initialize(version);
+        assert_eq!(init["result"]["protocolVersion"], version, "{init}");
+        assert_eq!(init["result"]["serverInfo"]["name"], "shuttle");
+        assert!(
+            init["result"]["capabilities"]["tools"].is_object(),
+            "{init}"
+        );
+    }
+    // A version we do not know gets our newest one, for the client to accept or hang up on.
+    let mut mcp = Mcp::start(&daemon.socket, &[]);
+    let init = mcp.initialize("2099-01-01");
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
+}
+
+#[test]
+fn lists_three_tools_with_short_exact_descriptions() {
+    let daemon = Daemon::start();
+    let mut mcp = Mcp::start(&daemon.socket, &[]);
+    mcp.initialize("2025-06-18");
+    let id = mcp.request("tools/list", json!({}));
+    let tools = mcp.response(id)["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["desk", "screenshot", "status"]);
+    let desk = &tools[0];
+    let description = desk["description"].as_str().unwrap();
+    for line in [
+        "windows: List the top-level windows",
+        "screen: The screen's width",
+        "shot x? y? w? h? path? window? pid?",
+    ] {
+        assert!(
+            description.contains(line),
+            "desk description lacks {line:?}: {description}"
+        );
+    }
+    assert_eq!(desk["inputSchema"]["required"], json!(["verb"]));
+    assert_eq!(
+        desk["inputSchema"]["properties"]["verb"]["enum"],
+        json!(["windows", "screen", "shot"])
+    );
+    let total: usize = tools.iter().map(|t| t.to_string().len()).sum();
+    assert!(total < 3000, "the tool list costs {total} bytes");
+}
+
+#[test]
+fn desk_screenshot_and_status_reach_the_desktop() {
+    require_desktop();
+    let daemon = Daemon::start();
+    let fixture = Fixture::start("mcp fixture", &["--size", "300x200", "--color", "#00ff00"]);
+    let mut mcp = Mcp::start(&daemon.socket, &[]);
+    mcp.initialize("2025-11-25");
+
+    let result = mcp.call("desk", json!({"verb": "windows"}));
+    assert_ne!(result["isError"], true, "{result}");
+    let windows: Value = serde_json::from_str(&result_text(&result)).unwrap();
+    let listed = windows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["id"] == fixture.id())
+        .unwrap();
+    assert_eq!(listed["title"], "mcp fixture");
+
+    let result = mcp.call("screenshot", json!({"window": "mcp fixture"}));
+    let content = result["content"].as_array().unwrap();
+    let image = content
+        .iter()
+        .find(|c| c["type"] == "image")
+        .expect("an image block");
+    assert_eq!(image["mimeType"], "image/png");
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(image["data"].as_str().unwrap())
+        .unwrap();
+    let decoded = decode_png(&png);
+    assert_eq!((decoded.0, decoded.1), (300, 200));
+    assert_eq!(common::pixel(&decoded, 150, 190), [0, 255, 0]);
+    let meta: Value = serde_json::from_str(&result_text(&result)).unwrap();
+    assert_eq!(meta["width"], 300);
+    assert_eq!(meta["origin"], json!([0, 0]));
+
+    let result = mcp.call("desk", json!({"verb": "screen"}));
+    let screen: Value = serde_json::from_str(&result_text(&result)).unwrap();
+    assert!(screen["width"].as_u64().unwrap() > 0);
+
+    let result = mcp.call("status", json!({}));
+    let status: Value = serde_json::from_str(&result_text(&result)).unwrap();
+    assert_eq!(status["pid"], daemon.child.id());
+}
+
+#[test]
+fn bad_calls_are_tool_errors_the_agent_can_read() {
+    let daemon = Daemon::start();
+    let mut mcp = Mcp::start(&daemon.socket, &[]);
+    mcp.initialize("2025-06-18");
+    let cases = [
+        (
+            "desk",
+            json!({"verb": "teleport"}),
+            "unknown verb \"teleport\"",
+        ),
+        ("desk", json!({}), "desk: pass verb"),
+        (
+            "desk",
+            json!({"verb": "shot", "x": 5}),
+            "x, y, w and h go together",
+        ),
+        (
+            "desk",
+            json!({"verb": "windows", "all": 1}),
+            "unknown field `all`",
+        ),
+        (
+            "screenshot",
+            json!({"window": "no such window anywhere"}),
+            "no window matches",
+        ),
+    ];
+    for (tool, args, want) in cases {
+        let result = mcp.call(tool, args.clone());
+        assert_eq!(result["isError"], true, "{tool} {args}: {result}");
+        let text = result_text(&result);
+        assert!(text.contains(want), "{tool} {args}: {text}");
+    }
+    // The session carries on.
+    let result = mcp.call("status", json!({}));
+    assert_ne!(result["isError"], true);
+}
+
+/// The session id of a process, from /proc.
+fn session_of(pid: u32) -> u32 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let after_name = stat.rsplit_once(')').unwrap().1;
+    after_name
+        .split_whitespace()
+        .nth(3)
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn the_first_call_starts_a_detached_daemon() {
+    let scratch = Scratch::new("autostart");
+    let socket = scratch.path("desk.sock");
+    let mut mcp = Mcp::start(&socket, &[]);
+    mcp.initialize("2025-06-18");
+    assert!(
+        !socket.exists(),
+        "no daemon is started before the first call"
+    );
+    let result = mcp.call("status", json!({}));
+    let status: Value =
+        serde_json::from_str(&result_text(&result)).unwrap_or_else(|e| panic!("{e}: {result}"));
+    let pid = status["pid"].as_u64().unwrap() as u32;
+    assert_eq!(
+        session_of(pid),
+        pid,
+        "the daemon leads a session of its own"
+    );
+    assert_ne!(pid, mcp.child.id());
+    drop(mcp);
+    // It outlives the MCP session that started it...
+    let alive = std::path::Path::new(&format!("/proc/{pid}")).exists();
+    // ...and this test stops it, by the pid it reported.
+    // SAFETY: kill on the pid of the daemon this test caused to start.
+    unsafe { libc::kill(pid as i32, libc::SIGTERM) };
+    wait_for("the started daemon to exit", Duration::from_secs(5), || {
+        (!std::path::Path::new(&format!("/proc/{pid}")).exists()
+            || std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .is_ok_and(|s| s.contains(") Z")))
+        .then_some(())
+    });
+    assert!(
+        alive,
+        "the daemon must outlive the MCP session that started it"
+    );
+}
+
+#[test]
+fn embedded_mode_only_connects() {
+    let scratch = Scratch::new("embedded");
+    let socket = scratch.path("desk.sock");
+    let mut mcp = Mcp::start(&socket, &[("SHUTTLE_EMBEDDED", "1")]);
+    mcp.initialize("2025-06-18");
+    let result = mcp.call("status", json!({}));
+    assert_eq!(result["isError"], true);
+    let text = result_text(&result);
+    assert!(
+        text.contains("shuttle serve is not running") && text.contains("SHUTTLE_EMBEDDED=1"),
+        "{text}"
+    );
+    assert!(!socket.exists(), "embedded mode must not start a daemon");
+}

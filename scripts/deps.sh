@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what shuttle's build, tests, demo and benchmarks need on Debian 12, skipping what is
+# already there. Needs root (or sudo). The Rust toolchain itself comes from rustup.
+set -euo pipefail
+
+PACKAGES=(
+  # the virtual desktop
+  xvfb openbox dbus dbus-x11 at-spi2-core x11-utils x11-xserver-utils
+  # the GTK fixture app and the demo's sample app
+  python3 python3-gi python3-gi-cairo gir1.2-gtk-3.0 gtk-3-examples
+  # independent readings in tests, and the peer tools in the benchmarks
+  xdotool wmctrl imagemagick hyperfine python3-pyatspi
+  # build
+  pkg-config gcc
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "deps: installing ${missing[*]}" >&2
+sudo=()
+[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+"${sudo[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+if ! command -v cargo >/dev/null; then
+  echo "deps: cargo is missing: install Rust with rustup (https://rustup.rs)" >&2
+  exit 1
+fi

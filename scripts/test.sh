@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs every check shuttle has: formatting, clippy, unit tests, and the end-to-end tests on a
+# virtual desktop of their own. Installs missing packages first. Usage: scripts/test.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/deps.sh
+step() { echo "== $*" >&2; }
+
+step "cargo fmt --check"
+cargo fmt --all --check
+step "cargo clippy"
+cargo clippy --workspace --all-targets -- -D warnings
+step "build"
+cargo build --workspace --all-targets
+
+# One test at a time: the end-to-end tests share one screen, one keyboard and one focus.
+step "tests (unit and end-to-end, on a virtual desktop)"
+rig=$(mktemp -d -t shuttle-rig-XXXXXX)
+trap 'rm -rf "$rig"' EXIT
+SHUTTLE_RIG=$rig scripts/desktop.sh run cargo test --workspace -- --test-threads=1
