@@ -8,7 +8,7 @@ use std::hint::black_box;
 
 /// A typical small desk call: 74 bytes.
 const FRAME: &[u8] =
-    br#"{"agent_id":"claude-7","tool":"desk_click","args":{"x":640,"y":360}}     "#;
+    br#"{"agent_id":"claude-code-7","tool":"desk_click","args":{"x":1640,"y":360}}"#;
 
 fn wire(c: &mut Criterion) {
     assert_eq!(FRAME.len(), 74);

@@ -1,0 +1,180 @@
+//! Call latency through the real processes: the desk wire directly, and the same call through
+//! `shuttle mcp`, so the difference is what the MCP proxy costs. Also a full-screen `shot`.
+//!
+//! Needs a display (run it through scripts/bench.sh, which starts one):
+//! `cargo bench -p shuttle --bench latency`. Prints a markdown table.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const SHUTTLE: &str = env!("CARGO_BIN_EXE_shuttle");
+const CALLS: usize = 2000;
+const SHOTS: usize = 50;
+
+fn main() {
+    let dir = std::env::temp_dir().join(format!("shuttle-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let socket = dir.join("desk.sock");
+    let mut daemon = Command::new(SHUTTLE)
+        .args(["serve", "--foreground"])
+        .env("SHUTTLE_SOCKET", &socket)
+        .env("SHUTTLE_LOG", "warn")
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut wire = connect(&socket);
+
+    let direct = sample(CALLS, || {
+        wire_call(&mut wire, "status", json!({}));
+    });
+    let mut mcp = Mcp::start(&socket);
+    let through_mcp = sample(CALLS, || mcp.call("status", json!({})));
+    let mut png_bytes = 0;
+    let shots = sample(SHOTS, || {
+        let reply = wire_call(&mut wire, "desk_shot", json!({}));
+        png_bytes = reply["image_b64"].as_str().map_or(0, |b| b.len() * 3 / 4);
+    });
+
+    println!("| call | n | p50 ms | p99 ms |");
+    println!("|---|---|---|---|");
+    row("status on the desk wire", &direct);
+    row("status through shuttle mcp", &through_mcp);
+    row("desk_shot 1920x1080 on the desk wire", &shots);
+    println!();
+    println!(
+        "MCP proxy overhead: p50 {:.3} ms, p99 {:.3} ms; full-screen PNG {} bytes",
+        ms(percentile(&through_mcp, 50)) - ms(percentile(&direct, 50)),
+        ms(percentile(&through_mcp, 99)) - ms(percentile(&direct, 99)),
+        png_bytes
+    );
+
+    drop(mcp);
+    // SAFETY: kill on the daemon this benchmark started.
+    unsafe { libc::kill(daemon.id() as i32, libc::SIGTERM) };
+    let _ = daemon.wait();
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+fn sample(n: usize, mut f: impl FnMut()) -> Vec<Duration> {
+    for _ in 0..n / 10 {
+        f();
+    }
+    let mut times: Vec<Duration> = (0..n)
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    times
+}
+
+fn percentile(sorted: &[Duration], p: usize) -> Duration {
+    sorted[(sorted.len() * p / 100).min(sorted.len() - 1)]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn row(label: &str, sorted: &[Duration]) {
+    println!(
+        "| {label} | {} | {:.3} | {:.3} |",
+        sorted.len(),
+        ms(percentile(sorted, 50)),
+        ms(percentile(sorted, 99))
+    );
+}
+
+fn connect(socket: &Path) -> UnixStream {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Ok(stream) = UnixStream::connect(socket) {
+            return stream;
+        }
+        assert!(Instant::now() < deadline, "the daemon did not start");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn wire_call(stream: &mut UnixStream, tool: &str, args: Value) -> Value {
+    let payload = json!({"tool": tool, "args": args}).to_string();
+    let mut frame = (payload.len() as u32).to_be_bytes().to_vec();
+    frame.extend_from_slice(payload.as_bytes());
+    stream.write_all(&frame).unwrap();
+    let mut header = [0u8; 4];
+    stream.read_exact(&mut header).unwrap();
+    let mut body = vec![0u8; u32::from_be_bytes(header) as usize];
+    stream.read_exact(&mut body).unwrap();
+    let reply: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(reply["is_error"], false, "{reply}");
+    reply
+}
+
+struct Mcp {
+    child: Child,
+    reader: BufReader<std::process::ChildStdout>,
+    next_id: u64,
+}
+
+impl Mcp {
+    fn start(socket: &Path) -> Self {
+        let mut child = Command::new(SHUTTLE)
+            .arg("mcp")
+            .env("SHUTTLE_SOCKET", socket)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let reader = BufReader::new(child.stdout.take().unwrap());
+        let mut mcp = Self {
+            child,
+            reader,
+            next_id: 1,
+        };
+        mcp.request("initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}));
+        mcp.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        mcp
+    }
+
+    fn send(&mut self, message: Value) {
+        let stdin = self.child.stdin.as_mut().unwrap();
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let mut line = String::new();
+        loop {
+            line.clear();
+            self.reader.read_line(&mut line).unwrap();
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == json!(id) {
+                return message;
+            }
+        }
+    }
+
+    fn call(&mut self, tool: &str, arguments: Value) {
+        let response = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        assert!(response["result"]["isError"] != true, "{response}");
+    }
+}
+
+impl Drop for Mcp {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Side-by-side benchmarks: shuttle against the peer tools on the same virtual desktop, in one
+# run, with the ratio. Prints markdown for docs/benchmarks.md. Usage: scripts/bench.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ -z "${SHUTTLE_BENCH_INSIDE:-}" ]; then
+  scripts/deps.sh
+  cargo build --release -p shuttle >&2
+  rig=$(mktemp -d -t shuttle-bench-rig-XXXXXX)
+  trap 'rm -rf "$rig"' EXIT
+  SHUTTLE_RIG=$rig SHUTTLE_BENCH_INSIDE=1 scripts/desktop.sh run "$0" "$@"
+  exit
+fi
+
+RUNS=${RUNS:-30}
+SHUTTLE=$PWD/target/release/shuttle
+work=$(mktemp -d -t shuttle-bench-XXXXXX)
+chmod 700 "$work"
+export SHUTTLE_SOCKET=$work/desk.sock
+pids=()
+cleanup() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+# A desktop with something on it: the widget factory and two fixture windows.
+gtk3-widget-factory >/dev/null 2>&1 & pids+=($!)
+for n in 1 2; do
+  /usr/bin/python3 tests/fixture/fixture.py --title "bench $n" --log "$work/fixture$n.log" >/dev/null 2>&1 & pids+=($!)
+done
+SHUTTLE_LOG=warn "$SHUTTLE" serve --foreground 2>/dev/null & pids+=($!)
+for _ in $(seq 400); do
+  [ "$(wmctrl -l 2>/dev/null | wc -l)" -ge 3 ] && "$SHUTTLE" status >/dev/null 2>&1 && break
+  sleep 0.05
+done
+sleep 1 # let the apps finish their first paint, so every capture sees the same screen
+
+echo "Machine: $(nproc) cores, $(uname -r); display $(xdpyinfo | awk '/dimensions:/ {print $2}'); $(date -u +%Y-%m-%d)"
+echo
+
+# compare LABEL NAME COMMAND [NAME COMMAND]...: hyperfine the commands (shuttle's first), then
+# a table row per command with the ratio of its median to shuttle's.
+compare() {
+  local label=$1; shift
+  local json=$work/$(echo "$label" | tr -c 'a-z0-9' _).json
+  local args=()
+  while [ $# -gt 0 ]; do args+=(--command-name "$1" "$2"); shift 2; done
+  hyperfine -N --warmup 3 --runs "$RUNS" --export-json "$json" "${args[@]}" >/dev/null 2>&1
+  /usr/bin/python3 - "$json" "$label" <<'PY'
+import json, statistics, sys
+results = json.load(open(sys.argv[1]))["results"]
+ours = statistics.median(results[0]["times"])
+print(f"#### {sys.argv[2]}\n")
+print("| command | median ms | min ms | max ms | ratio to shuttle |")
+print("|---|---|---|---|---|")
+for r in results:
+    med = statistics.median(r["times"])
+    print(f"| `{r['command']}` | {med*1000:.1f} | {min(r['times'])*1000:.1f} | {max(r['times'])*1000:.1f} | {med/ours:.2f}x |")
+print()
+PY
+}
+
+compare "list windows" \
+  "shuttle desk windows" "$SHUTTLE desk windows" \
+  "wmctrl -l" "wmctrl -l" \
+  "xdotool search --name ." "xdotool search --name ."
+compare "full-screen PNG, 1920x1080" \
+  "shuttle desk shot --image FILE" "$SHUTTLE desk shot --image $work/ours.png" \
+  "import -window root png:FILE" "import -window root png:$work/theirs.png"
+"$SHUTTLE" desk shot --image "$work/ours.png" >/dev/null
+import -window root "png:$work/theirs.png"
+echo "PNG bytes: shuttle $(stat -c %s "$work/ours.png"), ImageMagick $(stat -c %s "$work/theirs.png")"
+echo
+
+echo "#### Call latency inside the processes (no process start-up)"
+echo
+cargo bench -q -p shuttle --bench latency 2>/dev/null
+echo
+echo "#### Wire decode (criterion, 74-byte frame)"
+echo
+cargo bench -q -p shuttle-desk-core --bench wire -- --noplot 2>/dev/null | /usr/bin/python3 -c '
+import re, sys
+text = sys.stdin.read()
+for name, low, mid, high in re.findall(r"^(\S[^\n]*?)\s+time:\s+\[(\S+ \S+) (\S+ \S+) (\S+ \S+)\]", text, re.M):
+    print(f"- {name}: {mid} (95% interval {low} to {high})")
+'
