@@ -260,10 +260,38 @@ impl DeskCall {
     fn check(&self) -> Result<(), String> {
         match self {
             DeskCall::Shot(a) => a.rect().map(|_| ()),
+            DeskCall::Key(a) if a.keys.trim().is_empty() => {
+                Err("keys is empty; pass a combination such as ctrl+s or Return".into())
+            }
+            DeskCall::Type(a) if a.text.is_empty() => Err("text is empty; nothing to type".into()),
+            DeskCall::Click(a) => match a.count {
+                Some(count) if !(1..=3).contains(&count) => {
+                    Err(format!("count must be 1, 2 or 3, got {count}"))
+                }
+                _ => Ok(()),
+            },
+            DeskCall::Scroll(a) => a.point().map(|_| ()).and_then(|()| a.amount().map(|_| ())),
+            DeskCall::Wait(a) => a.timeout().map(|_| ()),
+            DeskCall::Still(a) => a.timing().map(|_| ()),
+            DeskCall::Focus(FocusArgs { window, pid })
+            | DeskCall::Close(CloseArgs { window, pid })
+                if window.is_none() && pid.is_none() =>
+            {
+                Err("name the window: pass window (an id or title from windows) or pid".into())
+            }
+            DeskCall::Launch(a) if a.app.trim().is_empty() => {
+                Err("app is empty; pass a program name or path".into())
+            }
+            DeskCall::Snapshot(SnapshotArgs {
+                max_chars: Some(0), ..
+            }) => Err("max_chars must be at least 1".into()),
             _ => Ok(()),
         }
     }
 }
+
+/// The longest `wait` and `still` may wait.
+pub const MAX_WAIT_MS: u64 = 5000;
 
 /// List the top-level windows, topmost first: id, title, role, pid, active, app.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
@@ -326,6 +354,18 @@ pub struct WaitArgs {
     pub timeout_ms: Option<u64>,
 }
 
+impl WaitArgs {
+    /// How long to wait: 5000 ms unless given, and at most that.
+    pub fn timeout(&self) -> Result<u64, String> {
+        match self.timeout_ms.unwrap_or(MAX_WAIT_MS) {
+            ms @ 0..=MAX_WAIT_MS => Ok(ms),
+            other => Err(format!(
+                "timeout_ms must be at most {MAX_WAIT_MS}, got {other}"
+            )),
+        }
+    }
+}
+
 /// Wait until the screen stops changing for hold_ms, or timeout_ms passes; answers still, changed, ms, volatile.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -334,6 +374,26 @@ pub struct StillArgs {
     pub timeout_ms: Option<u64>,
     /// How long the screen must stay unchanged (default 40).
     pub hold_ms: Option<u64>,
+}
+
+impl StillArgs {
+    /// `(timeout_ms, hold_ms)`: 600 and 40 unless given; the timeout at most 5000, the hold
+    /// shorter than the timeout.
+    pub fn timing(&self) -> Result<(u64, u64), String> {
+        let timeout = self.timeout_ms.unwrap_or(600);
+        let hold = self.hold_ms.unwrap_or(40);
+        if timeout > MAX_WAIT_MS {
+            return Err(format!(
+                "timeout_ms must be at most {MAX_WAIT_MS}, got {timeout}"
+            ));
+        }
+        if hold == 0 || hold >= timeout {
+            return Err(format!(
+                "hold_ms must be at least 1 and less than timeout_ms ({timeout}), got {hold}"
+            ));
+        }
+        Ok((timeout, hold))
+    }
 }
 
 /// A window's accessibility tree as nodes, or as an indented outline with text.
@@ -487,6 +547,27 @@ pub struct ScrollArgs {
     pub pid: Option<u32>,
 }
 
+impl ScrollArgs {
+    /// Notches to scroll: 3 unless given, and 1 to 50.
+    pub fn amount(&self) -> Result<u32, String> {
+        match self.amount.unwrap_or(3) {
+            amount @ 1..=50 => Ok(amount),
+            other => Err(format!("amount must be 1 to 50 notches, got {other}")),
+        }
+    }
+
+    /// The point to scroll at, if any; x and y go together.
+    pub fn point(&self) -> Result<Option<(i32, i32)>, String> {
+        match (self.x, self.y) {
+            (Some(x), Some(y)) => Ok(Some((x, y))),
+            (None, None) => Ok(None),
+            _ => Err(
+                "x and y go together: pass both, or neither to scroll the focused window".into(),
+            ),
+        }
+    }
+}
+
 /// Press at x,y, move and release at to_x,to_y.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -563,6 +644,9 @@ pub struct CloseArgs {
 pub struct LaunchArgs {
     /// The program to start: a name on PATH or an absolute path.
     pub app: String,
+    /// Arguments to pass it.
+    #[serde(default)]
+    pub args: Vec<String>,
 }
 
 #[cfg(test)]

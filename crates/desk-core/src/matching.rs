@@ -12,6 +12,12 @@ pub enum MatchError {
     /// Neither `window` nor `pid` was given.
     #[error("name a window: pass `window` (an id or title from `windows`) or `pid`")]
     NoTarget,
+    /// No window has this id (any more).
+    #[error("window {query} does not exist (any more); call `windows` for the current list")]
+    NoSuchId {
+        /// The `window` argument.
+        query: String,
+    },
     /// Nothing matches the name.
     #[error("no window matches {query:?}{}; call `windows` for the current list", list_titles(.titles))]
     NotFound {

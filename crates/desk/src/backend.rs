@@ -1,9 +1,13 @@
 //! The boundary between the desk verbs and an operating system.
 
+use std::time::Duration;
+
+use desk_core::call::{Button, Direction};
 use desk_core::geometry::Rect;
 use desk_core::window::Window;
 use serde::Serialize;
 
+use crate::cancel::Cancel;
 use crate::error::DeskError;
 use crate::image::RgbImage;
 
@@ -19,6 +23,9 @@ pub struct BackendInfo {
 }
 
 /// One desktop, as the verbs see it. Implementations are blocking and shareable across threads.
+///
+/// Input methods send input and return once the display server has it; whether an app has
+/// handled it is what [`Backend::settle`] finds out.
 pub trait Backend: Send + Sync {
     /// What this backend is.
     fn info(&self) -> BackendInfo;
@@ -35,4 +42,46 @@ pub trait Backend: Send + Sync {
 
     /// The pixels of a rectangle of the screen, which the caller has clipped to the screen.
     fn capture(&self, rect: Rect) -> Result<RgbImage, DeskError>;
+
+    /// A cheap value that changes when windows open, close or change their stacking.
+    fn fingerprint(&self) -> Result<u64, DeskError>;
+
+    /// Whether window `id` has the keyboard focus.
+    fn has_focus(&self, id: &str) -> Result<bool, DeskError>;
+
+    /// Asks the window manager to focus and raise window `id`; returns without waiting.
+    fn request_focus(&self, id: &str) -> Result<(), DeskError>;
+
+    /// Asks window `id` to close, as its close button would; returns without waiting.
+    fn request_close(&self, id: &str) -> Result<(), DeskError>;
+
+    /// Presses `keysyms` in order, then releases them in reverse order.
+    fn press_keys(&self, keysyms: &[u32]) -> Result<(), DeskError>;
+
+    /// Types `text` into whatever has the focus, checking `cancel` between characters, and
+    /// returns how many characters were sent. `focused` is the window that has the focus, so
+    /// the backend can wait for its app where typing needs that.
+    fn type_text(
+        &self,
+        text: &str,
+        focused: Option<&str>,
+        cancel: &Cancel,
+    ) -> Result<usize, DeskError>;
+
+    /// Moves the pointer to a desk point.
+    fn move_pointer(&self, x: i32, y: i32) -> Result<(), DeskError>;
+
+    /// Clicks `button` `count` times where the pointer is.
+    fn click(&self, button: Button, count: u8) -> Result<(), DeskError>;
+
+    /// Turns the wheel `amount` notches where the pointer is.
+    fn scroll(&self, direction: Direction, amount: u32, cancel: &Cancel) -> Result<(), DeskError>;
+
+    /// Presses the left button at `from`, moves to `to` and releases it there. The button is
+    /// released even when the drag fails or is cancelled.
+    fn drag(&self, from: (i32, i32), to: (i32, i32), cancel: &Cancel) -> Result<(), DeskError>;
+
+    /// Waits up to `limit` until the app that owns window `id` has handled all input sent so
+    /// far. `false` when it could not tell: the app did not answer in time, or cannot be asked.
+    fn settle(&self, id: &str, limit: Duration) -> bool;
 }

@@ -66,6 +66,25 @@ pub enum DeskError {
         /// The OS error.
         reason: String,
     },
+    /// The call was cancelled part way; `done` says what had already been sent.
+    #[error("cancelled before it finished; {done}")]
+    Cancelled {
+        /// What reached the desk before the cancel.
+        done: String,
+    },
+    /// The focus could not be moved to the window the call named, so no input was sent.
+    #[error(
+        "could not give window {id} {title:?} the focus (the focused window is {active}); \
+         nothing was sent"
+    )]
+    FocusRefused {
+        /// The window.
+        id: String,
+        /// Its title.
+        title: String,
+        /// What has the focus instead.
+        active: String,
+    },
     /// The verb exists on the wire but this desk does not provide it.
     #[error("desk_{verb} is not available on this desk yet")]
     Unsupported {

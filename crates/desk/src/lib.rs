@@ -7,11 +7,15 @@
 //! Everything here is blocking: the daemon runs desk calls on its blocking thread pool.
 
 pub mod backend;
+pub mod cancel;
 pub mod error;
 pub mod image;
+pub mod keys;
+pub mod launch;
 pub mod verbs;
 pub mod x11;
 
 pub use backend::{Backend, BackendInfo};
+pub use cancel::Cancel;
 pub use error::DeskError;
 pub use verbs::{Outcome, run};

@@ -1,16 +1,36 @@
 //! The desk verbs, written once against [`Backend`].
 
+mod input;
+mod manage;
 mod shot;
+mod still;
+mod target;
+mod wait;
 
 use desk_core::call::{DeskCall, Verb};
 use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::backend::Backend;
+use crate::cancel::Cancel;
 use crate::error::DeskError;
 
 /// The verbs this desk answers, in the order help lists them.
-pub const AVAILABLE: &[Verb] = &[Verb::Windows, Verb::Screen, Verb::Shot];
+pub const AVAILABLE: &[Verb] = &[
+    Verb::Windows,
+    Verb::Screen,
+    Verb::Shot,
+    Verb::Wait,
+    Verb::Still,
+    Verb::Key,
+    Verb::Type,
+    Verb::Click,
+    Verb::Scroll,
+    Verb::Drag,
+    Verb::Focus,
+    Verb::Close,
+    Verb::Launch,
+];
 
 /// A verb's result: JSON for the reply text, and a PNG when the verb took one.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,7 +42,7 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    fn of(value: impl Serialize) -> Self {
+    pub(crate) fn of(value: impl Serialize) -> Self {
         Self {
             json: serde_json::to_value(value).expect("desk results always serialise"),
             png: None,
@@ -30,8 +50,8 @@ impl Outcome {
     }
 }
 
-/// Runs one desk call.
-pub fn run(backend: &dyn Backend, call: &DeskCall) -> Result<Outcome, DeskError> {
+/// Runs one desk call; long calls check `cancel` as they go.
+pub fn run(backend: &dyn Backend, call: &DeskCall, cancel: &Cancel) -> Result<Outcome, DeskError> {
     match call {
         DeskCall::Windows(_) => Ok(Outcome::of(backend.windows()?)),
         DeskCall::Screen(_) => {
@@ -39,6 +59,16 @@ pub fn run(backend: &dyn Backend, call: &DeskCall) -> Result<Outcome, DeskError>
             Ok(Outcome::of(json!({"width": screen.w, "height": screen.h})))
         }
         DeskCall::Shot(args) => shot::shot(backend, args),
+        DeskCall::Wait(args) => wait::wait(backend, args, cancel),
+        DeskCall::Still(args) => still::still(backend, args, cancel),
+        DeskCall::Key(args) => input::key(backend, args),
+        DeskCall::Type(args) => input::type_text(backend, args, cancel),
+        DeskCall::Click(args) => input::click(backend, args),
+        DeskCall::Scroll(args) => input::scroll(backend, args, cancel),
+        DeskCall::Drag(args) => input::drag(backend, args, cancel),
+        DeskCall::Focus(args) => manage::focus(backend, args),
+        DeskCall::Close(args) => manage::close(backend, args, cancel),
+        DeskCall::Launch(args) => manage::launch(backend, args, cancel),
         other => Err(DeskError::Unsupported {
             verb: other.verb().name(),
         }),

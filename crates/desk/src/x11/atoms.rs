@@ -4,6 +4,9 @@ x11rb::atom_manager! {
     /// Interned atoms.
     pub Atoms: AtomsCookie {
         UTF8_STRING,
+        WM_PROTOCOLS,
+        _NET_CLOSE_WINDOW,
+        _NET_WM_PING,
         _NET_CLIENT_LIST,
         _NET_CLIENT_LIST_STACKING,
         _NET_ACTIVE_WINDOW,

@@ -2,10 +2,15 @@
 
 mod atoms;
 mod capture;
+mod input;
+mod sync;
 mod windows;
+mod wm;
 
 use std::sync::Mutex;
+use std::time::Duration;
 
+use desk_core::call::{Button, Direction};
 use desk_core::geometry::Rect;
 use desk_core::window::Window;
 use x11rb::connection::Connection;
@@ -14,11 +19,18 @@ use x11rb::protocol::xproto::{self, ConnectionExt as _};
 use x11rb::rust_connection::RustConnection;
 
 use crate::backend::{Backend, BackendInfo};
+use crate::cancel::Cancel;
 use crate::error::DeskError;
 use crate::image::RgbImage;
 
 use atoms::Atoms;
 use capture::Capturer;
+use sync::Pinger;
+
+/// How long typing waits for an app to read lent keys before moving on without it.
+const TYPE_SETTLE: Duration = Duration::from_millis(500);
+/// The pause typing falls back on for an app that cannot be pinged.
+const BLIND_SETTLE: Duration = Duration::from_millis(50);
 
 /// A connection to one X display, shared by every call.
 pub struct X11Backend {
@@ -27,6 +39,7 @@ pub struct X11Backend {
     root: xproto::Window,
     atoms: Atoms,
     capturer: Mutex<Capturer>,
+    pinger: Mutex<Option<Pinger>>,
 }
 
 impl X11Backend {
@@ -48,12 +61,22 @@ impl X11Backend {
             root,
             atoms,
             capturer: Mutex::new(capturer),
+            pinger: Mutex::new(None),
         })
     }
 
     fn capturer(&self) -> std::sync::MutexGuard<'_, Capturer> {
         // A panic while capturing leaves no half-updated state worth refusing over.
         self.capturer.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Pings the app of `window`; connects the pinger on first use.
+    fn ping(&self, window: xproto::Window, limit: Duration) -> bool {
+        let mut pinger = self.pinger.lock().unwrap_or_else(|e| e.into_inner());
+        if pinger.is_none() {
+            *pinger = Pinger::connect(&self.display);
+        }
+        pinger.as_mut().is_some_and(|p| p.ping(window, limit))
     }
 }
 
@@ -91,6 +114,62 @@ impl Backend for X11Backend {
 
     fn capture(&self, rect: Rect) -> Result<RgbImage, DeskError> {
         self.capturer().capture(&self.conn, self.root, rect)
+    }
+
+    fn fingerprint(&self) -> Result<u64, DeskError> {
+        wm::fingerprint(&self.conn, self.root, &self.atoms)
+    }
+
+    fn has_focus(&self, id: &str) -> Result<bool, DeskError> {
+        wm::has_focus(&self.conn, self.root, &self.atoms, id)
+    }
+
+    fn request_focus(&self, id: &str) -> Result<(), DeskError> {
+        wm::request_focus(&self.conn, self.root, &self.atoms, id)
+    }
+
+    fn request_close(&self, id: &str) -> Result<(), DeskError> {
+        wm::request_close(&self.conn, self.root, &self.atoms, id)
+    }
+
+    fn press_keys(&self, keysyms: &[u32]) -> Result<(), DeskError> {
+        input::press_keys(&self.conn, self.root, keysyms)
+    }
+
+    fn type_text(
+        &self,
+        text: &str,
+        focused: Option<&str>,
+        cancel: &Cancel,
+    ) -> Result<usize, DeskError> {
+        let focused = focused.and_then(parse_window_id);
+        let mut settle = || {
+            let answered = focused.is_some_and(|w| self.ping(w, TYPE_SETTLE));
+            if !answered {
+                std::thread::sleep(BLIND_SETTLE);
+            }
+        };
+        input::type_text(&self.conn, self.root, text, cancel, &mut settle)
+    }
+
+    fn move_pointer(&self, x: i32, y: i32) -> Result<(), DeskError> {
+        input::move_pointer(&self.conn, self.root, x, y)
+    }
+
+    fn click(&self, button: Button, count: u8) -> Result<(), DeskError> {
+        input::click(&self.conn, self.root, button, count)
+    }
+
+    fn scroll(&self, direction: Direction, amount: u32, cancel: &Cancel) -> Result<(), DeskError> {
+        input::scroll(&self.conn, self.root, direction, amount, cancel)
+    }
+
+    fn drag(&self, from: (i32, i32), to: (i32, i32), cancel: &Cancel) -> Result<(), DeskError> {
+        input::drag(&self.conn, self.root, from, to, cancel)
+    }
+
+    fn settle(&self, id: &str, limit: Duration) -> bool {
+        parse_window_id(id).is_some_and(|w| self.ping(w, limit))
     }
 }
 

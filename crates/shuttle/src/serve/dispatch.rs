@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use base64::Engine as _;
+use desk::Cancel;
 use desk_core::call::{DeskCall, Verb, VerbKind};
 use desk_core::wire::{Reply, Request, decode_request, peek_tool};
 use serde_json::{Value, json};
@@ -84,7 +85,7 @@ impl Daemon {
             Ok(call) => call,
             Err(e) => return Reply::error(e.to_string()),
         };
-        let _turn = match verb.kind() {
+        let turn = match verb.kind() {
             VerbKind::Action => match self
                 .turn
                 .take(&request.agent_id, &request.tool, TURN_WAIT)
@@ -95,10 +96,15 @@ impl Daemon {
             },
             VerbKind::Read => None,
         };
+        let cancel = Cancel::default();
+        // Dropping this future (the client went away) cancels the call on its thread.
+        let _cancel_on_drop = CancelOnDrop(cancel.clone());
         let desk = self.desk.clone();
         let outcome = tokio::task::spawn_blocking(move || {
+            // The turn is held until the action has really ended, even if its caller is gone.
+            let _turn = turn;
             let backend = desk.get()?;
-            let result = desk::run(backend.as_ref(), &call);
+            let result = desk::run(backend.as_ref(), &call, &cancel);
             if result.as_ref().is_err_and(|e| e.needs_reconnect()) {
                 desk.reset();
             }
@@ -138,6 +144,15 @@ impl Daemon {
             "connections": self.connections.load(Ordering::Relaxed),
         });
         Reply::ok(status.to_string())
+    }
+}
+
+/// Cancels a desk call when the future waiting for it is dropped.
+struct CancelOnDrop(Cancel);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
     }
 }
 

@@ -3,10 +3,10 @@
 //! Waiters are served in arrival order (tokio's mutex is fair). A caller that cannot get the turn
 //! within [`TURN_WAIT`] fails with `desk busy` instead of piling up behind a long action.
 
-use std::sync::Mutex as StdMutex;
+use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
-use tokio::sync::{Mutex, MutexGuard};
+use tokio::sync::{Mutex, OwnedMutexGuard};
 
 /// How long an action waits for its turn.
 pub const TURN_WAIT: Duration = Duration::from_secs(15);
@@ -14,8 +14,8 @@ pub const TURN_WAIT: Duration = Duration::from_secs(15);
 /// The turn, and who holds it.
 #[derive(Debug, Default)]
 pub struct Turn {
-    lock: Mutex<()>,
-    holder: StdMutex<Option<Holder>>,
+    lock: Arc<Mutex<()>>,
+    holder: Arc<StdMutex<Option<Holder>>>,
 }
 
 /// Who has the turn, for `status` and the busy message.
@@ -25,38 +25,38 @@ struct Holder {
     tool: String,
 }
 
-/// Holding the turn; dropping it passes the turn on.
-pub struct TurnGuard<'t> {
-    turn: &'t Turn,
-    _guard: MutexGuard<'t, ()>,
+/// Holding the turn; dropping it passes the turn on. It owns what it needs, so it can move to
+/// the thread that runs the action and be dropped only when the action has really ended.
+pub struct TurnGuard {
+    holder: Arc<StdMutex<Option<Holder>>>,
+    _guard: OwnedMutexGuard<()>,
 }
 
-impl Drop for TurnGuard<'_> {
+impl Drop for TurnGuard {
     fn drop(&mut self) {
-        *self.turn.holder() = None;
+        *lock(&self.holder) = None;
     }
+}
+
+fn lock(holder: &StdMutex<Option<Holder>>) -> std::sync::MutexGuard<'_, Option<Holder>> {
+    holder.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Turn {
     fn holder(&self) -> std::sync::MutexGuard<'_, Option<Holder>> {
-        self.holder.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.holder)
     }
 
     /// Waits up to `wait` for the turn.
-    pub async fn take(
-        &self,
-        agent: &str,
-        tool: &str,
-        wait: Duration,
-    ) -> Result<TurnGuard<'_>, String> {
-        match tokio::time::timeout(wait, self.lock.lock()).await {
+    pub async fn take(&self, agent: &str, tool: &str, wait: Duration) -> Result<TurnGuard, String> {
+        match tokio::time::timeout(wait, self.lock.clone().lock_owned()).await {
             Ok(guard) => {
                 *self.holder() = Some(Holder {
                     agent: agent.into(),
                     tool: tool.into(),
                 });
                 Ok(TurnGuard {
-                    turn: self,
+                    holder: self.holder.clone(),
                     _guard: guard,
                 })
             }

@@ -1,0 +1,137 @@
+//! Starting apps detached from the daemon.
+//!
+//! An app is started in a session of its own with its output sent nowhere, so it neither dies
+//! with the daemon nor writes into its log. Where a systemd user manager runs, the app also gets
+//! a scope of its own (`systemd-run --user --scope`), so it is not accounted to, or killed with,
+//! the daemon's cgroup.
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use crate::error::DeskError;
+
+/// A started app.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Launched {
+    /// Its process id.
+    pub pid: u32,
+    /// Whether it runs in a systemd scope of its own.
+    pub scoped: bool,
+}
+
+/// Starts `app` with `args`.
+pub fn spawn(app: &str, args: &[String]) -> Result<Launched, DeskError> {
+    let program = resolve(app)?;
+    let scoped = scopes_work();
+    let mut command = if scoped {
+        let mut c = Command::new("systemd-run");
+        c.args(["--user", "--scope", "--quiet", "--collect", "--"])
+            .arg(&program);
+        c
+    } else {
+        Command::new(&program)
+    };
+    command
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    // SAFETY: setsid is async-signal-safe and touches nothing but the child itself.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::setsid() == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = command
+        .spawn()
+        .map_err(|e| DeskError::Invalid(format!("cannot start {}: {e}", program.display())))?;
+    let pid = child.id();
+    // Reap the app when it exits, so it leaves no zombie behind in the daemon.
+    std::thread::spawn(move || child.wait());
+    Ok(Launched { pid, scoped })
+}
+
+/// The program `app` names: a path, or a name found on PATH.
+fn resolve(app: &str) -> Result<PathBuf, DeskError> {
+    let not_found = |why: &str| DeskError::Invalid(format!("cannot launch {app:?}: {why}"));
+    if app.contains('/') {
+        let path = Path::new(app);
+        return if path.is_file() {
+            Ok(path.to_path_buf())
+        } else {
+            Err(not_found("no such file"))
+        };
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(app))
+        .find(|candidate| candidate.is_file())
+        .ok_or_else(|| not_found("it is not on the daemon's PATH; pass an absolute path"))
+}
+
+/// Whether `systemd-run --user --scope` works here; tried once.
+fn scopes_work() -> bool {
+    static WORKS: OnceLock<bool> = OnceLock::new();
+    *WORKS.get_or_init(|| {
+        Command::new("systemd-run")
+            .args(["--user", "--scope", "--quiet", "--collect", "true"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    })
+}
+
+/// Whether process `pid` is `ancestor` or one of its descendants.
+pub fn descends_from(mut pid: u32, ancestor: u32) -> bool {
+    for _ in 0..64 {
+        if pid == ancestor {
+            return true;
+        }
+        match parent_of(pid) {
+            Some(parent) if parent > 1 => pid = parent,
+            _ => return false,
+        }
+    }
+    false
+}
+
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces and parentheses; the fields after its last ')' do not.
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descent_follows_parents() {
+        let me = std::process::id();
+        assert!(descends_from(me, me));
+        assert!(descends_from(me, parent_of(me).unwrap()));
+        assert!(!descends_from(parent_of(me).unwrap(), me));
+    }
+
+    #[test]
+    fn unknown_programs_are_refused_by_name() {
+        let err = spawn("no-such-program-shuttle", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("not on the daemon's PATH"), "{err}");
+        let err = spawn("/nope/prog", &[]).unwrap_err().to_string();
+        assert!(err.contains("no such file"), "{err}");
+    }
+}

@@ -1,0 +1,255 @@
+//! `still`: answer once the screen has stopped changing.
+//!
+//! The screen is captured, shrunk to 320 pixels wide and cut into 8-pixel blocks. A block
+//! changes when any of its pixels moves by more than 24 in a channel. Not every change counts:
+//! a block that goes back to a content it already showed (a blinking caret) counts only with new
+//! contents, and a block that has shown three or more contents during the wait (a clock, a
+//! spinner, a video) is volatile and stops counting. The screen is still once no change has
+//! counted for `hold_ms`.
+
+use std::time::{Duration, Instant};
+
+use desk_core::call::StillArgs;
+use serde_json::json;
+
+use super::Outcome;
+use crate::backend::Backend;
+use crate::cancel::Cancel;
+use crate::error::DeskError;
+use crate::image::RgbImage;
+
+/// Width of the shrunken capture.
+const WIDTH: u32 = 320;
+/// Side of a block, in shrunken pixels.
+const BLOCK: u32 = 8;
+/// A channel must move by more than this for a pixel to have changed.
+const THRESHOLD: u8 = 24;
+/// Contents a block may show before it counts as volatile.
+const VOLATILE_AFTER: usize = 3;
+/// Pause between captures.
+const TICK: Duration = Duration::from_millis(5);
+
+pub(super) fn still(
+    backend: &dyn Backend,
+    args: &StillArgs,
+    cancel: &Cancel,
+) -> Result<Outcome, DeskError> {
+    let (timeout, hold) = args.timing().map_err(DeskError::Invalid)?;
+    let (timeout, hold) = (Duration::from_millis(timeout), Duration::from_millis(hold));
+    let screen = backend.screen()?;
+    let start = Instant::now();
+    let mut tracker = Tracker::new(shrink(&backend.capture(screen)?, WIDTH));
+    let mut last_change = Instant::now();
+    let mut changed = false;
+    let still = loop {
+        if cancel.is_cancelled() {
+            return Err(DeskError::Cancelled {
+                done: "the screen was being watched; nothing was sent".into(),
+            });
+        }
+        std::thread::sleep(TICK);
+        if tracker.update(shrink(&backend.capture(screen)?, WIDTH)) {
+            changed = true;
+            last_change = Instant::now();
+        }
+        if last_change.elapsed() >= hold {
+            break true;
+        }
+        if start.elapsed() >= timeout {
+            break false;
+        }
+    };
+    Ok(Outcome::of(json!({
+        "still": still,
+        "changed": changed,
+        "ms": start.elapsed().as_millis() as u64,
+        "volatile": tracker.volatile_count(),
+    })))
+}
+
+/// Shrinks an image to `width` pixels wide by averaging boxes of pixels.
+pub(crate) fn shrink(image: &RgbImage, width: u32) -> RgbImage {
+    if image.width <= width {
+        return image.clone();
+    }
+    let height =
+        (u64::from(image.height) * u64::from(width) / u64::from(image.width)).max(1) as u32;
+    let mut pixels = Vec::with_capacity((width * height * 3) as usize);
+    for y in 0..height {
+        let (y0, y1) = span(y, height, image.height);
+        for x in 0..width {
+            let (x0, x1) = span(x, width, image.width);
+            let mut sum = [0u32; 3];
+            for sy in y0..y1 {
+                let row = (sy * image.width) as usize * 3;
+                for sx in x0..x1 {
+                    let i = row + sx as usize * 3;
+                    sum[0] += u32::from(image.pixels[i]);
+                    sum[1] += u32::from(image.pixels[i + 1]);
+                    sum[2] += u32::from(image.pixels[i + 2]);
+                }
+            }
+            let n = (y1 - y0) * (x1 - x0);
+            pixels.extend(sum.map(|s| (s / n) as u8));
+        }
+    }
+    RgbImage {
+        width,
+        height,
+        pixels,
+    }
+}
+
+/// The source range that shrunken coordinate `i` of `small` covers in `large`.
+fn span(i: u32, small: u32, large: u32) -> (u32, u32) {
+    let start = (u64::from(i) * u64::from(large) / u64::from(small)) as u32;
+    let end = (u64::from(i + 1) * u64::from(large) / u64::from(small)) as u32;
+    (start, end.max(start + 1))
+}
+
+/// What each block has shown during a wait.
+pub(crate) struct Tracker {
+    current: RgbImage,
+    blocks_x: u32,
+    blocks_y: u32,
+    /// Per block, the contents it has shown (up to [`VOLATILE_AFTER`]).
+    seen: Vec<Vec<Vec<u8>>>,
+}
+
+impl Tracker {
+    pub(crate) fn new(first: RgbImage) -> Self {
+        let blocks_x = first.width.div_ceil(BLOCK);
+        let blocks_y = first.height.div_ceil(BLOCK);
+        let seen = (0..blocks_y)
+            .flat_map(|by| (0..blocks_x).map(move |bx| (bx, by)))
+            .map(|(bx, by)| vec![block(&first, bx, by)])
+            .collect();
+        Self {
+            current: first,
+            blocks_x,
+            blocks_y,
+            seen,
+        }
+    }
+
+    /// Takes the next capture; true when a change that counts happened since the last one.
+    pub(crate) fn update(&mut self, next: RgbImage) -> bool {
+        let mut counts = false;
+        for by in 0..self.blocks_y {
+            for bx in 0..self.blocks_x {
+                let now = block(&next, bx, by);
+                if similar(&now, &block(&self.current, bx, by)) {
+                    continue;
+                }
+                let seen = &mut self.seen[(by * self.blocks_x + bx) as usize];
+                if seen.len() >= VOLATILE_AFTER || seen.iter().any(|old| similar(old, &now)) {
+                    continue;
+                }
+                seen.push(now);
+                counts |= seen.len() < VOLATILE_AFTER;
+            }
+        }
+        self.current = next;
+        counts
+    }
+
+    /// Blocks that stopped counting because they kept changing.
+    pub(crate) fn volatile_count(&self) -> usize {
+        self.seen
+            .iter()
+            .filter(|s| s.len() >= VOLATILE_AFTER)
+            .count()
+    }
+}
+
+/// The pixels of block (bx, by), row by row.
+fn block(image: &RgbImage, bx: u32, by: u32) -> Vec<u8> {
+    let mut out = Vec::with_capacity((BLOCK * BLOCK * 3) as usize);
+    for y in by * BLOCK..((by + 1) * BLOCK).min(image.height) {
+        let row = (y * image.width) as usize * 3;
+        let x0 = (bx * BLOCK) as usize * 3;
+        let x1 = (((bx + 1) * BLOCK).min(image.width)) as usize * 3;
+        out.extend_from_slice(&image.pixels[row + x0..row + x1]);
+    }
+    out
+}
+
+fn similar(a: &[u8], b: &[u8]) -> bool {
+    a.iter().zip(b).all(|(&p, &q)| p.abs_diff(q) <= THRESHOLD)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flat(value: u8) -> RgbImage {
+        RgbImage {
+            width: 32,
+            height: 16,
+            pixels: vec![value; 32 * 16 * 3],
+        }
+    }
+
+    fn with_block(base: u8, value: u8) -> RgbImage {
+        let mut image = flat(base);
+        for y in 0..8 {
+            for x in 0..8 {
+                let i = ((y * 32 + x) * 3) as usize;
+                image.pixels[i..i + 3].copy_from_slice(&[value; 3]);
+            }
+        }
+        image
+    }
+
+    #[test]
+    fn small_moves_do_not_count() {
+        let mut tracker = Tracker::new(flat(100));
+        assert!(!tracker.update(flat(120)));
+        assert!(tracker.update(flat(200)));
+    }
+
+    #[test]
+    fn a_blinking_caret_counts_once() {
+        let mut tracker = Tracker::new(with_block(0, 0));
+        assert!(tracker.update(with_block(0, 255)), "new content counts");
+        assert!(
+            !tracker.update(with_block(0, 0)),
+            "back to the first content"
+        );
+        assert!(
+            !tracker.update(with_block(0, 255)),
+            "a content already seen"
+        );
+        assert_eq!(tracker.volatile_count(), 0);
+    }
+
+    #[test]
+    fn a_spinner_becomes_volatile_and_stops_counting() {
+        let mut tracker = Tracker::new(with_block(0, 0));
+        assert!(tracker.update(with_block(0, 80)));
+        assert!(
+            !tracker.update(with_block(0, 160)),
+            "the third content makes it volatile"
+        );
+        assert!(!tracker.update(with_block(0, 240)));
+        assert_eq!(tracker.volatile_count(), 1);
+        // Another block changing still counts.
+        let mut other = with_block(0, 240);
+        other.pixels[(8 * 32 + 20) * 3] = 255;
+        assert!(tracker.update(other));
+    }
+
+    #[test]
+    fn shrinking_averages_boxes() {
+        let image = RgbImage {
+            width: 4,
+            height: 2,
+            pixels: [[0u8, 0, 0], [200, 200, 200], [10, 20, 30], [10, 20, 30]]
+                .repeat(2)
+                .concat(),
+        };
+        let small = shrink(&image, 2);
+        assert_eq!((small.width, small.height), (2, 1));
+        assert_eq!(small.pixels, [100, 100, 100, 10, 20, 30]);
+    }
+}

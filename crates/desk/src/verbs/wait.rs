@@ -1,0 +1,65 @@
+//! `wait`: answer as soon as the window list differs from what the caller last saw.
+//!
+//! A full window list costs a round trip per window's properties; the stacking-ordered client
+//! list is one small property. So the list's fingerprint is checked every 10 ms and the full list
+//! read when it moves, and otherwise every 100 ms (or as often as a read takes, if longer), to
+//! catch title changes, which do not move the fingerprint.
+
+use std::time::{Duration, Instant};
+
+use desk_core::call::WaitArgs;
+use desk_core::window::Window;
+use serde_json::json;
+
+use super::Outcome;
+use crate::backend::Backend;
+use crate::cancel::Cancel;
+use crate::error::DeskError;
+
+const FINGERPRINT_EVERY: Duration = Duration::from_millis(10);
+const FULL_READ_EVERY: Duration = Duration::from_millis(100);
+
+pub(super) fn wait(
+    backend: &dyn Backend,
+    args: &WaitArgs,
+    cancel: &Cancel,
+) -> Result<Outcome, DeskError> {
+    let timeout = Duration::from_millis(args.timeout().map_err(DeskError::Invalid)?);
+    let deadline = Instant::now() + timeout;
+    let answer = |windows: Vec<Window>, changed: bool| {
+        Outcome::of(json!({"changed": changed, "windows": windows}))
+    };
+
+    let mut fingerprint = backend.fingerprint()?;
+    let (mut windows, mut read_at, mut read_cost) = timed_read(backend)?;
+    loop {
+        if windows != args.since {
+            return Ok(answer(windows, true));
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return Ok(answer(windows, false));
+        }
+        if cancel.is_cancelled() {
+            return Err(DeskError::Cancelled {
+                done: "no change had been seen".into(),
+            });
+        }
+        std::thread::sleep(FINGERPRINT_EVERY.min(deadline - now));
+        let moved = backend.fingerprint()?;
+        let at_deadline = Instant::now() >= deadline;
+        if moved != fingerprint
+            || at_deadline
+            || read_at.elapsed() >= FULL_READ_EVERY.max(read_cost)
+        {
+            fingerprint = moved;
+            (windows, read_at, read_cost) = timed_read(backend)?;
+        }
+    }
+}
+
+fn timed_read(backend: &dyn Backend) -> Result<(Vec<Window>, Instant, Duration), DeskError> {
+    let start = Instant::now();
+    let windows = backend.windows()?;
+    Ok((windows, Instant::now(), start.elapsed()))
+}
