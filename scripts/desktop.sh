@@ -107,7 +107,10 @@ start() {
     || { say "the AT-SPI registry did not start"; stop; exit 1; }
   record_bus_owner --bus="$AT_SPI_BUS_ADDRESS" org.a11y.atspi.Registry at-spi-registryd
 
-  spawn openbox openbox --sm-disable --config-file "$(dirname "$0")/openbox.xml"
+  # openbox reads rc.xml from the (private) XDG config directory.
+  mkdir -p "$XDG_CONFIG_HOME/openbox"
+  cp "$(dirname "$0")/openbox.xml" "$XDG_CONFIG_HOME/openbox/rc.xml"
+  spawn openbox openbox --sm-disable
   until_ok 10 sh -c 'xprop -root _NET_SUPPORTING_WM_CHECK | grep -q "window id"' \
     || { say "openbox did not start (see $LOGS/openbox.log)"; stop; exit 1; }
 

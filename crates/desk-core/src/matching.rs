@@ -113,6 +113,11 @@ pub fn pick_window<'w>(
             }
         }
     }
+    if looks_like_id(query) {
+        return Err(MatchError::NoSuchId {
+            query: query.into(),
+        });
+    }
     Err(MatchError::NotFound {
         query: query.into(),
         titles: windows
@@ -121,6 +126,13 @@ pub fn pick_window<'w>(
             .map(|w| w.title.clone())
             .collect(),
     })
+}
+
+/// `0x` and hex digits: how window ids look. No title is searched for such a name in vain.
+fn looks_like_id(query: &str) -> bool {
+    query
+        .strip_prefix("0x")
+        .is_some_and(|hex| !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 #[cfg(test)]
@@ -181,9 +193,15 @@ mod tests {
         assert_eq!(pick(None, Some(20)).unwrap(), "0x3");
         assert_eq!(
             pick(Some("0x3"), Some(30)).unwrap_err(),
+            MatchError::NoSuchId {
+                query: "0x3".into()
+            }
+        );
+        assert_eq!(
+            pick(Some("Term"), Some(10)).unwrap_err(),
             MatchError::NotFound {
-                query: "0x3".into(),
-                titles: vec!["Terminal 2".into()],
+                query: "Term".into(),
+                titles: vec!["Notes — draft".into(), "Notes".into()],
             }
         );
         assert_eq!(

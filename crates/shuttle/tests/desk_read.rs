@@ -289,7 +289,7 @@ fn shots_off_the_screen_or_of_missing_windows_are_refused() {
     );
     let gone = daemon.call("desk_shot", json!({"window": "0x7fffffe"}));
     assert!(
-        gone.error().contains("no window matches \"0x7fffffe\""),
+        gone.error().contains("window 0x7fffffe does not exist"),
         "{}",
         gone.text
     );

@@ -197,8 +197,11 @@ pub(super) fn press_keys(
 }
 
 /// Types text. Characters the layout lacks are typed on spare keycodes lent for the purpose,
-/// as many at a time as there are spare keycodes; before lending a keycode again, and before
-/// giving the keycodes back, `settle` waits for the app to have read the keys already sent.
+/// as many at a time as there are spare keycodes. `settle` waits for the focused app to have
+/// read everything sent so far; it runs before a keycode is lent again (the app looks keys up
+/// when it reads them, so it must have read the old meaning first), after lending (toolkits
+/// refetch the keymap when they read the change notices, and must see the whole batch), and
+/// before the keycodes are given back.
 pub(super) fn type_text(
     conn: &RustConnection,
     root: Xid,
@@ -222,7 +225,8 @@ pub(super) fn type_text(
         .collect::<Result<_, _>>()?;
     let total = chars.len();
     let mut sent = 0;
-    let mut lent: Vec<(u32, Keycode)> = Vec::new();
+    // Batches lend spare keycodes from the first one on, so the first `lent` have been lent.
+    let mut lent = 0;
     let result = (|| {
         let mut held = Held::new(conn, root);
         let mut start = 0;
@@ -244,14 +248,16 @@ pub(super) fn type_text(
                 return Err(no_spare(chars[start]));
             }
             if !batch.is_empty() {
-                if !lent.is_empty() {
+                if lent > 0 {
                     held.flush()?;
                     settle();
                 }
                 for &(keysym, code) in &batch {
                     lend(conn, &keymap, code, keysym)?;
                 }
-                lent = batch.clone();
+                conn.flush().map_err(lost)?;
+                settle();
+                lent = lent.max(batch.len());
             }
             for &keysym in &chars[start..end] {
                 if cancel.is_cancelled() {
@@ -287,10 +293,9 @@ pub(super) fn type_text(
         }
         Ok(())
     })();
-    if !lent.is_empty() {
+    if lent > 0 {
         settle();
-        let codes: Vec<Keycode> = lent.iter().map(|&(_, code)| code).collect();
-        restore(conn, &keymap, &codes)?;
+        restore(conn, &keymap, &spare[..lent])?;
     }
     sync(conn)?;
     result.map(|()| sent)

@@ -311,6 +311,16 @@ impl Fixture {
             .filter(|e| e["event"] == kind)
             .collect()
     }
+
+    /// Waits until the fixture has logged at least `count` events of `kind`, and returns them.
+    /// An app acknowledges input once it has read it, and handles it a moment later.
+    pub fn await_events(&self, kind: &str, count: usize) -> Vec<Value> {
+        wait_for(
+            &format!("{count} {kind} events in {}", self.title),
+            Duration::from_secs(5),
+            || Some(self.events_of(kind)).filter(|events| events.len() >= count),
+        )
+    }
 }
 
 impl Drop for Fixture {
