@@ -161,6 +161,7 @@ impl Verb {
                 name: name.clone(),
                 required: required.contains(&name.as_str()),
                 kind: FieldKind::of(prop, schema.as_value()),
+                choices: choices(prop, schema.as_value()),
                 about: prop
                     .get("description")
                     .and_then(Value::as_str)
@@ -170,7 +171,8 @@ impl Verb {
             .collect()
     }
 
-    /// `click x y button? count? window? pid?`: a compact signature for help texts.
+    /// `click x y button?(left|right|middle) count? window? pid?`: a compact signature for
+    /// help texts.
     pub fn signature(self) -> String {
         let mut out = self.name().to_string();
         for f in self.fields() {
@@ -179,9 +181,35 @@ impl Verb {
             if !f.required {
                 out.push('?');
             }
+            if !f.choices.is_empty() {
+                out.push_str(&format!("({})", f.choices.join("|")));
+            }
         }
         out
     }
+}
+
+/// The values an enum argument accepts, in declaration order; empty for other arguments.
+fn choices(prop: &Value, root: &Value) -> Vec<String> {
+    let resolve = |v: &Value| -> Option<Value> {
+        let target = v.get("$ref")?.as_str()?.strip_prefix("#/$defs/")?;
+        root.get("$defs")?.get(target).cloned()
+    };
+    let mut values = Vec::new();
+    let mut pending = vec![resolve(prop).unwrap_or_else(|| prop.clone())];
+    while let Some(node) = pending.pop() {
+        if let Some(value) = node.get("const").and_then(Value::as_str) {
+            values.push(value.to_string());
+        }
+        for key in ["anyOf", "oneOf"] {
+            if let Some(Value::Array(alternatives)) = node.get(key) {
+                for alt in alternatives.iter().rev() {
+                    pending.push(resolve(alt).unwrap_or_else(|| alt.clone()));
+                }
+            }
+        }
+    }
+    values
 }
 
 /// One argument of a verb, read from its schema.
@@ -193,6 +221,8 @@ pub struct Field {
     pub required: bool,
     /// What kind of JSON value it takes.
     pub kind: FieldKind,
+    /// For an enum, the values it accepts.
+    pub choices: Vec<String>,
     /// Its description.
     pub about: String,
 }
@@ -739,8 +769,13 @@ mod tests {
         assert_eq!(Verb::Snapshot.fields()[3].kind, FieldKind::Boolean);
         assert_eq!(
             Verb::Click.signature(),
-            "click x y button? count? window? pid?"
+            "click x y button?(left|right|middle) count? window? pid?"
         );
+        assert_eq!(
+            Verb::Scroll.signature(),
+            "scroll direction(up|down|left|right) amount? x? y? window? pid?"
+        );
+        assert_eq!(fields[2].choices, ["left", "right", "middle"]);
         assert_eq!(Verb::Windows.signature(), "windows");
     }
 }

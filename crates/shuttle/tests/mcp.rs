@@ -45,6 +45,7 @@ fn lists_three_tools_with_short_exact_descriptions() {
         "windows: List the top-level windows",
         "screen: The screen's width",
         "shot x? y? w? h? path? window? pid?",
+        "scroll direction(up|down|left|right) amount?",
     ] {
         assert!(
             description.contains(line),
@@ -52,12 +53,18 @@ fn lists_three_tools_with_short_exact_descriptions() {
         );
     }
     assert_eq!(desk["inputSchema"]["required"], json!(["verb"]));
-    assert_eq!(
-        desk["inputSchema"]["properties"]["verb"]["enum"],
-        json!(["windows", "screen", "shot"])
-    );
+    let verbs = desk["inputSchema"]["properties"]["verb"]["enum"].clone();
+    for verb in [
+        "windows", "screen", "shot", "wait", "still", "key", "type", "click", "scroll", "drag",
+        "focus", "close", "launch",
+    ] {
+        assert!(
+            verbs.as_array().unwrap().contains(&json!(verb)),
+            "{verb} is not listed: {verbs}"
+        );
+    }
     let total: usize = tools.iter().map(|t| t.to_string().len()).sum();
-    assert!(total < 3000, "the tool list costs {total} bytes");
+    assert!(total < 4000, "the tool list costs {total} bytes");
 }
 
 #[test]
@@ -208,4 +215,100 @@ fn embedded_mode_only_connects() {
         "{text}"
     );
     assert!(!socket.exists(), "embedded mode must not start a daemon");
+}
+
+/// The windows right now, as a `since` for a wait that will last its whole timeout.
+fn current_windows(daemon: &Daemon) -> Value {
+    daemon.call("desk_windows", json!({})).json()
+}
+
+#[test]
+fn calls_are_answered_in_order_and_cancelled_ones_get_no_reply() {
+    require_desktop();
+    let daemon = Daemon::start();
+    let since = current_windows(&daemon);
+    let mut mcp = Mcp::start(&daemon.socket, &[]);
+    mcp.initialize("2025-06-18");
+    let wait = |ms: u64| json!({"name": "desk", "arguments": {"verb": "wait", "since": since, "timeout_ms": ms}});
+
+    let first = mcp.request("tools/call", wait(1500));
+    let second = mcp.request("tools/call", json!({"name": "status", "arguments": {}}));
+    let third = mcp.request("tools/call", wait(1500));
+    // The client is read while the first call runs: a ping is answered at once...
+    let ping = mcp.request("ping", json!({}));
+    let started = std::time::Instant::now();
+    assert_eq!(mcp.next(Duration::from_secs(1)).unwrap()["id"], ping);
+    assert!(started.elapsed() < Duration::from_millis(500));
+    // ...and the queued third call is dropped by a cancel.
+    mcp.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": third, "reason": "test"}}));
+    let replies: Vec<Value> = (0..2)
+        .map(|_| mcp.next(Duration::from_secs(5)).expect("a reply"))
+        .collect();
+    assert_eq!(replies[0]["id"], first, "answered in order: {replies:?}");
+    assert_eq!(replies[1]["id"], second, "answered in order: {replies:?}");
+    assert!(
+        mcp.next(Duration::from_secs(2)).is_none(),
+        "the cancelled call must get no reply"
+    );
+}
+
+#[test]
+fn cancelling_the_running_call_cancels_it_in_the_daemon() {
+    require_desktop();
+    let daemon = Daemon::start();
+    let since = current_windows(&daemon);
+    let mut mcp = Mcp::start(&daemon.socket, &[]);
+    mcp.initialize("2025-06-18");
+    let running = mcp.request(
+        "tools/call",
+        json!({"name": "desk", "arguments": {"verb": "wait", "since": since, "timeout_ms": 5000}}),
+    );
+    // Calls so far: windows, then the wait, then each status asking.
+    wait_for(
+        "the wait to reach the daemon",
+        Duration::from_secs(5),
+        || {
+            let status = daemon.call("status", json!({})).json();
+            (status["calls"].as_u64().unwrap() >= 3).then_some(())
+        },
+    );
+    mcp.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": running}}));
+    wait_for(
+        "the daemon to cancel the wait",
+        Duration::from_secs(3),
+        || daemon.log().contains("call cancelled").then_some(()),
+    );
+    // The next call is answered at once, and the cancelled one never.
+    let started = std::time::Instant::now();
+    let result = mcp.call("status", json!({}));
+    assert_ne!(result["isError"], true);
+    assert!(started.elapsed() < Duration::from_secs(1));
+    assert!(
+        mcp.next(Duration::from_secs(1)).is_none(),
+        "no reply for the cancelled call"
+    );
+}
+
+#[test]
+fn a_call_cut_off_by_the_daemon_is_reported_and_not_sent_again() {
+    require_desktop();
+    let mut daemon = Daemon::start();
+    let since = current_windows(&daemon);
+    let mut mcp = Mcp::start(&daemon.socket, &[("SHUTTLE_EMBEDDED", "1")]);
+    mcp.initialize("2025-06-18");
+    let id = mcp.request(
+        "tools/call",
+        json!({"name": "desk", "arguments": {"verb": "wait", "since": since, "timeout_ms": 5000}}),
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    // The daemon dies with the call in flight.
+    daemon.child.kill().unwrap();
+    daemon.child.wait().unwrap();
+    let response = mcp.response(id);
+    assert_eq!(response["result"]["isError"], true);
+    let text = result_text(&response["result"]);
+    assert!(text.contains("may or may not have run"), "{text}");
+    // Embedded, so nothing restarted the daemon, and the call was not sent anywhere again.
+    let result = mcp.call("status", json!({}));
+    assert!(result_text(&result).contains("not running"), "{result}");
 }

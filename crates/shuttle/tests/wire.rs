@@ -248,3 +248,24 @@ fn a_socket_directory_of_another_owner_is_refused() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("it is owned by uid 65534"), "{stderr}");
 }
+
+#[test]
+fn a_client_that_disconnects_mid_call_cancels_it() {
+    common::require_desktop();
+    let daemon = Daemon::start();
+    let since = daemon.call("desk_windows", json!({})).json();
+    let mut wire = daemon.connect();
+    wire.send("desk_wait", json!({"since": since, "timeout_ms": 5000}));
+    // Let the wait start, then hang up.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    drop(wire);
+    common::wait_for(
+        "the daemon to log the cancel",
+        std::time::Duration::from_secs(3),
+        || daemon.log().contains("call cancelled").then_some(()),
+    );
+    // Long before the wait's 5 s are up, the daemon answers again.
+    let started = std::time::Instant::now();
+    still_answers(&daemon);
+    assert!(started.elapsed() < std::time::Duration::from_secs(1));
+}

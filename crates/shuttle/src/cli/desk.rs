@@ -43,10 +43,11 @@ fn verb_command(verb: Verb) -> Command {
     }
     for f in &all {
         let kind = match f.kind {
-            FieldKind::String => "text",
-            FieldKind::Integer => "integer",
-            FieldKind::Boolean => "true|false",
-            FieldKind::Json => "JSON",
+            _ if !f.choices.is_empty() => f.choices.join("|"),
+            FieldKind::String => "text".into(),
+            FieldKind::Integer => "integer".into(),
+            FieldKind::Boolean => "true|false".into(),
+            FieldKind::Json => "JSON".into(),
         };
         let need = if f.required { "required" } else { "optional" };
         fields.push_str(&format!(
@@ -81,7 +82,7 @@ fn verb_command(verb: Verb) -> Command {
                 .long("agent")
                 .value_name("ID")
                 .default_value("")
-                .help("The agent id to call as (journal and desk turn)"),
+                .help("The agent id to call as (status shows it while it holds the desk)"),
         )
 }
 

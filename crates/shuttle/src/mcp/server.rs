@@ -80,9 +80,9 @@ impl ServerHandler for DeskServer {
         };
         let Some(outcome) = outcome else {
             // Closing the connection is what cancels the call in the daemon. rmcp sends no reply
-            // for a cancelled request, so this error goes nowhere.
+            // for a cancelled request, so this result goes nowhere.
             client.disconnect();
-            return Err(McpError::internal_error("cancelled by the client", None));
+            return Ok(CallToolResult::error(vec![ContentBlock::text("cancelled")]).into());
         };
         Ok(match outcome {
             Ok(reply) => tools::to_result(reply),
