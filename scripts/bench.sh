@@ -71,6 +71,24 @@ import -window root "png:$work/theirs.png"
 echo "PNG bytes: shuttle $(stat -c %s "$work/ours.png"), ImageMagick $(stat -c %s "$work/theirs.png")"
 echo
 
+# Input: a click on a fixture's canvas, and a key combination into it.
+target=$(/usr/bin/python3 -c '
+import json, sys
+ready = next(json.loads(l) for l in open(sys.argv[1]) if "\"ready\"" in l)
+print(ready["x"] + 300, ready["y"] + 300)' "$work/fixture1.log")
+read -r cx cy <<<"$target"
+"$SHUTTLE" desk focus window="bench 1" >/dev/null
+compare "click" \
+  "shuttle desk click x=$cx y=$cy" "$SHUTTLE desk click x=$cx y=$cy" \
+  "xdotool mousemove $cx $cy click 1" "xdotool mousemove $cx $cy click 1" \
+  "xdotool mousemove $cx $cy click --delay 0 1" "xdotool mousemove $cx $cy click --delay 0 1"
+compare "key combination" \
+  "shuttle desk key keys=ctrl+a" "$SHUTTLE desk key keys=ctrl+a" \
+  "xdotool key ctrl+a" "xdotool key ctrl+a" \
+  "xdotool key --delay 0 ctrl+a" "xdotool key --delay 0 ctrl+a"
+
+/usr/bin/python3 scripts/bench_input.py "$SHUTTLE" tests/fixture/fixture.py "$work"
+
 echo "#### Call latency inside the processes (no process start-up)"
 echo
 cargo bench -q -p shuttle --bench latency 2>/dev/null

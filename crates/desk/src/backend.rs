@@ -55,8 +55,14 @@ pub trait Backend: Send + Sync {
     /// Asks window `id` to close, as its close button would; returns without waiting.
     fn request_close(&self, id: &str) -> Result<(), DeskError>;
 
-    /// Presses `keysyms` in order, then releases them in reverse order.
-    fn press_keys(&self, keysyms: &[u32]) -> Result<(), DeskError>;
+    /// Presses `keysyms` in order, then releases them in reverse order. `focused` is the
+    /// window that has the focus, as for [`Backend::type_text`].
+    fn press_keys(
+        &self,
+        keysyms: &[u32],
+        focused: Option<&str>,
+        cancel: &Cancel,
+    ) -> Result<(), DeskError>;
 
     /// Types `text` into whatever has the focus, checking `cancel` between characters, and
     /// returns how many characters were sent. `focused` is the window that has the focus, so
@@ -84,4 +90,8 @@ pub trait Backend: Send + Sync {
     /// Waits up to `limit` until the app that owns window `id` has handled all input sent so
     /// far. `false` when it could not tell: the app did not answer in time, or cannot be asked.
     fn settle(&self, id: &str, limit: Duration) -> bool;
+
+    /// Gives back what the backend borrowed from the desktop (on X11, lent keycodes). The
+    /// daemon calls it when it stops.
+    fn release(&self) -> Result<(), DeskError>;
 }

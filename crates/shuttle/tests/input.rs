@@ -52,7 +52,7 @@ fn assert_untouched(bystander: &Fixture) {
     let touched: Vec<Value> = bystander
         .events()
         .into_iter()
-        .filter(|e| e["event"] != "ready")
+        .filter(|e| !["shown", "ready"].contains(&e["event"].as_str().unwrap()))
         .collect();
     assert!(
         touched.is_empty(),
@@ -89,12 +89,35 @@ fn typed_text_arrives_exactly() {
         );
         await_text(&fixture, text);
     }
+    // Over and over: more distinct characters than spare keycodes, so keycodes are lent to
+    // new characters in every call, and each call must still land exactly.
+    let mixed = "Hello déjà vu naïve façade Ærøskøbing ñandú 漢字かなカナ한국어 😀🎉🚀 end";
+    for _ in 0..4 {
+        clear_entry(&daemon, &fixture);
+        daemon
+            .call("desk_type", json!({"text": mixed, "window": fixture.id()}))
+            .json();
+        await_text(&fixture, mixed);
+    }
     assert_untouched(&bystander);
-    // Every lent keycode was given back: the keymap is as it was.
-    assert_eq!(
-        run("xmodmap", &["-pke"]),
-        keymap_before,
-        "lent keycodes were not restored"
+    // With Caps Lock on, letters keep their case, and Caps Lock stays on.
+    clear_entry(&daemon, &fixture);
+    run("xdotool", &["key", "Caps_Lock"]);
+    let reply = daemon
+        .call("desk_type", json!({"text": "aBc", "window": fixture.id()}))
+        .json();
+    assert_eq!(reply["typed"], 3);
+    await_text(&fixture, "aBc");
+    assert!(
+        run("xset", &["q"]).contains("Caps Lock:   on"),
+        "Caps Lock was left off"
+    );
+    run("xdotool", &["key", "Caps_Lock"]);
+    // Every lent keycode is given back once typing has been idle for a second.
+    wait_for(
+        "the lent keycodes to be given back",
+        Duration::from_secs(5),
+        || (run("xmodmap", &["-pke"]) == keymap_before).then_some(()),
     );
 }
 
@@ -549,7 +572,7 @@ fn bad_input_is_refused_and_nothing_is_sent() {
     let touched: Vec<Value> = fixture
         .events()
         .into_iter()
-        .filter(|e| e["event"] != "ready")
+        .filter(|e| !["shown", "ready"].contains(&e["event"].as_str().unwrap()))
         .collect();
     assert!(touched.is_empty(), "refused calls sent input: {touched:?}");
 }
@@ -597,4 +620,56 @@ fn actions_take_turns() {
         "the click ran after {waited:?}, during the close"
     );
     assert_eq!(fixture.await_events("press", 1).len(), 1);
+}
+
+#[test]
+fn lent_keycodes_go_back_when_the_daemon_stops_or_after_it_was_killed() {
+    require_desktop();
+    // Start from a keymap with nothing on loan: a daemon that stops gives back whatever an
+    // earlier one left on record.
+    let cleaner = Daemon::start();
+    cleaner.call("desk_screen", json!({})).json();
+    drop(cleaner);
+    let keymap_before = run("xmodmap", &["-pke"]);
+    let fixture = Fixture::start("loan target", &[]);
+
+    // A daemon that stops gracefully gives its loans back on the way out.
+    let daemon = Daemon::start();
+    daemon
+        .call("desk_type", json!({"text": "ŝĉ", "window": fixture.id()}))
+        .json();
+    assert_ne!(
+        run("xmodmap", &["-pke"]),
+        keymap_before,
+        "typing ŝĉ lends keycodes"
+    );
+    drop(daemon);
+    assert_eq!(
+        run("xmodmap", &["-pke"]),
+        keymap_before,
+        "a stopped daemon kept its loans"
+    );
+
+    // One that is killed cannot; the next daemon finds its record and reclaims them.
+    let mut daemon = Daemon::start();
+    daemon
+        .call("desk_type", json!({"text": "ĥĵ", "window": fixture.id()}))
+        .json();
+    daemon.child.kill().unwrap();
+    daemon.child.wait().unwrap();
+    assert_ne!(
+        run("xmodmap", &["-pke"]),
+        keymap_before,
+        "a killed daemon cannot give back"
+    );
+    let daemon = Daemon::start();
+    daemon
+        .call("desk_type", json!({"text": "ŭ", "window": fixture.id()}))
+        .json();
+    await_text(&fixture, "ŝĉĥĵŭ");
+    wait_for(
+        "the reclaimed keycodes to be given back",
+        Duration::from_secs(5),
+        || (run("xmodmap", &["-pke"]) == keymap_before).then_some(()),
+    );
 }

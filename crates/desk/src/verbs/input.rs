@@ -36,10 +36,15 @@ fn delivery(backend: &dyn Backend, window: Option<&Window>) -> (Value, bool) {
     }
 }
 
-pub(super) fn key(backend: &dyn Backend, args: &KeyArgs) -> Result<Outcome, DeskError> {
+pub(super) fn key(
+    backend: &dyn Backend,
+    args: &KeyArgs,
+    cancel: &Cancel,
+) -> Result<Outcome, DeskError> {
     let combo = keys::parse_combo(&args.keys)?;
     let window = keyboard_target(backend, args.window.as_deref(), args.pid)?;
-    backend.press_keys(&combo.keysyms)?;
+    let id = window.as_ref().map(|w| w.id.as_str());
+    backend.press_keys(&combo.keysyms, id, cancel)?;
     let (window, confirmed) = delivery(backend, window.as_ref());
     Ok(Outcome::of(
         json!({"keys": args.keys, "window": window, "confirmed": confirmed}),

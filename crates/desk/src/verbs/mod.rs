@@ -61,7 +61,7 @@ pub fn run(backend: &dyn Backend, call: &DeskCall, cancel: &Cancel) -> Result<Ou
         DeskCall::Shot(args) => shot::shot(backend, args),
         DeskCall::Wait(args) => wait::wait(backend, args, cancel),
         DeskCall::Still(args) => still::still(backend, args, cancel),
-        DeskCall::Key(args) => input::key(backend, args),
+        DeskCall::Key(args) => input::key(backend, args, cancel),
         DeskCall::Type(args) => input::type_text(backend, args, cancel),
         DeskCall::Click(args) => input::click(backend, args),
         DeskCall::Scroll(args) => input::scroll(backend, args, cancel),

@@ -43,10 +43,14 @@ pub(super) fn focus(backend: &dyn Backend, window: &Window) -> Result<(), DeskEr
             id: window.id.clone(),
         });
     }
-    let active = windows
-        .iter()
-        .find(|w| w.active)
-        .map_or_else(|| "none".into(), |w| format!("{} {:?}", w.id, w.title));
+    let active = match windows.iter().find(|w| w.active) {
+        Some(w) if w.id == window.id => {
+            "this window, but the keyboard focus did not follow; the app may not accept it yet"
+                .into()
+        }
+        Some(w) => format!("{} {:?}", w.id, w.title),
+        None => "none".into(),
+    };
     Err(DeskError::FocusRefused {
         id: window.id.clone(),
         title: window.title.clone(),

@@ -4,6 +4,7 @@ x11rb::atom_manager! {
     /// Interned atoms.
     pub Atoms: AtomsCookie {
         UTF8_STRING,
+        _SHUTTLE_LENT_KEYCODES,
         WM_PROTOCOLS,
         _NET_CLOSE_WINDOW,
         _NET_WM_PING,

@@ -9,7 +9,7 @@ use desk_core::call::{Button, Direction};
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{
     BUTTON_PRESS_EVENT, BUTTON_RELEASE_EVENT, ConnectionExt as _, KEY_PRESS_EVENT,
-    KEY_RELEASE_EVENT, Keycode, MOTION_NOTIFY_EVENT, Window as Xid,
+    KEY_RELEASE_EVENT, KeyButMask, Keycode, MOTION_NOTIFY_EVENT, Window as Xid,
 };
 use x11rb::protocol::xtest::ConnectionExt as _;
 use x11rb::rust_connection::RustConnection;
@@ -19,64 +19,17 @@ use crate::cancel::Cancel;
 use crate::error::DeskError;
 use crate::keys::char_keysym;
 
+use super::keymap::Keymap;
+use super::lender::Lender;
+
 /// Keysym of the left Shift key.
 const SHIFT_L: u32 = 0xffe1;
+/// Keysym of the Caps Lock key.
+const CAPS_LOCK: u32 = 0xffe5;
 /// Steps of pointer motion between the ends of a drag.
 const DRAG_STEPS: i32 = 12;
 /// Pause between drag steps, so apps see a motion rather than a jump.
 const DRAG_STEP_PAUSE: Duration = Duration::from_millis(8);
-
-/// The core keyboard mapping: which keysyms each keycode carries.
-pub(super) struct Keymap {
-    min_keycode: Keycode,
-    per_keycode: u8,
-    keysyms: Vec<u32>,
-}
-
-impl Keymap {
-    pub(super) fn read(conn: &RustConnection) -> Result<Self, DeskError> {
-        let setup = conn.setup();
-        let (min, max) = (setup.min_keycode, setup.max_keycode);
-        let reply = conn
-            .get_keyboard_mapping(min, max - min + 1)
-            .map_err(lost)?
-            .reply()
-            .map_err(|e| reply_error("the keyboard mapping", e))?;
-        Ok(Self {
-            min_keycode: min,
-            per_keycode: reply.keysyms_per_keycode,
-            keysyms: reply.keysyms,
-        })
-    }
-
-    fn columns(&self) -> impl Iterator<Item = (Keycode, &[u32])> {
-        self.keysyms
-            .chunks(usize::from(self.per_keycode.max(1)))
-            .enumerate()
-            .map(|(i, syms)| (self.min_keycode + i as u8, syms))
-    }
-
-    /// The keycode that types `keysym`, and whether Shift is needed: the unshifted column
-    /// anywhere wins over a shifted one.
-    pub(super) fn find(&self, keysym: u32) -> Option<(Keycode, bool)> {
-        let in_column = |col: usize| {
-            self.columns()
-                .find(|(_, syms)| syms.get(col) == Some(&keysym))
-        };
-        in_column(0)
-            .map(|(code, _)| (code, false))
-            .or_else(|| in_column(1).map(|(code, _)| (code, true)))
-    }
-
-    /// Keycodes that carry no keysym at all, free to lend to characters the layout lacks.
-    /// The lowest keycode is left alone: some servers treat it specially.
-    fn spare(&self) -> Vec<Keycode> {
-        self.columns()
-            .filter(|(code, syms)| *code > self.min_keycode && syms.iter().all(|&s| s == 0))
-            .map(|(code, _)| code)
-            .collect()
-    }
-}
 
 /// Keys and buttons currently held down by us; all released on drop.
 struct Held<'c> {
@@ -154,63 +107,53 @@ fn sync(conn: &RustConnection) -> Result<(), DeskError> {
     Ok(())
 }
 
+/// What typing needs besides the connection: the keycodes it may borrow, a way to wait for
+/// the focused app, and the cancel flag.
+pub(super) struct Typing<'a> {
+    pub(super) lender: &'a mut Lender,
+    pub(super) settle: &'a mut dyn FnMut(),
+    pub(super) cancel: &'a Cancel,
+}
+
 pub(super) fn press_keys(
     conn: &RustConnection,
     root: Xid,
     keysyms: &[u32],
+    typing: Typing<'_>,
 ) -> Result<(), DeskError> {
-    let keymap = Keymap::read(conn)?;
-    let mut lent = Vec::new();
+    let mut keymap = Keymap::read(conn)?;
     let mut codes = Vec::with_capacity(keysyms.len() + 1);
     for &keysym in keysyms {
-        match keymap.find(keysym) {
-            Some((code, shifted)) => {
-                if shifted && !keysyms.contains(&SHIFT_L) {
-                    codes.push(keymap.find(SHIFT_L).ok_or_else(no_shift)?.0);
-                }
-                codes.push(code);
-            }
-            None => {
-                let code = *keymap
-                    .spare()
-                    .get(lent.len())
-                    .ok_or_else(|| no_spare(keysym))?;
-                lend(conn, &keymap, code, keysym)?;
-                lent.push(code);
-                codes.push(code);
-            }
+        let (code, shifted) =
+            typing
+                .lender
+                .keycode_for(conn, &mut keymap, keysym, typing.cancel, typing.settle)?;
+        if shifted && !keysyms.contains(&SHIFT_L) {
+            codes.push(keymap.find(SHIFT_L).ok_or_else(no_shift)?.0);
         }
+        codes.push(code);
     }
-    let result = (|| {
-        let mut held = Held::new(conn, root);
-        for &code in &codes {
-            held.key_down(code)?;
-        }
-        for &code in codes.iter().rev() {
-            held.key_up(code)?;
-        }
-        held.flush()
-    })();
-    sync(conn)?;
-    restore(conn, &keymap, &lent)?;
-    result
+    let mut held = Held::new(conn, root);
+    for &code in &codes {
+        held.key_down(code)?;
+        typing.lender.pressed(code);
+    }
+    for &code in codes.iter().rev() {
+        held.key_up(code)?;
+    }
+    held.flush()?;
+    drop(held);
+    sync(conn)
 }
 
-/// Types text. Characters the layout lacks are typed on spare keycodes lent for the purpose,
-/// as many at a time as there are spare keycodes. `settle` waits for the focused app to have
-/// read everything sent so far; it runs before a keycode is lent again (the app looks keys up
-/// when it reads them, so it must have read the old meaning first), after lending (toolkits
-/// refetch the keymap when they read the change notices, and must see the whole batch), and
-/// before the keycodes are given back.
+/// Types text; characters the layout lacks go out on lent keycodes (see [`Lender`]).
 pub(super) fn type_text(
     conn: &RustConnection,
     root: Xid,
     text: &str,
-    cancel: &Cancel,
-    settle: &mut dyn FnMut(),
+    typing: Typing<'_>,
 ) -> Result<usize, DeskError> {
-    let keymap = Keymap::read(conn)?;
-    let spare = keymap.spare();
+    let mut keymap = Keymap::read(conn)?;
     let shift = keymap.find(SHIFT_L).map(|(code, _)| code);
     let chars: Vec<u32> = text
         .chars()
@@ -224,112 +167,64 @@ pub(super) fn type_text(
         })
         .collect::<Result<_, _>>()?;
     let total = chars.len();
+    // Caps Lock would invert the case of every letter: switch it off while typing.
+    let caps = caps_lock_on(conn, root)?
+        .then(|| keymap.find(CAPS_LOCK).map(|(code, _)| code))
+        .flatten();
+    if let Some(code) = caps {
+        Held::new(conn, root).tap(code)?;
+    }
     let mut sent = 0;
-    // Batches lend spare keycodes from the first one on, so the first `lent` have been lent.
-    let mut lent = 0;
     let result = (|| {
         let mut held = Held::new(conn, root);
-        let mut start = 0;
-        while start < total {
-            // This batch runs until it would need more spare keycodes than there are.
-            let mut batch: Vec<(u32, Keycode)> = Vec::new();
-            let mut end = start;
-            while end < total {
-                let keysym = chars[end];
-                if keymap.find(keysym).is_none() && !batch.iter().any(|&(k, _)| k == keysym) {
-                    let Some(&code) = spare.get(batch.len()) else {
-                        break;
-                    };
-                    batch.push((keysym, code));
-                }
-                end += 1;
+        for &keysym in &chars {
+            if typing.cancel.is_cancelled() {
+                return Err(DeskError::Cancelled {
+                    done: format!("{sent} of {total} characters were typed"),
+                });
             }
-            if end == start {
-                return Err(no_spare(chars[start]));
+            let (code, shifted) = typing.lender.keycode_for(
+                conn,
+                &mut keymap,
+                keysym,
+                typing.cancel,
+                typing.settle,
+            )?;
+            let shift = if shifted {
+                Some(shift.ok_or_else(no_shift)?)
+            } else {
+                None
+            };
+            if let Some(shift) = shift {
+                held.key_down(shift)?;
             }
-            if !batch.is_empty() {
-                if lent > 0 {
-                    held.flush()?;
-                    settle();
-                }
-                for &(keysym, code) in &batch {
-                    lend(conn, &keymap, code, keysym)?;
-                }
-                conn.flush().map_err(lost)?;
-                settle();
-                lent = lent.max(batch.len());
+            held.tap(code)?;
+            typing.lender.pressed(code);
+            if let Some(shift) = shift {
+                held.key_up(shift)?;
             }
-            for &keysym in &chars[start..end] {
-                if cancel.is_cancelled() {
-                    return Err(DeskError::Cancelled {
-                        done: format!("{sent} of {total} characters were typed"),
-                    });
-                }
-                let (code, shifted) = keymap
-                    .find(keysym)
-                    .or_else(|| {
-                        batch
-                            .iter()
-                            .find(|&&(k, _)| k == keysym)
-                            .map(|&(_, code)| (code, false))
-                    })
-                    .expect("every keysym of the batch has a keycode");
-                let shift = if shifted {
-                    Some(shift.ok_or_else(no_shift)?)
-                } else {
-                    None
-                };
-                if let Some(shift) = shift {
-                    held.key_down(shift)?;
-                }
-                held.tap(code)?;
-                if let Some(shift) = shift {
-                    held.key_up(shift)?;
-                }
-                sent += 1;
-            }
-            held.flush()?;
-            start = end;
+            sent += 1;
         }
-        Ok(())
+        held.flush()
     })();
-    if lent > 0 {
-        settle();
-        restore(conn, &keymap, &spare[..lent])?;
+    if let Some(code) = caps {
+        Held::new(conn, root).tap(code)?;
     }
     sync(conn)?;
     result.map(|()| sent)
 }
 
-/// Maps `keysym` onto the spare keycode `code`, in every column so no modifier changes it.
-fn lend(
-    conn: &RustConnection,
-    keymap: &Keymap,
-    code: Keycode,
-    keysym: u32,
-) -> Result<(), DeskError> {
-    let columns = vec![keysym; usize::from(keymap.per_keycode)];
-    conn.change_keyboard_mapping(1, code, keymap.per_keycode, &columns)
-        .map_err(lost)?;
-    Ok(())
-}
-
-/// Gives lent keycodes back their emptiness.
-fn restore(conn: &RustConnection, keymap: &Keymap, codes: &[Keycode]) -> Result<(), DeskError> {
-    for &code in codes {
-        lend(conn, keymap, code, 0)?;
-    }
-    conn.flush().map_err(lost)
+fn caps_lock_on(conn: &RustConnection, root: Xid) -> Result<bool, DeskError> {
+    let pointer = conn
+        .query_pointer(root)
+        .map_err(lost)?
+        .reply()
+        .map_err(|e| reply_error("the modifier state", e))?;
+    Ok(pointer.mask.contains(KeyButMask::LOCK))
 }
 
 fn no_shift() -> DeskError {
     DeskError::Invalid("the keyboard layout has no Shift key; nothing was sent".into())
-}
-
-fn no_spare(keysym: u32) -> DeskError {
-    DeskError::Invalid(format!(
-        "keysym 0x{keysym:x} is not on the keyboard layout and no spare keycode is free to lend it; nothing more was sent"
-    ))
 }
 
 pub(super) fn move_pointer(

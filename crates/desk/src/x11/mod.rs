@@ -3,11 +3,13 @@
 mod atoms;
 mod capture;
 mod input;
+mod keymap;
+mod lender;
 mod sync;
 mod windows;
 mod wm;
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
 use desk_core::call::{Button, Direction};
@@ -25,6 +27,8 @@ use crate::image::RgbImage;
 
 use atoms::Atoms;
 use capture::Capturer;
+use input::Typing;
+use lender::Lender;
 use sync::Pinger;
 
 /// How long typing waits for an app to read lent keys before moving on without it.
@@ -34,12 +38,15 @@ const BLIND_SETTLE: Duration = Duration::from_millis(50);
 
 /// A connection to one X display, shared by every call.
 pub struct X11Backend {
-    conn: RustConnection,
+    conn: Arc<RustConnection>,
     display: String,
     root: xproto::Window,
     atoms: Atoms,
     capturer: Mutex<Capturer>,
     pinger: Mutex<Option<Pinger>>,
+    lender: Arc<Mutex<Lender>>,
+    /// Whether the thread that gives lent keycodes back runs.
+    returning: std::sync::Once,
 }
 
 impl X11Backend {
@@ -56,18 +63,51 @@ impl X11Backend {
             .map_err(|e| reply_error("interning atoms", e))?;
         let capturer = Capturer::new(&conn, screen_num, is_local(&display));
         Ok(Self {
-            conn,
+            conn: Arc::new(conn),
             display,
             root,
             atoms,
             capturer: Mutex::new(capturer),
             pinger: Mutex::new(None),
+            lender: Arc::new(Mutex::new(Lender::new(root, atoms._SHUTTLE_LENT_KEYCODES))),
+            returning: std::sync::Once::new(),
         })
     }
 
     fn capturer(&self) -> std::sync::MutexGuard<'_, Capturer> {
         // A panic while capturing leaves no half-updated state worth refusing over.
         self.capturer.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn lender(&self) -> MutexGuard<'_, Lender> {
+        self.lender.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs `input` with the keycode lender, waiting on the app of `focused` where it must.
+    fn with_typing<T>(
+        &self,
+        focused: Option<&str>,
+        cancel: &Cancel,
+        input: impl FnOnce(Typing<'_>) -> Result<T, DeskError>,
+    ) -> Result<T, DeskError> {
+        let focused = focused.and_then(parse_window_id);
+        let mut settle = || {
+            let answered = focused.is_some_and(|w| self.ping(w, TYPE_SETTLE));
+            if !answered {
+                std::thread::sleep(BLIND_SETTLE);
+            }
+        };
+        let mut lender = self.lender();
+        let result = input(Typing {
+            lender: &mut lender,
+            settle: &mut settle,
+            cancel,
+        });
+        if lender.lending() {
+            self.returning
+                .call_once(|| give_back_when_idle(Arc::downgrade(&self.lender), self.conn.clone()));
+        }
+        result
     }
 
     /// Pings the app of `window`; connects the pinger on first use.
@@ -132,8 +172,15 @@ impl Backend for X11Backend {
         wm::request_close(&self.conn, self.root, &self.atoms, id)
     }
 
-    fn press_keys(&self, keysyms: &[u32]) -> Result<(), DeskError> {
-        input::press_keys(&self.conn, self.root, keysyms)
+    fn press_keys(
+        &self,
+        keysyms: &[u32],
+        focused: Option<&str>,
+        cancel: &Cancel,
+    ) -> Result<(), DeskError> {
+        self.with_typing(focused, cancel, |typing| {
+            input::press_keys(&self.conn, self.root, keysyms, typing)
+        })
     }
 
     fn type_text(
@@ -142,14 +189,9 @@ impl Backend for X11Backend {
         focused: Option<&str>,
         cancel: &Cancel,
     ) -> Result<usize, DeskError> {
-        let focused = focused.and_then(parse_window_id);
-        let mut settle = || {
-            let answered = focused.is_some_and(|w| self.ping(w, TYPE_SETTLE));
-            if !answered {
-                std::thread::sleep(BLIND_SETTLE);
-            }
-        };
-        input::type_text(&self.conn, self.root, text, cancel, &mut settle)
+        self.with_typing(focused, cancel, |typing| {
+            input::type_text(&self.conn, self.root, text, typing)
+        })
     }
 
     fn move_pointer(&self, x: i32, y: i32) -> Result<(), DeskError> {
@@ -171,6 +213,24 @@ impl Backend for X11Backend {
     fn settle(&self, id: &str, limit: Duration) -> bool {
         parse_window_id(id).is_some_and(|w| self.ping(w, limit))
     }
+
+    fn release(&self) -> Result<(), DeskError> {
+        self.lender().give_back(&self.conn, Duration::ZERO)
+    }
+}
+
+/// Gives lent keycodes back once typing has been idle for a while, until the backend is gone.
+fn give_back_when_idle(lender: Weak<Mutex<Lender>>, conn: Arc<RustConnection>) {
+    std::thread::spawn(move || {
+        while let Some(lender) = lender.upgrade() {
+            let mut lender = lender.lock().unwrap_or_else(|e| e.into_inner());
+            if let Err(e) = lender.give_back(&conn, lender::RETURN_AFTER) {
+                tracing::warn!(error = %e, "could not give lent keycodes back");
+            }
+            drop(lender);
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    });
 }
 
 /// Whether the display is reached over a local socket, where shared memory can work.

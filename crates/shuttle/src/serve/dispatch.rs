@@ -126,6 +126,16 @@ impl Daemon {
         }
     }
 
+    /// Gives back what the desk borrowed (lent keycodes), before the daemon exits.
+    pub async fn release(&self) {
+        let desk = self.desk.clone();
+        let released =
+            tokio::task::spawn_blocking(move || desk.current().map(|b| b.release())).await;
+        if let Ok(Some(Err(e))) = released {
+            tracing::warn!(error = %e, "could not give back what the desk borrowed");
+        }
+    }
+
     fn status(&self) -> Reply {
         let desk = match self.desk.current() {
             Some(backend) => serde_json::to_value(backend.info()).unwrap_or(Value::Null),

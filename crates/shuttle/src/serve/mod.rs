@@ -70,6 +70,7 @@ pub async fn run(foreground: bool) -> anyhow::Result<()> {
     tracing::info!("shutting down");
     // Dropping the connection tasks cancels the calls in flight; then the endpoint is released.
     connections.shutdown().await;
+    daemon.release().await;
     let _ = std::fs::remove_file(&socket);
     Ok(())
 }

@@ -1,0 +1,95 @@
+//! The core keyboard mapping: which keysyms each keycode carries.
+
+use x11rb::connection::Connection;
+use x11rb::protocol::xproto::{ConnectionExt as _, Keycode};
+use x11rb::rust_connection::RustConnection;
+
+use super::{lost, reply_error};
+use crate::error::DeskError;
+
+/// A copy of the server's keyboard mapping, kept in step with the changes we make.
+pub(super) struct Keymap {
+    min_keycode: Keycode,
+    per_keycode: u8,
+    keysyms: Vec<u32>,
+}
+
+impl Keymap {
+    pub(super) fn read(conn: &RustConnection) -> Result<Self, DeskError> {
+        let setup = conn.setup();
+        let (min, max) = (setup.min_keycode, setup.max_keycode);
+        let reply = conn
+            .get_keyboard_mapping(min, max - min + 1)
+            .map_err(lost)?
+            .reply()
+            .map_err(|e| reply_error("the keyboard mapping", e))?;
+        Ok(Self {
+            min_keycode: min,
+            per_keycode: reply.keysyms_per_keycode,
+            keysyms: reply.keysyms,
+        })
+    }
+
+    fn columns(&self) -> impl Iterator<Item = (Keycode, &[u32])> {
+        self.keysyms
+            .chunks(usize::from(self.per_keycode.max(1)))
+            .enumerate()
+            .map(|(i, syms)| (self.min_keycode + i as u8, syms))
+    }
+
+    /// The keycode that types `keysym`, and whether Shift is needed: the unshifted column
+    /// anywhere wins over a shifted one.
+    pub(super) fn find(&self, keysym: u32) -> Option<(Keycode, bool)> {
+        let in_column = |col: usize| {
+            self.columns()
+                .find(|(_, syms)| syms.get(col) == Some(&keysym))
+        };
+        in_column(0)
+            .map(|(code, _)| (code, false))
+            .or_else(|| in_column(1).map(|(code, _)| (code, true)))
+    }
+
+    /// Keycodes that carry no keysym at all. The lowest keycode is left out: some servers
+    /// treat it specially.
+    pub(super) fn empty_keycodes(&self) -> Vec<Keycode> {
+        self.columns()
+            .filter(|(code, syms)| *code > self.min_keycode && syms.iter().all(|&s| s == 0))
+            .map(|(code, _)| code)
+            .collect()
+    }
+
+    fn columns_of(&self, code: Keycode) -> &[u32] {
+        let per = usize::from(self.per_keycode.max(1));
+        let start = usize::from(code.saturating_sub(self.min_keycode)) * per;
+        self.keysyms.get(start..start + per).unwrap_or_default()
+    }
+
+    /// The keysym in the first column of `code`.
+    pub(super) fn keysym(&self, code: Keycode) -> u32 {
+        self.columns_of(code).first().copied().unwrap_or(0)
+    }
+
+    /// Whether `code` looks as a lent keycode does: one keysym in whichever columns the server
+    /// fills, or nothing at all.
+    pub(super) fn lent_looking(&self, code: Keycode) -> bool {
+        let mut keysyms = self.columns_of(code).iter().filter(|&&s| s != 0);
+        let first = keysyms.next();
+        keysyms.all(|s| Some(s) == first)
+    }
+
+    /// Maps `code` to `keysym` (0 for none) in every column, on the server and in this copy.
+    pub(super) fn set(
+        &mut self,
+        conn: &RustConnection,
+        code: Keycode,
+        keysym: u32,
+    ) -> Result<(), DeskError> {
+        let per = usize::from(self.per_keycode.max(1));
+        let columns = vec![keysym; per];
+        conn.change_keyboard_mapping(1, code, self.per_keycode, &columns)
+            .map_err(lost)?;
+        let start = usize::from(code - self.min_keycode) * per;
+        self.keysyms[start..start + per].copy_from_slice(&columns);
+        Ok(())
+    }
+}

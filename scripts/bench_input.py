@@ -1,0 +1,147 @@
+#!/usr/bin/python3
+"""Input benchmarks for scripts/bench.sh: typing exactness and speed against xdotool, and the
+latency of `wait` and `still`. Run inside a desktop with a shuttle daemon listening; prints
+markdown. Usage: bench_input.py SHUTTLE FIXTURE WORKDIR"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+SHUTTLE, FIXTURE, WORK = sys.argv[1:4]
+RUNS = int(os.environ.get("RUNS", "10"))
+TEXT = ("Hello, shuttle! déjà vu naïve façade Ærøskøbing ñandú "
+        "漢字かなカナ한국어 emoji 😀🎉🚀 done: 1234567890 ~!@#$%^&*()_+-= end.")
+TEXT = (TEXT * 2)[:100]
+
+
+def shuttle(*args):
+    out = subprocess.run([SHUTTLE, *args], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def events(log):
+    try:
+        with open(log, encoding="utf-8") as f:
+            return [json.loads(line) for line in f if line.strip()]
+    except FileNotFoundError:
+        return []
+
+
+def start_fixture(title, extra=()):
+    log = os.path.join(WORK, title.replace(" ", "_") + ".log")
+    proc = subprocess.Popen(["/usr/bin/python3", FIXTURE, "--title", title, "--log", log, *extra],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while not any(e["event"] == "ready" for e in events(log)):
+        if time.monotonic() > deadline:
+            sys.exit(f"fixture {title} did not start")
+        time.sleep(0.02)
+    return proc, log
+
+
+def text_now(log):
+    texts = [e for e in events(log) if e["event"] == "text"]
+    return (texts[-1]["text"], texts[-1]["t"]) if texts else ("", 0.0)
+
+
+def settle_text(log, expected, limit=5.0):
+    """The entry's text once it equals `expected` or stops changing for 0.5 s."""
+    deadline = time.monotonic() + limit
+    last, since = None, time.monotonic()
+    while time.monotonic() < deadline:
+        now = text_now(log)
+        if now[0] == expected:
+            return now
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since > 0.5:
+            return now
+        time.sleep(0.01)
+    return text_now(log)
+
+
+def typing():
+    proc, log = start_fixture("bench typing")
+    window = shuttle("desk", "windows")
+    wid = next(w["id"] for w in window if w["title"] == "bench typing")
+    shuttle("desk", "focus", f"window={wid}")
+    tools = {
+        "shuttle desk type": [SHUTTLE, "desk", "type", f"text={TEXT}"],
+        "xdotool type --delay 0": ["xdotool", "type", "--delay", "0", TEXT],
+    }
+    rows = []
+    samples = {}
+    for name, cmd in tools.items():
+        command_ms, delivered_ms, exact = [], [], 0
+        for _ in range(RUNS):
+            subprocess.run(["xdotool", "key", "ctrl+a", "BackSpace"], check=True)
+            settle_text(log, "")
+            start = time.monotonic()
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+            command_ms.append((time.monotonic() - start) * 1000)
+            got, at = settle_text(log, TEXT)
+            exact += got == TEXT
+            if got == TEXT:
+                delivered_ms.append((at - start) * 1000)
+            samples[name] = got
+        delivered = f"{statistics.median(delivered_ms):.1f}" if delivered_ms else "never"
+        rows.append(f"| `{name}` | {statistics.median(command_ms):.1f} | {delivered} | {exact}/{RUNS} |")
+    proc.terminate()
+    proc.wait()
+    print(f"#### Typing a 100-character mixed string ({RUNS} runs each)\n")
+    print(f"Text: `{TEXT}`\n")
+    print("| command | command median ms | exact text in the app, median ms | exact runs |")
+    print("|---|---|---|---|")
+    print("\n".join(rows))
+    print()
+    for name, got in samples.items():
+        print(f"- last text `{name}` left in the field: `{got}`")
+    print()
+
+
+def wait_latency():
+    ours, theirs = [], []
+    for i in range(RUNS):
+        for tool in ("shuttle", "xdotool"):
+            title = f"bench wait {tool} {i}"
+            if tool == "shuttle":
+                since = json.dumps(shuttle("desk", "windows"))
+                waiter = subprocess.Popen([SHUTTLE, "desk", "wait", f"since={since}", "timeout_ms=5000"],
+                                          stdout=subprocess.DEVNULL)
+            else:
+                waiter = subprocess.Popen(["xdotool", "search", "--sync", "--name", f"^{title}$"],
+                                          stdout=subprocess.DEVNULL)
+            time.sleep(0.3)
+            proc, log = start_fixture(title)
+            waiter.wait(timeout=10)
+            done = time.monotonic()
+            shown = next(e["t"] for e in events(log) if e["event"] == "shown")
+            (ours if tool == "shuttle" else theirs).append((done - shown) * 1000)
+            proc.terminate()
+            proc.wait()
+            time.sleep(0.2)
+    print(f"#### A new window: from the app showing it to the waiter answering ({RUNS} runs)\n")
+    print("The time includes the app realising its window and the window manager managing it.\n")
+    print("| waiter | median ms | min ms | max ms |")
+    print("|---|---|---|---|")
+    for name, values in (("`shuttle desk wait`", ours), ("`xdotool search --sync`", theirs)):
+        print(f"| {name} | {statistics.median(values):.1f} | {min(values):.1f} | {max(values):.1f} |")
+    print()
+
+
+def still_latency():
+    over = []
+    for _ in range(RUNS * 2):
+        reply = shuttle("desk", "still")
+        assert reply["still"], reply
+        over.append(reply["ms"] - 40)
+    print(f"#### `still` on a static screen ({RUNS * 2} runs, hold_ms 40)\n")
+    print(f"Answer time minus hold_ms, as the daemon measured it: median {statistics.median(over):.0f} ms, "
+          f"max {max(over)} ms.\n")
+
+
+typing()
+wait_latency()
+still_latency()
