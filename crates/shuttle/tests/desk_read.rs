@@ -312,7 +312,10 @@ impl BareXvfb {
         let n = (150..400)
             .find(|n| !std::path::Path::new(&format!("/tmp/.X{n}-lock")).exists())
             .unwrap();
-        let display = format!(":{n}");
+        Self::start_on(format!(":{n}"))
+    }
+
+    fn start_on(display: String) -> Self {
         let child = Command::new("Xvfb")
             .args([
                 &display,
@@ -370,4 +373,21 @@ fn without_mit_shm_captures_fall_back_to_getimage() {
     );
     let theirs = decode_png(&std::fs::read(theirs_path).unwrap());
     assert_eq!(differing(&ours, &theirs).0, 0.0);
+}
+
+#[test]
+fn reads_reconnect_after_the_x_server_restarts() {
+    require_desktop();
+    let first = BareXvfb::start();
+    let display = first.display.clone();
+    let daemon = Daemon::start_with(&[("DISPLAY", &display)]);
+    assert_eq!(daemon.call("desk_screen", json!({})).json()["width"], 320);
+    drop(first);
+    wait_for("the display to be free", Duration::from_secs(5), || {
+        let lock = format!("/tmp/.X{}-lock", display.trim_start_matches(':'));
+        (!std::path::Path::new(&lock).exists()).then_some(())
+    });
+    let _second = BareXvfb::start_on(display);
+    // The daemon's connection broke with the first server; the read reconnects on its own.
+    assert_eq!(daemon.call("desk_screen", json!({})).json()["width"], 320);
 }

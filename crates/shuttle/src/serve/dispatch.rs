@@ -103,12 +103,23 @@ impl Daemon {
         let outcome = tokio::task::spawn_blocking(move || {
             // The turn is held until the action has really ended, even if its caller is gone.
             let _turn = turn;
-            let backend = desk.get()?;
-            let result = desk::run(backend.as_ref(), &call, &cancel);
-            if result.as_ref().is_err_and(|e| e.needs_reconnect()) {
-                desk.reset();
+            let run = || {
+                let result = desk::run(desk.get()?.as_ref(), &call, &cancel);
+                if result.as_ref().is_err_and(|e| e.needs_reconnect()) {
+                    desk.reset();
+                }
+                result
+            };
+            match run() {
+                // A read sent nothing, so after a broken connection (the X server restarted)
+                // it is safe to try once more on a fresh one. An action is not retried: its
+                // input may have landed before the break.
+                Err(e) if e.needs_reconnect() && verb.kind() == VerbKind::Read => {
+                    tracing::info!(error = %e, "display connection broke; reconnecting for a read");
+                    run()
+                }
+                result => result,
             }
-            result
         })
         .await;
         match outcome {
