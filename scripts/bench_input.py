@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Input benchmarks for scripts/bench.sh: typing exactness and speed against xdotool, and the
-latency of `wait` and `still`. Run inside a desktop with a shuttle daemon listening; prints
+latency of `still`. Run inside a desktop with a shuttle daemon listening; prints
 markdown. Usage: bench_input.py SHUTTLE FIXTURE WORKDIR"""
 import json
 import os
@@ -101,36 +101,6 @@ def typing():
     print()
 
 
-def wait_latency():
-    ours, theirs = [], []
-    for i in range(RUNS):
-        for tool in ("shuttle", "xdotool"):
-            title = f"bench wait {tool} {i}"
-            if tool == "shuttle":
-                since = json.dumps(shuttle("desk", "windows"))
-                waiter = subprocess.Popen([SHUTTLE, "desk", "wait", f"since={since}", "timeout_ms=5000"],
-                                          stdout=subprocess.DEVNULL)
-            else:
-                waiter = subprocess.Popen(["xdotool", "search", "--sync", "--name", f"^{title}$"],
-                                          stdout=subprocess.DEVNULL)
-            time.sleep(0.3)
-            proc, log = start_fixture(title)
-            waiter.wait(timeout=10)
-            done = time.monotonic()
-            shown = next(e["t"] for e in events(log) if e["event"] == "shown")
-            (ours if tool == "shuttle" else theirs).append((done - shown) * 1000)
-            proc.terminate()
-            proc.wait()
-            time.sleep(0.2)
-    print(f"#### A new window: from the app showing it to the waiter answering ({RUNS} runs)\n")
-    print("The time includes the app realising its window and the window manager managing it.\n")
-    print("| waiter | median ms | min ms | max ms |")
-    print("|---|---|---|---|")
-    for name, values in (("`shuttle desk wait`", ours), ("`xdotool search --sync`", theirs)):
-        print(f"| {name} | {statistics.median(values):.1f} | {min(values):.1f} | {max(values):.1f} |")
-    print()
-
-
 def still_latency():
     over = []
     for _ in range(RUNS * 2):
@@ -143,5 +113,4 @@ def still_latency():
 
 
 typing()
-wait_latency()
 still_latency()

@@ -43,6 +43,12 @@ pub trait Backend: Send + Sync {
     /// The pixels of a rectangle of the screen, which the caller has clipped to the screen.
     fn capture(&self, rect: Rect) -> Result<RgbImage, DeskError>;
 
+    /// A capture shrunk to `width` pixels wide by averaging boxes of pixels. Backends that can
+    /// shrink while they read pixels should, since `still` calls this many times a second.
+    fn capture_scaled(&self, rect: Rect, width: u32) -> Result<RgbImage, DeskError> {
+        Ok(crate::image::shrink(&self.capture(rect)?, width))
+    }
+
     /// A cheap value that changes when windows open, close or change their stacking.
     fn fingerprint(&self) -> Result<u64, DeskError>;
 

@@ -42,9 +42,63 @@ impl RgbImage {
     }
 }
 
+/// Shrinks an image to `width` pixels wide by averaging boxes of pixels.
+pub fn shrink(image: &RgbImage, width: u32) -> RgbImage {
+    if image.width <= width {
+        return image.clone();
+    }
+    let height =
+        (u64::from(image.height) * u64::from(width) / u64::from(image.width)).max(1) as u32;
+    let mut pixels = Vec::with_capacity((width * height * 3) as usize);
+    for y in 0..height {
+        let (y0, y1) = span(y, height, image.height);
+        for x in 0..width {
+            let (x0, x1) = span(x, width, image.width);
+            let mut sum = [0u32; 3];
+            for sy in y0..y1 {
+                let row = (sy * image.width) as usize * 3;
+                for sx in x0..x1 {
+                    let i = row + sx as usize * 3;
+                    sum[0] += u32::from(image.pixels[i]);
+                    sum[1] += u32::from(image.pixels[i + 1]);
+                    sum[2] += u32::from(image.pixels[i + 2]);
+                }
+            }
+            let n = (y1 - y0) * (x1 - x0);
+            pixels.extend(sum.map(|s| (s / n) as u8));
+        }
+    }
+    RgbImage {
+        width,
+        height,
+        pixels,
+    }
+}
+
+/// The source range that shrunken coordinate `i` of `small` covers in `large`.
+pub(crate) fn span(i: u32, small: u32, large: u32) -> (u32, u32) {
+    let start = (u64::from(i) * u64::from(large) / u64::from(small)) as u32;
+    let end = (u64::from(i + 1) * u64::from(large) / u64::from(small)) as u32;
+    (start, end.max(start + 1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shrinking_averages_boxes() {
+        let image = RgbImage {
+            width: 4,
+            height: 2,
+            pixels: [[0u8, 0, 0], [200, 200, 200], [10, 20, 30], [10, 20, 30]]
+                .repeat(2)
+                .concat(),
+        };
+        let small = shrink(&image, 2);
+        assert_eq!((small.width, small.height), (2, 1));
+        assert_eq!(small.pixels, [100, 100, 100, 10, 20, 30]);
+    }
 
     #[test]
     fn png_round_trips() {

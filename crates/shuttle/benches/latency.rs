@@ -1,5 +1,6 @@
 //! Call latency through the real processes: the desk wire directly, and the same call through
-//! `shuttle mcp`, so the difference is what the MCP proxy costs. Also a full-screen `shot`.
+//! `shuttle mcp`, so the difference is what the MCP proxy costs. Also a full-screen `shot`, and
+//! how soon `wait` and `xdotool search --sync` notice a window that was just mapped.
 //!
 //! Needs a display (run it through scripts/bench.sh, which starts one):
 //! `cargo bench -p shuttle --bench latency`. Prints a markdown table.
@@ -42,11 +43,21 @@ fn main() {
         png_bytes = reply["image_b64"].as_str().map_or(0, |b| b.len() * 3 / 4);
     });
 
+    let (ours, theirs) = new_window_latency(&socket);
+
     println!("| call | n | p50 ms | p99 ms |");
     println!("|---|---|---|---|");
     row("status on the desk wire", &direct);
     row("status through shuttle mcp", &through_mcp);
     row("desk_shot 1920x1080 on the desk wire", &shots);
+    row(
+        "new window noticed by desk_wait, from its map request",
+        &ours,
+    );
+    row(
+        "new window noticed by xdotool search --sync, from its map request",
+        &theirs,
+    );
     println!();
     println!(
         "MCP proxy overhead: p50 {:.3} ms, p99 {:.3} ms; full-screen PNG {} bytes",
@@ -60,6 +71,82 @@ fn main() {
     unsafe { libc::kill(daemon.id() as i32, libc::SIGTERM) };
     let _ = daemon.wait();
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Maps a bare window of our own and times how long `desk_wait` (on the wire) and `xdotool
+/// search --sync` take to notice it.
+fn new_window_latency(socket: &Path) -> (Vec<Duration>, Vec<Duration>) {
+    use x11rb::connection::Connection;
+    use x11rb::protocol::xproto::{ConnectionExt as _, CreateWindowAux, PropMode, WindowClass};
+    use x11rb::wrapper::ConnectionExt as _;
+
+    let (conn, screen) = x11rb::connect(None).unwrap();
+    let root = conn.setup().roots[screen].root;
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for i in 0..20 {
+        let title = format!("latency probe {i}");
+        let mut wire = connect(socket);
+        let since = wire_call(&mut wire, "desk_windows", json!({}));
+        let since: Value = serde_json::from_str(since["text"].as_str().unwrap()).unwrap();
+        let probe = title.clone();
+        let waiter = std::thread::spawn(move || {
+            let reply = wire_call(
+                &mut wire,
+                "desk_wait",
+                json!({"since": since, "timeout_ms": 5000}),
+            );
+            let seen = reply["text"].as_str().unwrap().contains(&probe);
+            (Instant::now(), seen)
+        });
+        let mut xdotool = Command::new("xdotool")
+            .args(["search", "--sync", "--name", &format!("^{title}$")])
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        let xdotool = std::thread::spawn(move || {
+            xdotool.wait().unwrap();
+            Instant::now()
+        });
+        std::thread::sleep(Duration::from_millis(300));
+        let window = conn.generate_id().unwrap();
+        conn.create_window(
+            0,
+            window,
+            root,
+            10,
+            10,
+            100,
+            50,
+            0,
+            WindowClass::INPUT_OUTPUT,
+            0,
+            &CreateWindowAux::new(),
+        )
+        .unwrap();
+        conn.change_property8(
+            PropMode::REPLACE,
+            window,
+            x11rb::protocol::xproto::AtomEnum::WM_NAME,
+            x11rb::protocol::xproto::AtomEnum::STRING,
+            title.as_bytes(),
+        )
+        .unwrap();
+        conn.map_window(window).unwrap();
+        conn.flush().unwrap();
+        let mapped = Instant::now();
+        let (noticed, seen) = waiter.join().unwrap();
+        if !seen {
+            eprintln!("desk_wait answered without the new window in run {i}");
+        }
+        ours.push(noticed - mapped);
+        theirs.push(xdotool.join().unwrap() - mapped);
+        conn.destroy_window(window).unwrap();
+        conn.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    ours.sort();
+    theirs.sort();
+    (ours, theirs)
 }
 
 fn sample(n: usize, mut f: impl FnMut()) -> Vec<Duration> {

@@ -68,11 +68,13 @@ impl Capturer {
         }
     }
 
+    /// The pixels of `rect`, shrunk to `width` pixels wide when one is given.
     pub(super) fn capture(
         &mut self,
         conn: &RustConnection,
         root: Xid,
         rect: Rect,
+        width: Option<u32>,
     ) -> Result<RgbImage, DeskError> {
         let format = self.format.clone().map_err(DeskError::WindowManager)?;
         let (x, y, w, h) = request_rect(rect)?;
@@ -94,14 +96,14 @@ impl Capturer {
                 .reply()
                 .map_err(|e| reply_error("a shared-memory capture", e))?;
             let len = (reply.size as usize).min(size);
-            return Ok(to_rgb(&segment.map[..len], w, h, format));
+            return Ok(convert(&segment.map[..len], w, h, format, width));
         }
         let reply = conn
             .get_image(ImageFormat::Z_PIXMAP, root, x, y, w, h, !0)
             .map_err(lost)?
             .reply()
             .map_err(|e| reply_error("a GetImage capture", e))?;
-        Ok(to_rgb(&reply.data, w, h, format))
+        Ok(convert(&reply.data, w, h, format, width))
     }
 
     /// A segment of at least `size` bytes, or `None` when captures must use GetImage.
@@ -199,14 +201,62 @@ fn request_rect(rect: Rect) -> Result<(i16, i16, u16, u16), DeskError> {
     ))
 }
 
+/// Z-pixmap rows as packed RGB, shrunk to `width` when one is given.
+fn convert(data: &[u8], w: u16, h: u16, format: PixelFormat, width: Option<u32>) -> RgbImage {
+    match width {
+        Some(width) if u32::from(w) > width && is_bgrx(format) => shrink_bgrx(data, w, h, width),
+        Some(width) => crate::image::shrink(&to_rgb(data, w, h, format), width),
+        None => to_rgb(data, w, h, format),
+    }
+}
+
+/// B, G, R, unused: the layout of nearly every X server today.
+fn is_bgrx(f: PixelFormat) -> bool {
+    f.bytes_per_pixel == 4
+        && f.little_endian
+        && (f.red_mask, f.green_mask, f.blue_mask) == (0xff0000, 0xff00, 0xff)
+}
+
+/// Averages boxes of BGRX pixels straight into a small RGB image, reading each source pixel
+/// once and building no full-size copy.
+fn shrink_bgrx(data: &[u8], w: u16, h: u16, width: u32) -> RgbImage {
+    let (src_w, src_h) = (u32::from(w), u32::from(h));
+    let height = (u64::from(src_h) * u64::from(width) / u64::from(src_w)).max(1) as u32;
+    let columns: Vec<(u32, u32)> = (0..width)
+        .map(|x| crate::image::span(x, width, src_w))
+        .collect();
+    let mut pixels = Vec::with_capacity((width * height * 3) as usize);
+    let mut sums = vec![[0u32; 3]; width as usize];
+    for y in 0..height {
+        let (y0, y1) = crate::image::span(y, height, src_h);
+        sums.iter_mut().for_each(|s| *s = [0; 3]);
+        for sy in y0..y1 {
+            let row = &data[(sy * src_w * 4) as usize..((sy + 1) * src_w * 4) as usize];
+            for (sum, &(x0, x1)) in sums.iter_mut().zip(&columns) {
+                for px in row[(x0 * 4) as usize..(x1 * 4) as usize].chunks_exact(4) {
+                    sum[0] += u32::from(px[2]);
+                    sum[1] += u32::from(px[1]);
+                    sum[2] += u32::from(px[0]);
+                }
+            }
+        }
+        for (sum, &(x0, x1)) in sums.iter().zip(&columns) {
+            let n = (x1 - x0) * (y1 - y0);
+            pixels.extend(sum.map(|s| (s / n) as u8));
+        }
+    }
+    RgbImage {
+        width,
+        height,
+        pixels,
+    }
+}
+
 /// Converts Z-pixmap rows to packed RGB.
 fn to_rgb(data: &[u8], w: u16, h: u16, f: PixelFormat) -> RgbImage {
     let (width, height) = (u32::from(w), u32::from(h));
     let mut pixels = Vec::with_capacity(width as usize * height as usize * 3);
-    let common = f.bytes_per_pixel == 4
-        && f.little_endian
-        && (f.red_mask, f.green_mask, f.blue_mask) == (0xff0000, 0xff00, 0xff);
-    if common {
+    if is_bgrx(f) {
         // B, G, R, unused: the layout of nearly every X server today.
         for px in data.chunks_exact(4) {
             pixels.extend_from_slice(&[px[2], px[1], px[0]]);

@@ -153,7 +153,12 @@ impl Backend for X11Backend {
     }
 
     fn capture(&self, rect: Rect) -> Result<RgbImage, DeskError> {
-        self.capturer().capture(&self.conn, self.root, rect)
+        self.capturer().capture(&self.conn, self.root, rect, None)
+    }
+
+    fn capture_scaled(&self, rect: Rect, width: u32) -> Result<RgbImage, DeskError> {
+        self.capturer()
+            .capture(&self.conn, self.root, rect, Some(width))
     }
 
     fn fingerprint(&self) -> Result<u64, DeskError> {
