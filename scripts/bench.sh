@@ -71,7 +71,12 @@ import -window root "png:$work/theirs.png"
 echo "PNG bytes: shuttle $(stat -c %s "$work/ours.png"), ImageMagick $(stat -c %s "$work/theirs.png")"
 echo
 
-# Input: a click on a fixture's canvas, and a key combination into it.
+echo "#### Call latency inside the processes (no process start-up)"
+echo
+cargo bench -q -p shuttle --bench latency 2>/dev/null
+echo
+# Input: a click on a fixture's canvas, and a key combination into it. Typing comes last: the
+# keymap changes it makes keep the window manager busy for a moment afterwards.
 target=$(/usr/bin/python3 -c '
 import json, sys
 ready = next(json.loads(l) for l in open(sys.argv[1]) if "\"ready\"" in l)
@@ -89,10 +94,6 @@ compare "key combination" \
 
 /usr/bin/python3 scripts/bench_input.py "$SHUTTLE" tests/fixture/fixture.py "$work"
 
-echo "#### Call latency inside the processes (no process start-up)"
-echo
-cargo bench -q -p shuttle --bench latency 2>/dev/null
-echo
 echo "#### Wire decode (criterion, 74-byte frame)"
 echo
 cargo bench -q -p shuttle-desk-core --bench wire -- --noplot 2>/dev/null | /usr/bin/python3 -c '

@@ -122,12 +122,13 @@ pub(super) fn press_keys(
     typing: Typing<'_>,
 ) -> Result<(), DeskError> {
     let mut keymap = Keymap::read(conn)?;
+    let wanted = missing(&keymap, keysyms);
+    typing
+        .lender
+        .lend(conn, &mut keymap, &wanted, typing.cancel, typing.settle)?;
     let mut codes = Vec::with_capacity(keysyms.len() + 1);
     for &keysym in keysyms {
-        let (code, shifted) =
-            typing
-                .lender
-                .keycode_for(conn, &mut keymap, keysym, typing.cancel, typing.settle)?;
+        let (code, shifted) = on_keyboard(&keymap, keysym)?;
         if shifted && !keysyms.contains(&SHIFT_L) {
             codes.push(keymap.find(SHIFT_L).ok_or_else(no_shift)?.0);
         }
@@ -177,19 +178,20 @@ pub(super) fn type_text(
     let mut sent = 0;
     let result = (|| {
         let mut held = Held::new(conn, root);
-        for &keysym in &chars {
+        for (at, &keysym) in chars.iter().enumerate() {
             if typing.cancel.is_cancelled() {
                 return Err(DeskError::Cancelled {
                     done: format!("{sent} of {total} characters were typed"),
                 });
             }
-            let (code, shifted) = typing.lender.keycode_for(
-                conn,
-                &mut keymap,
-                keysym,
-                typing.cancel,
-                typing.settle,
-            )?;
+            if keymap.find(keysym).is_none() {
+                held.flush()?;
+                let wanted = missing(&keymap, &chars[at..]);
+                typing
+                    .lender
+                    .lend(conn, &mut keymap, &wanted, typing.cancel, typing.settle)?;
+            }
+            let (code, shifted) = on_keyboard(&keymap, keysym)?;
             let shift = if shifted {
                 Some(shift.ok_or_else(no_shift)?)
             } else {
@@ -212,6 +214,27 @@ pub(super) fn type_text(
     }
     sync(conn)?;
     result.map(|()| sent)
+}
+
+/// The keysyms of `keysyms` the keymap lacks, each once, in order.
+fn missing(keymap: &Keymap, keysyms: &[u32]) -> Vec<u32> {
+    let mut wanted = Vec::new();
+    for &keysym in keysyms {
+        if keymap.find(keysym).is_none() && !wanted.contains(&keysym) {
+            wanted.push(keysym);
+        }
+    }
+    wanted
+}
+
+/// The keycode for `keysym`, which the keymap has (lending made sure of it).
+fn on_keyboard(keymap: &Keymap, keysym: u32) -> Result<(u8, bool), DeskError> {
+    keymap.find(keysym).ok_or_else(|| DeskError::Protocol {
+        what: "a keycode change".into(),
+        reason: format!(
+            "keysym 0x{keysym:x} is still not on the keyboard after lending it a keycode"
+        ),
+    })
 }
 
 fn caps_lock_on(conn: &RustConnection, root: Xid) -> Result<bool, DeskError> {

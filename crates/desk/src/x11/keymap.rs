@@ -76,20 +76,4 @@ impl Keymap {
         let first = keysyms.next();
         keysyms.all(|s| Some(s) == first)
     }
-
-    /// Maps `code` to `keysym` (0 for none) in every column, on the server and in this copy.
-    pub(super) fn set(
-        &mut self,
-        conn: &RustConnection,
-        code: Keycode,
-        keysym: u32,
-    ) -> Result<(), DeskError> {
-        let per = usize::from(self.per_keycode.max(1));
-        let columns = vec![keysym; per];
-        conn.change_keyboard_mapping(1, code, self.per_keycode, &columns)
-            .map_err(lost)?;
-        let start = usize::from(code - self.min_keycode) * per;
-        self.keysyms[start..start + per].copy_from_slice(&columns);
-        Ok(())
-    }
 }

@@ -4,9 +4,11 @@
 //! which can be well after the key was sent and even after it answered a ping (GTK, for one,
 //! reads events before it translates them). So a lent keycode must keep its meaning until the
 //! app has surely handled every key sent on it: a keycode is lent again, or given back, only
-//! once it has gone unused for a while. Typing the same characters again reuses their keycodes
-//! without touching the keymap at all, and the keycodes go back to empty once typing has been
-//! idle for [`RETURN_AFTER`], and when the daemon stops.
+//! once it has gone unused for [`KEEP_FOR`]. Typing the same characters again reuses their
+//! keycodes without touching the keymap, and every keymap change lends or gives back as many
+//! keycodes as it can at once, since each change costs every client on the display a keymap
+//! reload. Lent keycodes go back to what they were once typing has been idle for
+//! [`RETURN_AFTER`], and when the daemon stops.
 //!
 //! The keycodes on loan are also listed in a property of the root window, so a daemon that was
 //! killed before it could give them back leaves a record the next one finds and reclaims.
@@ -14,26 +16,29 @@
 use std::time::{Duration, Instant};
 
 use x11rb::connection::Connection;
+use x11rb::protocol::xkb::KeySymMap;
 use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _, Keycode, PropMode, Window as Xid};
 use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
 
 use super::keymap::Keymap;
-use super::lost;
+use super::{lost, xkbkeys};
 use crate::cancel::Cancel;
 use crate::error::DeskError;
 
 /// How long a lent keycode keeps its meaning after it was last pressed.
 const KEEP_FOR: Duration = Duration::from_millis(500);
-/// How long typing must be idle before lent keycodes go back to empty.
+/// How long typing must be idle before lent keycodes go back.
 pub(super) const RETURN_AFTER: Duration = Duration::from_secs(1);
 
 /// One spare keycode and what it is lent to.
 struct Slot {
     code: Keycode,
-    /// The keysym it carries, or 0 while it is free.
+    /// The keysym it carries for us, or 0 while it is not lent.
     keysym: u32,
     last_used: Instant,
+    /// What the keycode carried before we lent it, to give back exactly that.
+    original: KeySymMap,
 }
 
 /// The spare keycodes, found when first needed.
@@ -55,30 +60,39 @@ impl Lender {
     }
 
     /// The slots: the keycodes the layout leaves empty, and those an earlier daemon lent and
-    /// did not give back.
+    /// did not give back (which go back to empty).
     fn slots(
         &mut self,
         conn: &RustConnection,
         keymap: &Keymap,
     ) -> Result<&mut Vec<Slot>, DeskError> {
         if self.slots.is_none() {
+            xkbkeys::enable(conn)?;
             let long_ago = Instant::now()
                 .checked_sub(KEEP_FOR)
                 .unwrap_or_else(Instant::now);
-            let mut codes = keymap.empty_keycodes();
-            for code in self.recorded(conn)? {
-                if !codes.contains(&code) && keymap.lent_looking(code) {
-                    codes.push(code);
-                }
-            }
-            let slots = codes
+            let mut slots: Vec<Slot> = keymap
+                .empty_keycodes()
                 .into_iter()
                 .map(|code| Slot {
                     code,
-                    keysym: keymap.keysym(code),
+                    keysym: 0,
                     last_used: long_ago,
+                    original: xkbkeys::empty(),
                 })
                 .collect();
+            for code in self.recorded(conn)? {
+                let keysym = keymap.keysym(code);
+                if keysym != 0 && keymap.lent_looking(code) && slots.iter().all(|s| s.code != code)
+                {
+                    slots.push(Slot {
+                        code,
+                        keysym,
+                        last_used: long_ago,
+                        original: xkbkeys::empty(),
+                    });
+                }
+            }
             self.slots = Some(slots);
         }
         Ok(self.slots.as_mut().expect("filled above"))
@@ -117,51 +131,73 @@ impl Lender {
         Ok(())
     }
 
-    /// A keycode carrying `keysym`, lending one if the layout has none. May wait for a lent
-    /// keycode to age when all of them were used just now; `settle` waits for the app to catch
-    /// up after the keymap changed.
-    pub(super) fn keycode_for(
+    /// Makes keycodes carry `wanted` (keysyms the layout lacks, in the order they are needed):
+    /// as many as there are keycodes free to lend, and always at least the first, waiting for a
+    /// lent keycode to age when every one was used just now. One keymap change for all of them;
+    /// `settle` then waits for the app to take the new keymap in. `keymap` is read afresh.
+    pub(super) fn lend(
         &mut self,
         conn: &RustConnection,
         keymap: &mut Keymap,
-        keysym: u32,
+        wanted: &[u32],
         cancel: &Cancel,
         settle: &mut dyn FnMut(),
-    ) -> Result<(Keycode, bool), DeskError> {
-        if let Some(found) = keymap.find(keysym) {
-            return Ok(found);
-        }
+    ) -> Result<(), DeskError> {
+        let Some(&first) = wanted.first() else {
+            return Ok(());
+        };
         let slots = self.slots(conn, keymap)?;
-        // A free slot if there is one, else the one unused for longest.
-        let slot = slots
-            .iter_mut()
-            .min_by_key(|s| (s.keysym != 0, s.last_used))
-            .ok_or_else(|| {
-                DeskError::Invalid(format!(
-                    "keysym 0x{keysym:x} is not on the keyboard layout, and the layout leaves no \
-                     keycode free to lend it; nothing more was sent"
-                ))
-            })?;
-        if slot.keysym != 0 {
-            let ready_at = slot.last_used + KEEP_FOR;
-            conn.flush().map_err(lost)?;
-            while Instant::now() < ready_at {
-                if cancel.is_cancelled() {
-                    return Err(DeskError::Cancelled {
-                        done: "typing stopped while waiting for a spare keycode".into(),
-                    });
-                }
-                std::thread::sleep((ready_at - Instant::now()).min(Duration::from_millis(20)));
-            }
+        if slots.is_empty() {
+            return Err(DeskError::Invalid(format!(
+                "keysym 0x{first:x} is not on the keyboard layout, and the layout leaves no \
+                 keycode free to lend it; nothing more was sent"
+            )));
         }
-        keymap.set(conn, slot.code, keysym)?;
-        slot.keysym = keysym;
-        slot.last_used = Instant::now();
-        let code = slot.code;
-        self.record(conn)?;
+        let mut changes = Vec::new();
+        loop {
+            // Free keycodes first, then those unused for longest, never one that carries a
+            // keysym still wanted.
+            let mut free: Vec<&mut Slot> = slots
+                .iter_mut()
+                .filter(|s| {
+                    s.keysym == 0
+                        || (s.last_used.elapsed() >= KEEP_FOR && !wanted.contains(&s.keysym))
+                })
+                .collect();
+            free.sort_by_key(|s| (s.keysym != 0, s.last_used));
+            for (slot, &keysym) in free.into_iter().zip(wanted) {
+                if slot.keysym == 0 {
+                    slot.original = xkbkeys::read(conn, slot.code, slot.code)?.remove(0);
+                }
+                slot.keysym = keysym;
+                slot.last_used = Instant::now();
+                changes.push((slot.code, xkbkeys::lent(keysym)));
+            }
+            if !changes.is_empty() {
+                break;
+            }
+            let oldest = slots
+                .iter()
+                .map(|s| s.last_used)
+                .min()
+                .expect("slots is not empty");
+            if cancel.is_cancelled() {
+                return Err(DeskError::Cancelled {
+                    done: "typing stopped while waiting for a spare keycode".into(),
+                });
+            }
+            std::thread::sleep(
+                (oldest + KEEP_FOR)
+                    .saturating_duration_since(Instant::now())
+                    .min(Duration::from_millis(20)),
+            );
+        }
         conn.flush().map_err(lost)?;
+        xkbkeys::write(conn, &changes)?;
+        self.record(conn)?;
+        *keymap = Keymap::read(conn)?;
         settle();
-        Ok((code, false))
+        Ok(())
     }
 
     /// Records that `code` was just pressed.
@@ -178,22 +214,20 @@ impl Lender {
         conn: &RustConnection,
         idle: Duration,
     ) -> Result<(), DeskError> {
-        let mut keymap = Keymap::read(conn)?;
-        let due: Vec<Keycode> = self
+        let keymap = Keymap::read(conn)?;
+        let due: Vec<(Keycode, KeySymMap)> = self
             .slots(conn, &keymap)?
             .iter_mut()
             .filter(|s| s.keysym != 0 && s.last_used.elapsed() >= idle)
             .map(|s| {
                 s.keysym = 0;
-                s.code
+                (s.code, std::mem::replace(&mut s.original, xkbkeys::empty()))
             })
             .collect();
         if due.is_empty() {
             return Ok(());
         }
-        for code in due {
-            keymap.set(conn, code, 0)?;
-        }
+        xkbkeys::write(conn, &due)?;
         self.record(conn)?;
         conn.flush().map_err(lost)
     }

@@ -8,6 +8,7 @@ mod lender;
 mod sync;
 mod windows;
 mod wm;
+mod xkbkeys;
 
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
