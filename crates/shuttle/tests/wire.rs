@@ -234,11 +234,17 @@ fn a_socket_directory_open_to_others_is_refused() {
 #[test]
 fn a_socket_directory_of_another_owner_is_refused() {
     let scratch = Scratch::new("foreign-dir");
-    let foreign = scratch.path("theirs");
-    std::fs::create_dir(&foreign).unwrap();
-    std::fs::set_permissions(&foreign, std::fs::Permissions::from_mode(0o700)).unwrap();
-    std::os::unix::fs::chown(&foreign, Some(65534), Some(65534))
-        .expect("the tests run as root to chown");
+    // Root can make a directory someone else owns; anyone else finds one in /root.
+    // SAFETY: geteuid has no preconditions.
+    let (foreign, owner) = if unsafe { libc::geteuid() } == 0 {
+        let dir = scratch.path("theirs");
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+        std::os::unix::fs::chown(&dir, Some(65534), Some(65534)).unwrap();
+        (dir, 65534)
+    } else {
+        (std::path::PathBuf::from("/root"), 0)
+    };
     let out = Command::new(SHUTTLE)
         .args(["serve", "--foreground"])
         .env("SHUTTLE_SOCKET", foreign.join("desk.sock"))
@@ -246,7 +252,10 @@ fn a_socket_directory_of_another_owner_is_refused() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("it is owned by uid 65534"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("it is owned by uid {owner}")),
+        "{stderr}"
+    );
 }
 
 #[test]
