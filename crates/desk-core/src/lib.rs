@@ -1,6 +1,7 @@
 //! The pure core of shuttle's desk: no OS code lives here.
 //!
 //! - [`wire`]: the desk wire, the framed JSON protocol every shuttle process speaks.
+//! - [`a11y`]: accessibility nodes, their outline and finding them by name.
 //! - [`call`]: the desk verbs and the typed arguments of each.
 //! - [`geometry`]: desk coordinates.
 //! - [`window`]: the window record the `windows` verb returns.
@@ -9,6 +10,7 @@
 //! Backends (`crates/desk`) and the binary (`crates/shuttle`) build on these; anything that needs
 //! a display, a socket or a file belongs there, not here.
 
+pub mod a11y;
 pub mod call;
 pub mod geometry;
 pub mod matching;

@@ -2,11 +2,14 @@
 
 use std::time::Duration;
 
+use std::sync::Arc;
+
 use desk_core::call::{Button, Direction};
 use desk_core::geometry::Rect;
 use desk_core::window::Window;
 use serde::Serialize;
 
+use crate::accessibility::Accessibility;
 use crate::cancel::Cancel;
 use crate::error::DeskError;
 use crate::image::RgbImage;
@@ -96,6 +99,9 @@ pub trait Backend: Send + Sync {
     /// Waits up to `limit` until the app that owns window `id` has handled all input sent so
     /// far. `false` when it could not tell: the app did not answer in time, or cannot be asked.
     fn settle(&self, id: &str, limit: Duration) -> bool;
+
+    /// The accessibility API of this desktop, connected on first use.
+    fn accessibility(&self) -> Result<Arc<dyn Accessibility>, DeskError>;
 
     /// Gives back what the backend borrowed from the desktop (on X11, lent keycodes). The
     /// daemon calls it when it stops.

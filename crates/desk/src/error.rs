@@ -85,12 +85,44 @@ pub enum DeskError {
         /// What has the focus instead.
         active: String,
     },
-    /// The verb exists on the wire but this desk does not provide it.
-    #[error("desk_{verb} is not available on this desk yet")]
-    Unsupported {
-        /// The verb's name.
-        verb: &'static str,
+    /// A window whose app exposes no accessibility tree.
+    #[error(
+        "window {id} {title:?} ({app}) has no accessibility tree: its app is not on the \
+         accessibility bus (terminals such as xterm and apps that draw their own widgets are \
+         not); use shot and pixel input instead"
+    )]
+    NoTree {
+        /// The window's id.
+        id: String,
+        /// Its title.
+        title: String,
+        /// Its app.
+        app: String,
     },
+    /// An app did not answer an accessibility call in time.
+    #[error(
+        "{app} did not answer accessibility within {after_ms} ms (asked to {what}); it may be busy \
+         or frozen: try again, or use shot and pixel input"
+    )]
+    NotAnswering {
+        /// The app, named with its pid.
+        app: String,
+        /// What was asked.
+        what: String,
+        /// The deadline that passed.
+        after_ms: u64,
+    },
+    /// A node id no longer names an object.
+    #[error("node {id} is gone: {reason}; take a new snapshot")]
+    NodeGone {
+        /// The id.
+        id: String,
+        /// Why it is gone, if known.
+        reason: String,
+    },
+    /// The accessibility bus is out of reach or misbehaved.
+    #[error("{0}")]
+    Accessibility(String),
 }
 
 impl DeskError {

@@ -6,6 +6,8 @@
 //!
 //! Everything here is blocking: the daemon runs desk calls on its blocking thread pool.
 
+pub mod accessibility;
+pub mod atspi;
 pub mod backend;
 pub mod cancel;
 pub mod error;
@@ -15,6 +17,7 @@ pub mod launch;
 pub mod verbs;
 pub mod x11;
 
+pub use accessibility::Accessibility;
 pub use backend::{Backend, BackendInfo};
 pub use cancel::Cancel;
 pub use error::DeskError;

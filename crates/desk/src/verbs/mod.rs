@@ -1,5 +1,6 @@
 //! The desk verbs, written once against [`Backend`].
 
+mod a11y;
 mod input;
 mod manage;
 mod shot;
@@ -7,36 +8,19 @@ mod still;
 mod target;
 mod wait;
 
-use desk_core::call::{DeskCall, Verb};
+use desk_core::call::DeskCall;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::backend::Backend;
 use crate::cancel::Cancel;
 use crate::error::DeskError;
 
-/// The verbs this desk answers, in the order help lists them.
-pub const AVAILABLE: &[Verb] = &[
-    Verb::Windows,
-    Verb::Screen,
-    Verb::Shot,
-    Verb::Wait,
-    Verb::Still,
-    Verb::Key,
-    Verb::Type,
-    Verb::Click,
-    Verb::Scroll,
-    Verb::Drag,
-    Verb::Focus,
-    Verb::Close,
-    Verb::Launch,
-];
-
 /// A verb's result: JSON for the reply text, and a PNG when the verb took one.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
-    /// The result, serialised as the reply's text.
-    pub json: Value,
+    /// The reply's text: JSON, or an outline meant for reading.
+    pub text: String,
     /// A PNG to attach to the reply.
     pub png: Option<Vec<u8>>,
 }
@@ -44,9 +28,14 @@ pub struct Outcome {
 impl Outcome {
     pub(crate) fn of(value: impl Serialize) -> Self {
         Self {
-            json: serde_json::to_value(value).expect("desk results always serialise"),
+            text: serde_json::to_string(&value).expect("desk results always serialise"),
             png: None,
         }
+    }
+
+    /// A result that is plain text.
+    pub(crate) fn text(text: String) -> Self {
+        Self { text, png: None }
     }
 }
 
@@ -69,8 +58,12 @@ pub fn run(backend: &dyn Backend, call: &DeskCall, cancel: &Cancel) -> Result<Ou
         DeskCall::Focus(args) => manage::focus(backend, args),
         DeskCall::Close(args) => manage::close(backend, args, cancel),
         DeskCall::Launch(args) => manage::launch(backend, args, cancel),
-        other => Err(DeskError::Unsupported {
-            verb: other.verb().name(),
-        }),
+        DeskCall::Snapshot(args) => a11y::snapshot(backend, args),
+        DeskCall::Find(args) => a11y::find(backend, args),
+        DeskCall::Read(args) => a11y::read(backend, args),
+        DeskCall::Press(args) => a11y::press(backend, args),
+        DeskCall::Act(args) => a11y::act(backend, args),
+        DeskCall::At(args) => a11y::at(backend, args),
+        DeskCall::Unanswered(_) => a11y::unanswered(backend),
     }
 }

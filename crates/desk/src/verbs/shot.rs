@@ -38,7 +38,7 @@ pub(super) fn shot(backend: &dyn Backend, args: &ShotArgs) -> Result<Outcome, De
         result["path"] = json!(path);
     }
     Ok(Outcome {
-        json: result,
+        text: result.to_string(),
         png: Some(png),
     })
 }

@@ -21,6 +21,8 @@ use x11rb::errors::{ConnectError, ConnectionError, ReplyError};
 use x11rb::protocol::xproto::{self, ConnectionExt as _};
 use x11rb::rust_connection::RustConnection;
 
+use crate::accessibility::Accessibility;
+use crate::atspi::AtSpi;
 use crate::backend::{Backend, BackendInfo};
 use crate::cancel::Cancel;
 use crate::error::DeskError;
@@ -48,6 +50,8 @@ pub struct X11Backend {
     lender: Arc<Mutex<Lender>>,
     /// Whether the thread that gives lent keycodes back runs.
     returning: std::sync::Once,
+    /// The accessibility bus, once a call needed it.
+    atspi: Mutex<Option<Arc<AtSpi>>>,
 }
 
 impl X11Backend {
@@ -72,6 +76,7 @@ impl X11Backend {
             pinger: Mutex::new(None),
             lender: Arc::new(Mutex::new(Lender::new(root, atoms._SHUTTLE_LENT_KEYCODES))),
             returning: std::sync::Once::new(),
+            atspi: Mutex::new(None),
         })
     }
 
@@ -218,6 +223,14 @@ impl Backend for X11Backend {
 
     fn settle(&self, id: &str, limit: Duration) -> bool {
         parse_window_id(id).is_some_and(|w| self.ping(w, limit))
+    }
+
+    fn accessibility(&self) -> Result<Arc<dyn Accessibility>, DeskError> {
+        let mut atspi = self.atspi.lock().unwrap_or_else(|e| e.into_inner());
+        if atspi.is_none() {
+            *atspi = Some(Arc::new(AtSpi::connect()?));
+        }
+        Ok(atspi.clone().expect("connected above"))
     }
 
     fn release(&self) -> Result<(), DeskError> {

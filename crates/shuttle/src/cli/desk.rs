@@ -29,7 +29,7 @@ pub fn command() -> Command {
         )
         .subcommand_required(true)
         .arg_required_else_help(true);
-    for verb in desk::verbs::AVAILABLE {
+    for verb in Verb::ALL {
         desk = desk.subcommand(verb_command(*verb));
     }
     desk

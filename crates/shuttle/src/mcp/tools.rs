@@ -36,10 +36,10 @@ fn desk_tool() -> Tool {
          (? = optional); results are JSON. window = an id or title from windows. Coordinates \
          are screen pixels.",
     );
-    for verb in desk::verbs::AVAILABLE {
+    for verb in Verb::ALL {
         description.push_str(&format!("\n{}: {}", verb.signature(), verb.about()));
     }
-    let verbs: Vec<&str> = desk::verbs::AVAILABLE.iter().map(|v| v.name()).collect();
+    let verbs: Vec<&str> = Verb::ALL.iter().map(|v| v.name()).collect();
     Tool::new(
         DESK,
         description,
@@ -97,7 +97,6 @@ pub fn to_wire(
                 None => return Err(format!("desk: pass verb, one of {}", verb_names())),
             };
             let verb = Verb::from_name(&verb)
-                .filter(|v| desk::verbs::AVAILABLE.contains(v))
                 .ok_or_else(|| format!("desk: unknown verb {verb:?}; verbs: {}", verb_names()))?;
             absolutise_path(&mut args, cwd);
             Ok((verb.tool_name(), Value::Object(args)))
@@ -111,7 +110,7 @@ pub fn to_wire(
 }
 
 fn verb_names() -> String {
-    let names: Vec<&str> = desk::verbs::AVAILABLE.iter().map(|v| v.name()).collect();
+    let names: Vec<&str> = Verb::ALL.iter().map(|v| v.name()).collect();
     names.join(", ")
 }
 

@@ -127,7 +127,7 @@ impl Daemon {
                 image_b64: outcome
                     .png
                     .map(|png| base64::engine::general_purpose::STANDARD.encode(png)),
-                ..Reply::ok(outcome.json.to_string())
+                ..Reply::ok(outcome.text)
             },
             Ok(Err(e)) => Reply::error(format!("{}: {e}", request.tool)),
             Err(join) => Reply::error(format!(

@@ -1,0 +1,162 @@
+//! Accessibility nodes as the desk reports them, and the outline an agent reads.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// One node of a window's accessibility tree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Node {
+    /// Its position in this snapshot, for `parent` links.
+    #[serde(rename = "ref")]
+    pub node_ref: usize,
+    /// A handle that stays the same for the same object across snapshots, for read, press
+    /// and act.
+    pub id: String,
+    /// The `ref` of its parent; none for the snapshot's root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<usize>,
+    /// How deep it sits below the root (0).
+    pub depth: usize,
+    /// Its role, such as `push button` or `page tab`.
+    pub role: String,
+    /// Its accessible name; may be empty.
+    pub name: String,
+    /// Notable states, such as `checked`, `focused`, `selected`, `disabled`, `hidden`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub states: Vec<String>,
+    /// Where it is on the screen: x, y, width, height.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bounds: Option<[i32; 4]>,
+    /// Its key binding, as the toolkit states it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keys: Option<String>,
+    /// Its current value: a slider's number, a field's text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+}
+
+/// The nodes as an indented outline, one node a line, cut at `max_chars` with a note saying so.
+pub fn outline(nodes: &[Node], max_chars: Option<usize>) -> String {
+    let mut out = String::new();
+    for (i, node) in nodes.iter().enumerate() {
+        let line = outline_line(node);
+        if let Some(limit) = max_chars
+            && out.len() + line.len() > limit
+        {
+            let note = format!(
+                "… cut at {limit} characters: {} of {} nodes shown; raise max_chars, or snapshot \
+                 without text for the JSON nodes\n",
+                i,
+                nodes.len()
+            );
+            out.push_str(&note);
+            return out;
+        }
+        out.push_str(&line);
+    }
+    out
+}
+
+fn outline_line(node: &Node) -> String {
+    let mut line = "  ".repeat(node.depth);
+    line.push_str(&node.role);
+    if !node.name.is_empty() {
+        line.push_str(&format!(" {:?}", node.name));
+    }
+    if !node.states.is_empty() {
+        line.push_str(&format!(" [{}]", node.states.join(", ")));
+    }
+    if let Some(value) = &node.value {
+        line.push_str(&format!(" = {value:?}"));
+    }
+    if let Some(keys) = &node.keys {
+        line.push_str(&format!(" keys={keys}"));
+    }
+    if let Some([x, y, w, h]) = node.bounds {
+        line.push_str(&format!(" @{x},{y} {w}x{h}"));
+    }
+    line.push_str(&format!(" #{}\n", node.id));
+    line
+}
+
+/// The nodes whose name matches `name`: exact matches if there are any, else names that contain
+/// it in any case; only of `role` when one is given (any case).
+pub fn find_by_name<'n>(nodes: &'n [Node], name: &str, role: Option<&str>) -> Vec<&'n Node> {
+    let of_role = |n: &&Node| role.is_none_or(|r| n.role.eq_ignore_ascii_case(r));
+    let exact: Vec<&Node> = nodes
+        .iter()
+        .filter(of_role)
+        .filter(|n| n.name == name)
+        .collect();
+    if !exact.is_empty() {
+        return exact;
+    }
+    let lower = name.to_lowercase();
+    nodes
+        .iter()
+        .filter(of_role)
+        .filter(|n| n.name.to_lowercase().contains(&lower))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(node_ref: usize, depth: usize, role: &str, name: &str) -> Node {
+        Node {
+            node_ref,
+            id: format!("1.5:{node_ref}"),
+            parent: node_ref.checked_sub(1),
+            depth,
+            role: role.into(),
+            name: name.into(),
+            states: Vec::new(),
+            bounds: None,
+            keys: None,
+            value: None,
+        }
+    }
+
+    #[test]
+    fn outline_indents_and_cuts_with_a_note() {
+        let mut nodes = vec![
+            node(0, 0, "frame", "Notes"),
+            node(1, 1, "push button", "Save"),
+            node(2, 1, "check box", "Wrap"),
+        ];
+        nodes[1].keys = Some("<Control>s".into());
+        nodes[1].bounds = Some([10, 20, 80, 30]);
+        nodes[2].states = vec!["checked".into()];
+        nodes[2].value = Some("1".into());
+        let all = outline(&nodes, None);
+        assert_eq!(
+            all,
+            "frame \"Notes\" #1.5:0\n  push button \"Save\" keys=<Control>s @10,20 80x30 #1.5:1\n  \
+             check box \"Wrap\" [checked] = \"1\" #1.5:2\n"
+        );
+        let cut = outline(&nodes, Some(30));
+        assert!(cut.starts_with("frame \"Notes\" #1.5:0\n…"), "{cut}");
+        assert!(cut.contains("1 of 3 nodes shown"), "{cut}");
+    }
+
+    #[test]
+    fn exact_names_win_over_substrings() {
+        let nodes = vec![
+            node(0, 0, "push button", "Save"),
+            node(1, 0, "push button", "Save As…"),
+            node(2, 0, "menu item", "save all"),
+        ];
+        let names = |found: Vec<&Node>| found.iter().map(|n| n.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(find_by_name(&nodes, "Save", None)), ["Save"]);
+        assert_eq!(
+            names(find_by_name(&nodes, "sav", None)),
+            ["Save", "Save As…", "save all"]
+        );
+        assert_eq!(
+            names(find_by_name(&nodes, "save", Some("Menu Item"))),
+            ["save all"]
+        );
+        assert!(find_by_name(&nodes, "Open", None).is_empty());
+    }
+}

@@ -1,0 +1,63 @@
+//! The boundary between the accessibility verbs and an operating system's accessibility API
+//! (AT-SPI on Linux; AX on macOS and UI Automation on Windows would be other implementations).
+
+use desk_core::a11y::Node;
+
+use crate::error::DeskError;
+
+/// What to read besides role, name and states.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Want {
+    /// Screen bounds.
+    pub bounds: bool,
+    /// Key bindings.
+    pub keys: bool,
+    /// A node's whole text, not just an editable field's value.
+    pub text: bool,
+}
+
+/// A top-level accessible window of an app.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AppWindow {
+    /// Its node id.
+    pub id: String,
+    /// Its accessible name, normally the window title.
+    pub name: String,
+    /// Whether the app says it is the active window.
+    pub active: bool,
+}
+
+/// An accessibility API. Every call has a deadline: an app that does not answer makes it fail
+/// with [`DeskError::NotAnswering`].
+pub trait Accessibility: Send + Sync {
+    /// The accessible top-level windows of process `pid`, or `None` when the process is not on
+    /// the accessibility bus at all.
+    fn windows_of(&self, pid: u32) -> Result<Option<Vec<AppWindow>>, DeskError>;
+
+    /// The tree under node `root`, root first, in document order.
+    fn tree(&self, root: &str, want: Want) -> Result<Vec<Node>, DeskError>;
+
+    /// One node.
+    fn node(&self, id: &str, want: Want) -> Result<Node, DeskError>;
+
+    /// A node's ancestors, nearest first, up to its top-level window.
+    fn ancestors(&self, id: &str) -> Result<Vec<Node>, DeskError>;
+
+    /// The deepest node under `root` at the desk point (x, y), if any.
+    fn at_point(&self, root: &str, x: i32, y: i32) -> Result<Option<String>, DeskError>;
+
+    /// The names of a node's actions, in order.
+    fn actions(&self, id: &str) -> Result<Vec<String>, DeskError>;
+
+    /// Runs a node's action `index`; false when the app refused.
+    fn do_action(&self, id: &str, index: usize) -> Result<bool, DeskError>;
+
+    /// Selects a node within its parent (a tab, a row); false when the app refused.
+    fn select(&self, id: &str) -> Result<bool, DeskError>;
+
+    /// Gives a node the keyboard focus; false when the app refused.
+    fn grab_focus(&self, id: &str) -> Result<bool, DeskError>;
+
+    /// The process a node belongs to.
+    fn pid_of(&self, id: &str) -> Result<u32, DeskError>;
+}

@@ -1,0 +1,407 @@
+//! Accessibility on Linux: AT-SPI over D-Bus, with zbus and the `atspi` proxies.
+//!
+//! - [`ids`]: node ids, stable for the same object across snapshots.
+//! - [`tree`]: reading a window's tree in as few bus round trips as it takes.
+//! - this module: the connection, the applications, single nodes and the actions.
+//!
+//! Every call has a deadline ([`CALL_TIMEOUT`]): an app that stopped answering makes the call
+//! fail with its name and pid, never hang the daemon. Calls run on zbus's own executor; the
+//! blocking methods here wait for them, so the desk verbs stay plain blocking code.
+
+mod ids;
+mod tree;
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use atspi::proxy::accessible::AccessibleProxy;
+use atspi::proxy::action::ActionProxy;
+use atspi::proxy::component::ComponentProxy;
+use atspi::proxy::selection::SelectionProxy;
+use atspi::{CoordType, Role, State};
+use desk_core::a11y::Node;
+use zbus::proxy::CacheProperties;
+
+use crate::accessibility::{Accessibility, AppWindow, Want};
+use crate::error::DeskError;
+use ids::NodeRef;
+
+/// How long one accessibility call may take before the app counts as not answering.
+pub const CALL_TIMEOUT: Duration = Duration::from_millis(1500);
+
+/// The registry's root object, whose children are the applications.
+const REGISTRY: &str = "org.a11y.atspi.Registry";
+const ROOT_PATH: &str = "/org/a11y/atspi/accessible/root";
+
+/// A connection to the accessibility bus.
+pub struct AtSpi {
+    conn: zbus::Connection,
+    /// Process ids of application bus names, which never change while the name exists.
+    pids: Mutex<HashMap<String, u32>>,
+}
+
+impl AtSpi {
+    /// Connects to the accessibility bus, turning accessibility on for the session first.
+    pub fn connect() -> Result<Self, DeskError> {
+        zbus::block_on(async {
+            let address = bus_address().await?;
+            let conn = zbus::connection::Builder::address(address.as_str())
+                .map(|b| b.method_timeout(CALL_TIMEOUT))
+                .map_err(no_bus)?
+                .build()
+                .await
+                .map_err(no_bus)?;
+            Ok(Self {
+                conn,
+                pids: Mutex::default(),
+            })
+        })
+    }
+
+    async fn accessible(&self, node: &NodeRef) -> Result<AccessibleProxy<'static>, DeskError> {
+        AccessibleProxy::builder(&self.conn)
+            .destination(node.bus.clone())
+            .and_then(|b| b.path(node.path.clone()))
+            .map_err(|e| bad_id(node, &e))?
+            .cache_properties(CacheProperties::No)
+            .build()
+            .await
+            .map_err(|e| bad_id(node, &e))
+    }
+
+    async fn component(&self, node: &NodeRef) -> Result<ComponentProxy<'static>, DeskError> {
+        ComponentProxy::builder(&self.conn)
+            .destination(node.bus.clone())
+            .and_then(|b| b.path(node.path.clone()))
+            .map_err(|e| bad_id(node, &e))?
+            .cache_properties(CacheProperties::No)
+            .build()
+            .await
+            .map_err(|e| bad_id(node, &e))
+    }
+
+    async fn action(&self, node: &NodeRef) -> Result<ActionProxy<'static>, DeskError> {
+        ActionProxy::builder(&self.conn)
+            .destination(node.bus.clone())
+            .and_then(|b| b.path(node.path.clone()))
+            .map_err(|e| bad_id(node, &e))?
+            .cache_properties(CacheProperties::No)
+            .build()
+            .await
+            .map_err(|e| bad_id(node, &e))
+    }
+
+    /// The process behind an application's bus name.
+    async fn pid_of_bus(&self, bus: &str) -> Result<u32, DeskError> {
+        if let Some(&pid) = self.lock_pids().get(bus) {
+            return Ok(pid);
+        }
+        let dbus = zbus::fdo::DBusProxy::new(&self.conn)
+            .await
+            .map_err(lost_bus)?;
+        let name =
+            zbus::names::BusName::try_from(bus).map_err(|e| DeskError::Invalid(e.to_string()))?;
+        let pid = dbus
+            .get_connection_unix_process_id(name)
+            .await
+            .map_err(|e| DeskError::Invalid(format!("the app at {bus} is gone ({e})")))?;
+        self.lock_pids().insert(bus.to_string(), pid);
+        Ok(pid)
+    }
+
+    fn lock_pids(&self) -> std::sync::MutexGuard<'_, HashMap<String, u32>> {
+        self.pids.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The applications on the bus: their root object and process id.
+    async fn apps(&self) -> Result<Vec<(NodeRef, u32)>, DeskError> {
+        let registry = NodeRef::new(REGISTRY, ROOT_PATH);
+        let children = self
+            .accessible(&registry)
+            .await?
+            .get_children()
+            .await
+            .map_err(|e| self.failed(&registry, "list the applications", e))?;
+        let mut apps = Vec::new();
+        for child in children {
+            let Some(app) = NodeRef::from_object(&child) else {
+                continue;
+            };
+            if let Ok(pid) = self.pid_of_bus(&app.bus).await {
+                apps.push((app, pid));
+            }
+        }
+        Ok(apps)
+    }
+
+    /// What a failed call means for the user, naming the app when it did not answer.
+    fn failed(&self, node: &NodeRef, what: &str, e: zbus::Error) -> DeskError {
+        let app = self
+            .lock_pids()
+            .get(&node.bus)
+            .map(|pid| format!("{} (pid {pid})", app_name(*pid)))
+            .unwrap_or_else(|| format!("the app at {}", node.bus));
+        match e {
+            zbus::Error::InputOutput(ref io) if io.kind() == std::io::ErrorKind::TimedOut => {
+                DeskError::NotAnswering {
+                    app,
+                    what: what.into(),
+                    after_ms: CALL_TIMEOUT.as_millis() as u64,
+                }
+            }
+            zbus::Error::MethodError(ref name, ..) if name.as_str().ends_with("UnknownObject") => {
+                DeskError::NodeGone {
+                    id: node.to_id(),
+                    reason: format!("{app} no longer has it"),
+                }
+            }
+            zbus::Error::MethodError(ref name, ref message, _)
+                if app_gone(name.as_str(), message.as_deref()) =>
+            {
+                DeskError::NodeGone {
+                    id: node.to_id(),
+                    reason: "its app is gone (it quit or restarted)".into(),
+                }
+            }
+            other => DeskError::Accessibility(format!("cannot {what} in {app}: {other}")),
+        }
+    }
+}
+
+impl Accessibility for AtSpi {
+    fn windows_of(&self, pid: u32) -> Result<Option<Vec<AppWindow>>, DeskError> {
+        zbus::block_on(async {
+            let Some((app, _)) = self.apps().await?.into_iter().find(|(_, p)| *p == pid) else {
+                return Ok(None);
+            };
+            let children = self
+                .accessible(&app)
+                .await?
+                .get_children()
+                .await
+                .map_err(|e| self.failed(&app, "list its windows", e))?;
+            let mut windows = Vec::new();
+            for child in children {
+                let Some(node) = NodeRef::from_object(&child) else {
+                    continue;
+                };
+                let proxy = self.accessible(&node).await?;
+                let name = proxy
+                    .name()
+                    .await
+                    .map_err(|e| self.failed(&node, "read a window's name", e))?;
+                let states = proxy
+                    .get_state()
+                    .await
+                    .map_err(|e| self.failed(&node, "read a window's state", e))?;
+                windows.push(AppWindow {
+                    id: node.to_id(),
+                    name,
+                    active: states.contains(State::Active),
+                });
+            }
+            Ok(Some(windows))
+        })
+    }
+
+    fn tree(&self, root: &str, want: Want) -> Result<Vec<Node>, DeskError> {
+        let root = NodeRef::parse(root)?;
+        zbus::block_on(tree::read(self, &root, want))
+    }
+
+    fn node(&self, id: &str, want: Want) -> Result<Node, DeskError> {
+        let node = NodeRef::parse(id)?;
+        zbus::block_on(tree::read_one(self, &node, want))
+    }
+
+    fn ancestors(&self, id: &str) -> Result<Vec<Node>, DeskError> {
+        let mut node = NodeRef::parse(id)?;
+        zbus::block_on(async {
+            let mut chain = Vec::new();
+            for _ in 0..64 {
+                let parent = self
+                    .accessible(&node)
+                    .await?
+                    .parent()
+                    .await
+                    .map_err(|e| self.failed(&node, "read a parent", e))?;
+                let Some(parent) = NodeRef::from_object(&parent) else {
+                    break;
+                };
+                let up = tree::read_one(self, &parent, Want::default()).await?;
+                // The application itself is not part of any window.
+                if up.role == Role::Application.name() {
+                    break;
+                }
+                chain.push(up);
+                node = parent;
+            }
+            Ok(chain)
+        })
+    }
+
+    fn at_point(&self, root: &str, x: i32, y: i32) -> Result<Option<String>, DeskError> {
+        let mut node = NodeRef::parse(root)?;
+        zbus::block_on(async {
+            let mut found = None;
+            for _ in 0..64 {
+                let child = self
+                    .component(&node)
+                    .await?
+                    .get_accessible_at_point(x, y, CoordType::Screen)
+                    .await
+                    .map_err(|e| self.failed(&node, "hit-test a point", e))?;
+                match NodeRef::from_object(&child) {
+                    Some(child) if child != node => {
+                        found = Some(child.to_id());
+                        node = child;
+                    }
+                    _ => break,
+                }
+            }
+            Ok(found)
+        })
+    }
+
+    fn actions(&self, id: &str) -> Result<Vec<String>, DeskError> {
+        let node = NodeRef::parse(id)?;
+        zbus::block_on(async {
+            let proxy = self.action(&node).await?;
+            let actions = proxy
+                .get_actions()
+                .await
+                .map_err(|e| self.failed(&node, "list actions", e))?;
+            Ok(actions.into_iter().map(|a| a.name).collect())
+        })
+    }
+
+    fn do_action(&self, id: &str, index: usize) -> Result<bool, DeskError> {
+        let node = NodeRef::parse(id)?;
+        zbus::block_on(async {
+            self.action(&node)
+                .await?
+                .do_action(index as i32)
+                .await
+                .map_err(|e| self.failed(&node, "run an action", e))
+        })
+    }
+
+    fn select(&self, id: &str) -> Result<bool, DeskError> {
+        let node = NodeRef::parse(id)?;
+        zbus::block_on(async {
+            let proxy = self.accessible(&node).await?;
+            let index = proxy
+                .get_index_in_parent()
+                .await
+                .map_err(|e| self.failed(&node, "find a node's place", e))?;
+            let parent = proxy
+                .parent()
+                .await
+                .map_err(|e| self.failed(&node, "read a parent", e))?;
+            let parent = NodeRef::from_object(&parent).ok_or_else(|| DeskError::NodeGone {
+                id: node.to_id(),
+                reason: "it has no parent to select it in".into(),
+            })?;
+            let selection = SelectionProxy::builder(&self.conn)
+                .destination(parent.bus.clone())
+                .and_then(|b| b.path(parent.path.clone()))
+                .map_err(|e| bad_id(&parent, &e))?
+                .cache_properties(CacheProperties::No)
+                .build()
+                .await
+                .map_err(|e| bad_id(&parent, &e))?;
+            selection
+                .select_child(index)
+                .await
+                .map_err(|e| self.failed(&parent, "select a child", e))
+        })
+    }
+
+    fn grab_focus(&self, id: &str) -> Result<bool, DeskError> {
+        let node = NodeRef::parse(id)?;
+        zbus::block_on(async {
+            self.component(&node)
+                .await?
+                .grab_focus()
+                .await
+                .map_err(|e| self.failed(&node, "give it the focus", e))
+        })
+    }
+
+    fn pid_of(&self, id: &str) -> Result<u32, DeskError> {
+        let node = NodeRef::parse(id)?;
+        zbus::block_on(self.pid_of_bus(&node.bus))
+    }
+}
+
+/// Whether a D-Bus error says the app left the bus (before or while answering).
+fn app_gone(error: &str, message: Option<&str>) -> bool {
+    error.ends_with("ServiceUnknown")
+        || error.ends_with("NameHasNoOwner")
+        || (error.ends_with("NoReply") && message.is_some_and(|m| m.contains("disconnected")))
+}
+
+/// The accessibility bus: `AT_SPI_BUS_ADDRESS`, else what the session bus's `org.a11y.Bus`
+/// says. Also turns accessibility on (`org.a11y.Status.IsEnabled`), which toolkits read to
+/// decide whether to expose their trees at all.
+async fn bus_address() -> Result<String, DeskError> {
+    let session = zbus::Connection::session().await;
+    if let Ok(session) = &session {
+        let status = zbus::Proxy::new(
+            session,
+            "org.a11y.Bus",
+            "/org/a11y/bus",
+            "org.freedesktop.DBus.Properties",
+        )
+        .await;
+        if let Ok(status) = status {
+            let enabled = zbus::zvariant::Value::from(true);
+            let set: zbus::Result<()> = status
+                .call("Set", &("org.a11y.Status", "IsEnabled", enabled))
+                .await;
+            if let Err(e) = set {
+                tracing::warn!(error = %e, "could not turn accessibility on for the session");
+            }
+        }
+    }
+    if let Some(address) = std::env::var("AT_SPI_BUS_ADDRESS")
+        .ok()
+        .filter(|a| !a.is_empty())
+    {
+        return Ok(address);
+    }
+    let session = session.map_err(|e| {
+        DeskError::Accessibility(format!(
+            "no session D-Bus to find the accessibility bus on ({e}); start the daemon inside a \
+             desktop session, or set AT_SPI_BUS_ADDRESS"
+        ))
+    })?;
+    let bus = zbus::Proxy::new(&session, "org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus")
+        .await
+        .map_err(no_bus)?;
+    bus.call("GetAddress", &()).await.map_err(no_bus)
+}
+
+fn no_bus(e: zbus::Error) -> DeskError {
+    DeskError::Accessibility(format!(
+        "cannot reach the accessibility bus ({e}); is at-spi2-core installed and the session's \
+         accessibility bus running?"
+    ))
+}
+
+fn lost_bus(e: zbus::Error) -> DeskError {
+    DeskError::Accessibility(format!("the accessibility bus connection failed: {e}"))
+}
+
+fn bad_id(node: &NodeRef, e: &zbus::Error) -> DeskError {
+    DeskError::Invalid(format!("{} is not a usable node id: {e}", node.to_id()))
+}
+
+/// The executable name of a process, for messages.
+fn app_name(pid: u32) -> String {
+    std::fs::read_link(format!("/proc/{pid}/exe"))
+        .ok()
+        .and_then(|p| Some(p.file_name()?.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "the app".into())
+}

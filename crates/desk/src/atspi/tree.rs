@@ -1,0 +1,353 @@
+//! Reading accessibility trees in as few round trips as the app allows.
+//!
+//! The app's `Cache.GetItems` returns most of its objects (role, name, states, parent, child
+//! count) in one call, but toolkits leave parts out (GTK 3 misses table cells and headers, Qt 5
+//! answers nothing). So the tree is walked level by level from the window down: every node the
+//! cache covers costs nothing, and for the rest, and for nodes whose cached children are
+//! incomplete, all the calls of a level go out at once and their answers are awaited together.
+//! Bounds, key bindings and values are then fetched for all nodes at once too.
+
+use std::collections::HashMap;
+
+use atspi::proxy::accessible::AccessibleProxy;
+use atspi::proxy::cache::CacheProxy;
+use atspi::proxy::text::TextProxy;
+use atspi::proxy::value::ValueProxy;
+use atspi::{CoordType, Interface, InterfaceSet, Role, State, StateSet};
+use desk_core::a11y::Node;
+use futures::future::join_all;
+use zbus::proxy::CacheProperties;
+
+use super::AtSpi;
+use super::ids::NodeRef;
+use crate::accessibility::Want;
+use crate::error::DeskError;
+
+/// The most nodes one snapshot reads; deeper parts of larger trees are left out.
+const MAX_NODES: usize = 20_000;
+/// The most characters of a node's text a snapshot reports as its value.
+const VALUE_CHARS: i32 = 1000;
+/// The most characters `read` with text returns.
+const TEXT_CHARS: i32 = 100_000;
+
+/// What one object is, before it has a place in a snapshot.
+#[derive(Clone)]
+struct Info {
+    role: Role,
+    name: String,
+    states: StateSet,
+    ifaces: InterfaceSet,
+    child_count: i32,
+}
+
+/// The tree under `root`, root first, in document order.
+pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Vec<Node>, DeskError> {
+    let (mut infos, mut children) = cached(at, root).await?;
+    if !infos.contains_key(root) {
+        let info = info(at, root).await?;
+        infos.insert(root.clone(), info);
+    }
+    let mut level = vec![root.clone()];
+    let mut seen = 1;
+    while !level.is_empty() && seen < MAX_NODES {
+        // Children the cache does not (fully) list are asked for, all at once.
+        let incomplete: Vec<&NodeRef> = level
+            .iter()
+            .filter(|n| {
+                let expected = infos.get(*n).map_or(0, |i| i.child_count.max(0) as usize);
+                expected > 0 && children.get(*n).map_or(0, Vec::len) != expected
+            })
+            .collect();
+        let asked = join_all(incomplete.iter().map(|n| list_children(at, n))).await;
+        for (node, listed) in incomplete.into_iter().zip(asked) {
+            if let Some(listed) = skip_gone(listed)? {
+                children.insert(node.clone(), listed);
+            }
+        }
+        let next: Vec<NodeRef> = level
+            .iter()
+            .flat_map(|n| children.get(n).cloned().unwrap_or_default())
+            .take(MAX_NODES - seen)
+            .collect();
+        let unknown: Vec<&NodeRef> = next.iter().filter(|n| !infos.contains_key(*n)).collect();
+        let fetched = join_all(unknown.iter().map(|n| info(at, n))).await;
+        for (node, fetched) in unknown.into_iter().zip(fetched) {
+            if let Some(fetched) = skip_gone(fetched)? {
+                infos.insert(node.clone(), fetched);
+            }
+        }
+        seen += next.len();
+        level = next.into_iter().filter(|n| infos.contains_key(n)).collect();
+    }
+
+    // Document order, with refs, parents and depths.
+    let mut order: Vec<(NodeRef, Option<usize>, usize)> = Vec::new();
+    let mut stack = vec![(root.clone(), None, 0)];
+    while let Some((node, parent, depth)) = stack.pop() {
+        if !infos.contains_key(&node) || order.len() >= MAX_NODES {
+            continue;
+        }
+        let me = order.len();
+        if let Some(kids) = children.get(&node) {
+            for kid in kids.iter().rev() {
+                stack.push((kid.clone(), Some(me), depth + 1));
+            }
+        }
+        order.push((node, parent, depth));
+    }
+    let extras = join_all(
+        order
+            .iter()
+            .map(|(node, ..)| extras(at, node, &infos[node], want)),
+    )
+    .await;
+    let mut nodes = Vec::with_capacity(order.len());
+    for (i, ((node, parent, depth), extra)) in order.into_iter().zip(extras).enumerate() {
+        let info = &infos[&node];
+        let (bounds, keys, value) = skip_gone(extra)?.unwrap_or_default();
+        nodes.push(Node {
+            node_ref: i,
+            id: node.to_id(),
+            parent,
+            depth,
+            role: info.role.name().to_string(),
+            name: info.name.clone(),
+            states: notable_states(info.states),
+            bounds,
+            keys,
+            value,
+        });
+    }
+    Ok(nodes)
+}
+
+/// One node, on its own (ref 0, depth 0).
+pub(super) async fn read_one(at: &AtSpi, node: &NodeRef, want: Want) -> Result<Node, DeskError> {
+    let info = info(at, node).await?;
+    let (bounds, keys, value) = extras(at, node, &info, want).await?;
+    Ok(Node {
+        node_ref: 0,
+        id: node.to_id(),
+        parent: None,
+        depth: 0,
+        role: info.role.name().to_string(),
+        name: info.name.clone(),
+        states: notable_states(info.states),
+        bounds,
+        keys,
+        value,
+    })
+}
+
+/// A node that vanished while the tree was read (a closing window, a refreshing list) is left
+/// out; any other failure, such as an app that stopped answering, ends the read.
+fn skip_gone<T>(result: Result<T, DeskError>) -> Result<Option<T>, DeskError> {
+    match result {
+        Ok(value) => Ok(Some(value)),
+        Err(DeskError::NodeGone { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+type Children = HashMap<NodeRef, Vec<NodeRef>>;
+
+/// What the app's cache says, keyed by object, and the children it lists, in order.
+async fn cached(
+    at: &AtSpi,
+    root: &NodeRef,
+) -> Result<(HashMap<NodeRef, Info>, Children), DeskError> {
+    let cache = CacheProxy::builder(&at.conn)
+        .destination(root.bus.clone())
+        .and_then(|b| b.path("/org/a11y/atspi/cache"))
+        .map_err(|e| super::bad_id(root, &e))?
+        .cache_properties(CacheProperties::No)
+        .build()
+        .await
+        .map_err(|e| super::bad_id(root, &e))?;
+    let items = match cache.get_items().await {
+        Ok(items) => items,
+        Err(e) if is_timeout(&e) => return Err(at.failed(root, "read its accessibility tree", e)),
+        // An app without the cache, or with an older signature: walk instead.
+        Err(_) => Vec::new(),
+    };
+    let mut infos = HashMap::with_capacity(items.len());
+    let mut placed: HashMap<NodeRef, Vec<(i32, NodeRef)>> = HashMap::new();
+    for item in items {
+        let (Some(node), parent) = (
+            NodeRef::from_object(&item.object),
+            NodeRef::from_object(&item.parent),
+        ) else {
+            continue;
+        };
+        if let Some(parent) = parent {
+            placed
+                .entry(parent)
+                .or_default()
+                .push((item.index, node.clone()));
+        }
+        infos.insert(
+            node,
+            Info {
+                role: item.role,
+                name: item.short_name,
+                states: item.states,
+                ifaces: item.ifaces,
+                child_count: item.children,
+            },
+        );
+    }
+    let children = placed
+        .into_iter()
+        .map(|(parent, mut kids)| {
+            kids.sort_by_key(|(index, _)| *index);
+            (parent, kids.into_iter().map(|(_, kid)| kid).collect())
+        })
+        .collect();
+    Ok((infos, children))
+}
+
+fn is_timeout(e: &zbus::Error) -> bool {
+    matches!(e, zbus::Error::InputOutput(io) if io.kind() == std::io::ErrorKind::TimedOut)
+}
+
+async fn accessible(at: &AtSpi, node: &NodeRef) -> Result<AccessibleProxy<'static>, DeskError> {
+    at.accessible(node).await
+}
+
+async fn list_children(at: &AtSpi, node: &NodeRef) -> Result<Vec<NodeRef>, DeskError> {
+    let listed = accessible(at, node)
+        .await?
+        .get_children()
+        .await
+        .map_err(|e| at.failed(node, "list children", e))?;
+    Ok(listed.iter().filter_map(NodeRef::from_object).collect())
+}
+
+/// Role, name, states, interfaces and child count, asked for all at once.
+async fn info(at: &AtSpi, node: &NodeRef) -> Result<Info, DeskError> {
+    let proxy = accessible(at, node).await?;
+    let (role, name, states, ifaces, child_count) = futures::join!(
+        proxy.get_role(),
+        proxy.name(),
+        proxy.get_state(),
+        proxy.get_interfaces(),
+        proxy.child_count()
+    );
+    let fail = |e| at.failed(node, "read a node", e);
+    Ok(Info {
+        role: role.map_err(fail)?,
+        name: name.map_err(fail)?,
+        states: states.map_err(fail)?,
+        ifaces: ifaces.map_err(fail)?,
+        child_count: child_count.map_err(fail)?,
+    })
+}
+
+type Extras = (Option<[i32; 4]>, Option<String>, Option<String>);
+
+/// Bounds, key binding and value, as far as wanted and as far as the node has them.
+async fn extras(at: &AtSpi, node: &NodeRef, info: &Info, want: Want) -> Result<Extras, DeskError> {
+    let secret = info.role == Role::PasswordText;
+    let bounds = async {
+        if !want.bounds || !info.ifaces.contains(Interface::Component) {
+            return Ok::<_, DeskError>(None);
+        }
+        let (x, y, w, h) = at
+            .component(node)
+            .await?
+            .get_extents(CoordType::Screen)
+            .await
+            .map_err(|e| at.failed(node, "read bounds", e))?;
+        Ok(Some([x, y, w, h]))
+    };
+    let keys = async {
+        if !want.keys || !info.ifaces.contains(Interface::Action) {
+            return Ok(None);
+        }
+        let binding = at
+            .action(node)
+            .await?
+            .get_key_binding(0)
+            .await
+            .unwrap_or_default();
+        Ok::<_, DeskError>(Some(binding).filter(|b| !b.is_empty()))
+    };
+    let value = async {
+        // A password field's contents are never read, not even into the daemon.
+        if secret {
+            return Ok::<_, DeskError>(None);
+        }
+        if info.ifaces.contains(Interface::Value) {
+            let proxy = ValueProxy::builder(&at.conn)
+                .destination(node.bus.clone())
+                .and_then(|b| b.path(node.path.clone()))
+                .map_err(|e| super::bad_id(node, &e))?
+                .cache_properties(CacheProperties::No)
+                .build()
+                .await
+                .map_err(|e| super::bad_id(node, &e))?;
+            let current = proxy
+                .current_value()
+                .await
+                .map_err(|e| at.failed(node, "read a value", e))?;
+            return Ok(Some(format_number(current)));
+        }
+        let readable = info.ifaces.contains(Interface::EditableText)
+            || (want.text && info.ifaces.contains(Interface::Text));
+        if readable {
+            let limit = if want.text { TEXT_CHARS } else { VALUE_CHARS };
+            let proxy = TextProxy::builder(&at.conn)
+                .destination(node.bus.clone())
+                .and_then(|b| b.path(node.path.clone()))
+                .map_err(|e| super::bad_id(node, &e))?
+                .cache_properties(CacheProperties::No)
+                .build()
+                .await
+                .map_err(|e| super::bad_id(node, &e))?;
+            let text = proxy
+                .get_text(0, limit)
+                .await
+                .map_err(|e| at.failed(node, "read text", e))?;
+            return Ok(Some(text));
+        }
+        Ok(None)
+    };
+    let (bounds, keys, value) = futures::join!(bounds, keys, value);
+    Ok((bounds?, keys?, value?))
+}
+
+fn format_number(value: f64) -> String {
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        format!("{}", value as i64)
+    } else {
+        format!("{value}")
+    }
+}
+
+/// States worth reporting: the ones that set a node apart. `enabled`, `visible`, `showing` and
+/// the like hold for nearly every node, so their absence is reported instead (`disabled`,
+/// `hidden`).
+fn notable_states(states: StateSet) -> Vec<String> {
+    const COMMON: [State; 8] = [
+        State::Enabled,
+        State::Sensitive,
+        State::Visible,
+        State::Showing,
+        State::Focusable,
+        State::Selectable,
+        State::SingleLine,
+        State::Opaque,
+    ];
+    let mut notable: Vec<String> = states
+        .iter()
+        .filter(|s| !COMMON.contains(s))
+        .map(|s| s.to_static_str().to_string())
+        .collect();
+    if !states.contains(State::Enabled) {
+        notable.push("disabled".into());
+    }
+    if !states.contains(State::Showing) {
+        notable.push("hidden".into());
+    }
+    notable
+}

@@ -1,0 +1,461 @@
+//! The accessibility verbs against real GTK apps, judged by the apps' own logs and by an
+//! independent AT-SPI reading (pyatspi).
+
+mod common;
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::{Daemon, Fixture, require_desktop, run, wait_for};
+use serde_json::{Value, json};
+
+/// The snapshot's nodes of `window` (an id or title, or a pid as a number).
+fn nodes(daemon: &Daemon, window: impl Into<Value>, extra: Value) -> Vec<Value> {
+    let window = window.into();
+    let mut args = if window.is_number() {
+        json!({"pid": window})
+    } else {
+        json!({"window": window})
+    };
+    if let (Some(args), Some(extra)) = (args.as_object_mut(), extra.as_object()) {
+        args.extend(extra.clone());
+    }
+    daemon.call("desk_snapshot", args).json()["nodes"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+/// The one node with this role and name.
+fn the(nodes: &[Value], role: &str, name: &str) -> Value {
+    let hits: Vec<&Value> = nodes
+        .iter()
+        .filter(|n| n["role"] == role && n["name"] == name)
+        .collect();
+    assert_eq!(hits.len(), 1, "expected one {role} {name:?} in {nodes:?}");
+    hits[0].clone()
+}
+
+fn has_state(node: &Value, state: &str) -> bool {
+    node["states"]
+        .as_array()
+        .is_some_and(|s| s.iter().any(|x| x == state))
+}
+
+/// pyatspi's view of the states of every node of `app` with this role and name.
+fn probe(app: &str, role: &str, name: &str) -> Vec<Vec<String>> {
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixture/atspi_probe.py");
+    let out = run(
+        "/usr/bin/python3",
+        &[script.to_str().unwrap(), app, role, name],
+    );
+    serde_json::from_str(&out).unwrap()
+}
+
+/// A gtk3-widget-factory of the test's own, stopped by pid when dropped.
+struct WidgetFactory(std::process::Child);
+
+impl WidgetFactory {
+    fn start(daemon: &Daemon) -> Self {
+        let child = Command::new("gtk3-widget-factory")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let factory = Self(child);
+        wait_for(
+            "gtk3-widget-factory on the accessibility bus",
+            Duration::from_secs(20),
+            || {
+                let reply = daemon.call("desk_snapshot", json!({"pid": factory.0.id()}));
+                (!reply.is_error).then_some(())
+            },
+        );
+        factory
+    }
+}
+
+impl Drop for WidgetFactory {
+    fn drop(&mut self) {
+        common::stop_child(&mut self.0);
+    }
+}
+
+#[test]
+fn press_toggles_a_check_button_in_the_widget_factory() {
+    require_desktop();
+    let daemon = Daemon::start();
+    let factory = WidgetFactory::start(&daemon);
+    let pid = factory.0.id();
+    let find = daemon
+        .call(
+            "desk_find",
+            json!({"name": "checkbutton", "role": "check box", "pid": factory.0.id()}),
+        )
+        .json();
+    let enabled: Vec<&Value> = find["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| !has_state(n, "disabled"))
+        .collect();
+    assert!(enabled.len() >= 2, "{find}");
+    let target = enabled[0].clone();
+    let was_checked = has_state(&target, "checked");
+    let checked_before = probe("gtk3-widget-factory", "check box", "checkbutton")
+        .iter()
+        .filter(|s| s.contains(&"checked".to_string()))
+        .count();
+
+    let reply = daemon
+        .call("desk_press", json!({"id": target["id"]}))
+        .json();
+    assert_eq!(reply["pressed"], target["id"]);
+    assert!(
+        ["clicked", "action"].contains(&reply["how"].as_str().unwrap()),
+        "{reply}"
+    );
+
+    // The next snapshot shows the new state, and so does pyatspi.
+    let toggled = wait_for("the check button to toggle", Duration::from_secs(5), || {
+        let node = nodes(&daemon, pid, json!({}))
+            .into_iter()
+            .find(|n| n["id"] == target["id"])
+            .unwrap();
+        (has_state(&node, "checked") != was_checked).then_some(node)
+    });
+    assert_eq!(has_state(&toggled, "checked"), !was_checked);
+    let checked_after = probe("gtk3-widget-factory", "check box", "checkbutton")
+        .iter()
+        .filter(|s| s.contains(&"checked".to_string()))
+        .count();
+    let expected = if was_checked {
+        checked_before - 1
+    } else {
+        checked_before + 1
+    };
+    assert_eq!(
+        checked_after, expected,
+        "pyatspi sees a different number of checked boxes"
+    );
+}
+
+#[test]
+fn press_selects_tabs_and_runs_menu_items_in_closed_menus() {
+    require_desktop();
+    let daemon = Daemon::start();
+    let fixture = Fixture::start("a11y widgets", &["--widgets"]);
+    let tree = nodes(&daemon, fixture.id(), json!({}));
+
+    let beta = the(&tree, "page tab", "Beta");
+    assert!(!has_state(&beta, "selected"));
+    let reply = daemon.call("desk_press", json!({"id": beta["id"]})).json();
+    assert_eq!(reply["how"], "selected", "{reply}");
+    wait_for("the fixture to show tab 1", Duration::from_secs(5), || {
+        fixture
+            .events_of("tab")
+            .iter()
+            .any(|e| e["index"] == 1)
+            .then_some(())
+    });
+    let beta_now = the(&nodes(&daemon, fixture.id(), json!({})), "page tab", "Beta");
+    assert!(has_state(&beta_now, "selected"), "{beta_now}");
+    assert_eq!(
+        beta_now["id"], beta["id"],
+        "ids stay the same across snapshots"
+    );
+
+    // Notes.txt sits in File > Recent, both closed.
+    let notes = the(&tree, "menu item", "Notes.txt");
+    assert!(has_state(&notes, "hidden"));
+    let reply = daemon.call("desk_press", json!({"id": notes["id"]})).json();
+    assert_eq!(reply["how"], "action", "{reply}");
+    assert_eq!(reply["opened"], json!(["File", "Recent"]));
+    assert_eq!(fixture.await_events("menu", 1)[0]["item"], "Notes.txt");
+
+    let check = the(&tree, "check box", "Wrap lines");
+    let reply = daemon
+        .call("desk_act", json!({"id": check["id"], "action": "action"}))
+        .json();
+    assert_eq!(reply["how"], "action", "{reply}");
+    assert_eq!(fixture.await_events("toggled", 1)[0]["active"], true);
+}
+
+#[test]
+fn entries_read_back_what_was_typed_and_passwords_never() {
+    require_desktop();
+    let daemon = Daemon::start();
+    let fixture = Fixture::start("a11y entry", &["--widgets"]);
+    let tree = nodes(&daemon, fixture.id(), json!({}));
+    let entry = the(&tree, "text", "Input");
+    daemon
+        .call(
+            "desk_type",
+            json!({"text": "read me back ✓", "window": fixture.id()}),
+        )
+        .json();
+    let value = wait_for("the entry to hold the text", Duration::from_secs(5), || {
+        let node = daemon.call("desk_read", json!({"id": entry["id"]})).json();
+        (node["value"] == "read me back ✓").then_some(node)
+    });
+    assert_eq!(value["role"], "text");
+    assert_eq!(
+        fixture.events_of("text").last().unwrap()["text"],
+        "read me back ✓"
+    );
+
+    let password = the(&tree, "password text", "Password");
+    let read = daemon.call("desk_read", json!({"id": password["id"], "text": true}));
+    assert!(!read.text.contains("hunter2"), "{}", read.text);
+    let outline = daemon.call(
+        "desk_snapshot",
+        json!({"window": fixture.id(), "text": true}),
+    );
+    assert!(
+        !outline.text.contains("hunter2") && outline.text.contains("password text \"Password\""),
+        "{}",
+        outline.text
+    );
+}
+
+#[test]
+fn find_by_name_and_role_and_at_a_point() {
+    require_desktop();
+    let daemon = Daemon::start();
+    let fixture = Fixture::start("a11y find", &["--widgets"]);
+    let found = daemon
+        .call("desk_find", json!({"name": "Beta", "window": fixture.id()}))
+        .json();
+    let names: Vec<&str> = found["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Beta"], "an exact name wins over substrings");
+    let found = daemon
+        .call(
+            "desk_find",
+            json!({"name": "beta", "role": "label", "window": fixture.id()}),
+        )
+        .json();
+    let names: Vec<&str> = found["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Beta page"]);
+
+    let tree = nodes(&daemon, fixture.id(), json!({"bounds": true}));
+    let button = the(&tree, "button", "Press me");
+    let [x, y, w, h] = [0, 1, 2, 3].map(|i| button["bounds"][i].as_i64().unwrap());
+    let at = daemon
+        .call("desk_at", json!({"x": x + w / 2, "y": y + h / 2}))
+        .json();
+    assert_eq!(at["node"]["id"], button["id"], "{at}");
+    assert_eq!(at["node"]["role"], "button");
+    assert_eq!(at["pid"], fixture.pid());
+    let ancestors: Vec<&str> = at["ancestors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(ancestors.last(), Some(&"frame"), "{at}");
+    assert!(at.get("covered").is_none(), "{at}");
+
+    // Every bounds reported lies on the window.
+    let window = fixture.ready.clone();
+    for node in tree.iter().filter(|n| n.get("bounds").is_some()) {
+        let b = &node["bounds"];
+        let (bx, by) = (b[0].as_i64().unwrap(), b[1].as_i64().unwrap());
+        assert!(
+            bx >= window["x"].as_i64().unwrap() - 64
+                && by >= window["y"].as_i64().unwrap() - 64
+                && bx < 1920
+                && by < 1080,
+            "bounds off the window: {node}"
+        );
+    }
+}
+
+#[test]
+fn a_frozen_app_times_out_and_shows_as_unanswered() {
+    require_desktop();
+    let daemon = Daemon::start();
+    let _other = Fixture::start("a11y bystander", &["--size", "300x200"]);
+    let frozen = Fixture::start("a11y frozen", &[]);
+    daemon
+        .call("desk_focus", json!({"window": frozen.id()}))
+        .json();
+    assert_eq!(
+        daemon.call("desk_unanswered", json!({})).json(),
+        Value::Null
+    );
+
+    // SAFETY: SIGSTOP and SIGCONT to the fixture this test started.
+    unsafe { libc::kill(frozen.pid() as i32, libc::SIGSTOP) };
+    let started = std::time::Instant::now();
+    let reply = daemon.call("desk_snapshot", json!({"window": frozen.id()}));
+    assert!(
+        reply
+            .error()
+            .contains("did not answer accessibility within"),
+        "{}",
+        reply.text
+    );
+    assert!(
+        reply.text.contains(&format!("pid {}", frozen.pid())),
+        "{}",
+        reply.text
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+    // Other apps are read meanwhile.
+    assert!(
+        !daemon
+            .call("desk_snapshot", json!({"window": "a11y bystander"}))
+            .is_error
+    );
+    let unanswered = daemon.call("desk_unanswered", json!({})).json();
+    assert_eq!(unanswered["title"], "a11y frozen", "{unanswered}");
+    assert_eq!(unanswered["pid"], frozen.pid());
+    assert_eq!(unanswered["id"], "");
+    unsafe { libc::kill(frozen.pid() as i32, libc::SIGCONT) };
+    wait_for(
+        "the thawed app to answer again",
+        Duration::from_secs(5),
+        || (daemon.call("desk_unanswered", json!({})).json() == Value::Null).then_some(()),
+    );
+}
+
+#[test]
+fn snapshots_survive_windows_closing_under_them() {
+    require_desktop();
+    let daemon = Daemon::start();
+    for round in 0..3 {
+        let fixture = Fixture::start(&format!("a11y closing {round}"), &["--widgets"]);
+        let id = fixture.id();
+        let socket = daemon.socket.clone();
+        let snapshot = std::thread::spawn(move || {
+            common::Wire::connect(&socket).call("desk_snapshot", json!({"window": id}))
+        });
+        drop(fixture);
+        let reply = snapshot.join().unwrap();
+        if reply.is_error {
+            let text = &reply.text;
+            assert!(
+                text.contains("gone")
+                    || text.contains("does not exist")
+                    || text.contains("no accessibility tree"),
+                "an unclear error: {text}"
+            );
+        }
+    }
+    assert_eq!(daemon.call("status", json!({})).json()["daemon"], "running");
+}
+
+#[test]
+fn bad_accessibility_input_is_refused_clearly() {
+    require_desktop();
+    let daemon = Daemon::start();
+    let mut fixture = Fixture::start("a11y stale", &["--widgets"]);
+    let tree = nodes(&daemon, fixture.id(), json!({}));
+    let stale = the(&tree, "button", "Press me")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let bus = stale.split(':').next().unwrap().to_string();
+    common::stop_child(&mut fixture.child);
+    let reply = daemon.call("desk_read", json!({"id": stale}));
+    assert!(reply.error().contains("is gone"), "{}", reply.text);
+    let press = daemon.call("desk_press", json!({"id": stale}));
+    assert!(press.error().contains("is gone"), "{}", press.text);
+
+    let live = Fixture::start("a11y live", &[]);
+    let live_tree = nodes(&daemon, live.id(), json!({}));
+    let live_bus = live_tree[0]["id"]
+        .as_str()
+        .unwrap()
+        .split(':')
+        .next()
+        .unwrap()
+        .to_string();
+    assert_ne!(bus, live_bus);
+    let missing = daemon.call("desk_read", json!({"id": format!("{live_bus}:987654")}));
+    assert!(missing.error().contains("is gone"), "{}", missing.text);
+
+    let cases = [
+        (
+            "desk_act",
+            json!({"id": live_tree[0]["id"], "action": "jump"}),
+            "unknown variant `jump`",
+        ),
+        ("desk_read", json!({"id": "not an id"}), "is not a node id"),
+        (
+            "desk_snapshot",
+            json!({"window": live.id(), "text": true, "max_chars": 0}),
+            "max_chars must be at least 1",
+        ),
+        (
+            "desk_at",
+            json!({"x": 1919, "y": 1079}),
+            "no app window is at (1919, 1079)",
+        ),
+        ("desk_at", json!({"x": 5000, "y": 10}), "is off the screen"),
+    ];
+    for (tool, args, want) in cases {
+        let reply = daemon.call(tool, args.clone());
+        assert!(
+            reply.error().contains(want),
+            "{tool} {args}: {}",
+            reply.text
+        );
+    }
+
+    let mut xterm = Command::new("xterm")
+        .args(["-T", "a11y xterm"])
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for("xterm to map", Duration::from_secs(10), || {
+        let list = daemon.call("desk_windows", json!({})).json();
+        list.as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["title"] == "a11y xterm")
+            .then_some(())
+    });
+    let reply = daemon.call("desk_snapshot", json!({"window": "a11y xterm"}));
+    assert!(
+        reply.error().contains("has no accessibility tree"),
+        "{}",
+        reply.text
+    );
+    common::stop_child(&mut xterm);
+}
+
+#[test]
+fn outlines_are_cut_at_max_chars_with_a_note() {
+    require_desktop();
+    let daemon = Daemon::start();
+    let fixture = Fixture::start("a11y outline", &["--widgets"]);
+    let full = daemon.call(
+        "desk_snapshot",
+        json!({"window": fixture.id(), "text": true}),
+    );
+    assert!(
+        full.text
+            .starts_with(&format!("window {} \"a11y outline\"", fixture.id())),
+        "{}",
+        full.text
+    );
+    assert!(full.text.contains("  menu bar"), "{}", full.text);
+    let cut = daemon.call(
+        "desk_snapshot",
+        json!({"window": fixture.id(), "text": true, "max_chars": 200}),
+    );
+    assert!(cut.text.len() <= 200 + 200, "{}", cut.text);
+    assert!(cut.text.contains("cut at"), "{}", cut.text);
+}
