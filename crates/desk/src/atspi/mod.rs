@@ -39,6 +39,10 @@ pub struct AtSpi {
     conn: zbus::Connection,
     /// Process ids of application bus names, which never change while the name exists.
     pids: Mutex<HashMap<String, u32>>,
+    /// Direct connections to apps, by bus name (`None`: the app offers none). A tree read
+    /// sends thousands of calls; going straight to the app spares the bus daemon relaying
+    /// each one.
+    direct: Mutex<HashMap<String, Option<zbus::Connection>>>,
 }
 
 impl AtSpi {
@@ -55,8 +59,94 @@ impl AtSpi {
             Ok(Self {
                 conn,
                 pids: Mutex::default(),
+                direct: Mutex::default(),
             })
         })
+    }
+
+    /// One method call on a node, without building a proxy (the tree walk makes thousands),
+    /// straight to the app where it offers a direct connection.
+    async fn call<R, B>(
+        &self,
+        node: &NodeRef,
+        interface: &str,
+        method: &str,
+        body: &B,
+    ) -> zbus::Result<R>
+    where
+        R: for<'de> serde::Deserialize<'de> + zbus::zvariant::Type,
+        B: serde::Serialize + zbus::zvariant::DynamicType,
+    {
+        let reply = match self.direct_to(&node.bus).await {
+            Some(direct) => {
+                let reply = direct
+                    .call_method(
+                        None::<&str>,
+                        node.path.as_str(),
+                        Some(interface),
+                        method,
+                        body,
+                    )
+                    .await;
+                if matches!(reply, Err(zbus::Error::InputOutput(_))) {
+                    // The app went away or broke the link: ask through the bus from now on.
+                    self.lock_direct().insert(node.bus.clone(), None);
+                }
+                reply?
+            }
+            None => {
+                self.conn
+                    .call_method(
+                        Some(node.bus.as_str()),
+                        node.path.as_str(),
+                        Some(interface),
+                        method,
+                        body,
+                    )
+                    .await?
+            }
+        };
+        reply.body().deserialize::<R>()
+    }
+
+    fn lock_direct(&self) -> std::sync::MutexGuard<'_, HashMap<String, Option<zbus::Connection>>> {
+        self.direct.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The app's direct connection, made on first use when the app offers one.
+    async fn direct_to(&self, bus: &str) -> Option<zbus::Connection> {
+        if let Some(known) = self.lock_direct().get(bus) {
+            return known.clone();
+        }
+        let address: zbus::Result<String> = async {
+            let reply = self
+                .conn
+                .call_method(
+                    Some(bus),
+                    ROOT_PATH,
+                    Some("org.a11y.atspi.Application"),
+                    "GetApplicationBusAddress",
+                    &(),
+                )
+                .await?;
+            reply.body().deserialize::<String>()
+        }
+        .await;
+        let direct = match address {
+            Ok(address) if !address.is_empty() => {
+                zbus::connection::Builder::address(address.as_str())
+                    .map(|b| b.p2p().method_timeout(CALL_TIMEOUT))
+                    .ok()
+                    .map(|b| b.build())
+            }
+            _ => None,
+        };
+        let direct = match direct {
+            Some(building) => building.await.ok(),
+            None => None,
+        };
+        self.lock_direct().insert(bus.to_string(), direct.clone());
+        direct
     }
 
     async fn accessible(&self, node: &NodeRef) -> Result<AccessibleProxy<'static>, DeskError> {

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use atspi::proxy::accessible::AccessibleProxy;
+use atspi::ObjectRefOwned;
 use atspi::proxy::cache::CacheProxy;
 use atspi::proxy::text::TextProxy;
 use atspi::proxy::value::ValueProxy;
@@ -17,6 +17,7 @@ use atspi::{CoordType, Interface, InterfaceSet, Role, State, StateSet};
 use desk_core::a11y::Node;
 use futures::future::join_all;
 use zbus::proxy::CacheProperties;
+use zbus::zvariant::OwnedValue;
 
 use super::AtSpi;
 use super::ids::NodeRef;
@@ -36,9 +37,40 @@ struct Info {
     role: Role,
     name: String,
     states: StateSet,
-    ifaces: InterfaceSet,
+    /// The interfaces, when the cache said; walked nodes skip asking, to save a round trip.
+    ifaces: Option<InterfaceSet>,
     child_count: i32,
 }
+
+impl Info {
+    /// Whether the node may have `interface`: surely when the cache said so, possibly when
+    /// nobody asked.
+    fn may_have(&self, interface: Interface) -> bool {
+        self.ifaces.is_none_or(|i| i.contains(interface))
+    }
+
+    /// Whether the node holds a value worth reporting: a number (slider, spin button, scroll
+    /// bar) or the text of an editable field.
+    fn has_value(&self) -> Option<Interface> {
+        match self.ifaces {
+            Some(i) if i.contains(Interface::Value) => Some(Interface::Value),
+            Some(i) if i.contains(Interface::EditableText) => Some(Interface::EditableText),
+            Some(_) => None,
+            None if VALUE_ROLES.contains(&self.role) => Some(Interface::Value),
+            None if self.states.contains(State::Editable) => Some(Interface::EditableText),
+            None => None,
+        }
+    }
+}
+
+/// Roles whose nodes carry a numeric value.
+const VALUE_ROLES: [Role; 5] = [
+    Role::Slider,
+    Role::SpinButton,
+    Role::ScrollBar,
+    Role::ProgressBar,
+    Role::LevelBar,
+];
 
 /// The tree under `root`, root first, in document order.
 pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Vec<Node>, DeskError> {
@@ -54,8 +86,11 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Vec<N
         let incomplete: Vec<&NodeRef> = level
             .iter()
             .filter(|n| {
-                let expected = infos.get(*n).map_or(0, |i| i.child_count.max(0) as usize);
-                expected > 0 && children.get(*n).map_or(0, Vec::len) != expected
+                // A negative count (the cache's "unknown", as for containers that manage their
+                // descendants) means the children must be asked for.
+                let expected = infos.get(*n).map_or(0, |i| i.child_count);
+                expected < 0
+                    || (expected > 0 && children.get(*n).map_or(0, Vec::len) != expected as usize)
             })
             .collect();
         let asked = join_all(incomplete.iter().map(|n| list_children(at, n))).await;
@@ -191,7 +226,7 @@ async fn cached(
                 role: item.role,
                 name: item.short_name,
                 states: item.states,
-                ifaces: item.ifaces,
+                ifaces: Some(item.ifaces),
                 child_count: item.children,
             },
         );
@@ -210,37 +245,51 @@ fn is_timeout(e: &zbus::Error) -> bool {
     matches!(e, zbus::Error::InputOutput(io) if io.kind() == std::io::ErrorKind::TimedOut)
 }
 
-async fn accessible(at: &AtSpi, node: &NodeRef) -> Result<AccessibleProxy<'static>, DeskError> {
-    at.accessible(node).await
-}
+const ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
 
 async fn list_children(at: &AtSpi, node: &NodeRef) -> Result<Vec<NodeRef>, DeskError> {
-    let listed = accessible(at, node)
-        .await?
-        .get_children()
+    let listed: Vec<ObjectRefOwned> = at
+        .call(node, ACCESSIBLE, "GetChildren", &())
         .await
         .map_err(|e| at.failed(node, "list children", e))?;
     Ok(listed.iter().filter_map(NodeRef::from_object).collect())
 }
 
-/// Role, name, states, interfaces and child count, asked for all at once.
+/// Role, states, name and child count, in three calls sent at once.
 async fn info(at: &AtSpi, node: &NodeRef) -> Result<Info, DeskError> {
-    let proxy = accessible(at, node).await?;
-    let (role, name, states, ifaces, child_count) = futures::join!(
-        proxy.get_role(),
-        proxy.name(),
-        proxy.get_state(),
-        proxy.get_interfaces(),
-        proxy.child_count()
+    let (role, states, props) = futures::join!(
+        at.call::<Role, _>(node, ACCESSIBLE, "GetRole", &()),
+        at.call::<StateSet, _>(node, ACCESSIBLE, "GetState", &()),
+        at.call::<HashMap<String, OwnedValue>, _>(
+            node,
+            "org.freedesktop.DBus.Properties",
+            "GetAll",
+            &ACCESSIBLE
+        )
     );
     let fail = |e| at.failed(node, "read a node", e);
+    let props = props.map_err(fail)?;
+    let name = props
+        .get("Name")
+        .and_then(|v| String::try_from(v.clone()).ok())
+        .unwrap_or_default();
+    let child_count = props
+        .get("ChildCount")
+        .and_then(|v| i32::try_from(v).ok())
+        .unwrap_or(0);
     Ok(Info {
         role: role.map_err(fail)?,
-        name: name.map_err(fail)?,
+        name,
         states: states.map_err(fail)?,
-        ifaces: ifaces.map_err(fail)?,
-        child_count: child_count.map_err(fail)?,
+        ifaces: None,
+        child_count,
     })
+}
+
+/// Whether an error says the object lacks the interface asked for.
+fn lacks_interface(e: &zbus::Error) -> bool {
+    matches!(e, zbus::Error::MethodError(name, ..)
+        if name.as_str().ends_with("UnknownMethod") || name.as_str().ends_with("UnknownInterface"))
 }
 
 type Extras = (Option<[i32; 4]>, Option<String>, Option<String>);
@@ -249,19 +298,25 @@ type Extras = (Option<[i32; 4]>, Option<String>, Option<String>);
 async fn extras(at: &AtSpi, node: &NodeRef, info: &Info, want: Want) -> Result<Extras, DeskError> {
     let secret = info.role == Role::PasswordText;
     let bounds = async {
-        if !want.bounds || !info.ifaces.contains(Interface::Component) {
+        if !want.bounds || !info.may_have(Interface::Component) {
             return Ok::<_, DeskError>(None);
         }
-        let (x, y, w, h) = at
-            .component(node)
-            .await?
-            .get_extents(CoordType::Screen)
-            .await
-            .map_err(|e| at.failed(node, "read bounds", e))?;
-        Ok(Some([x, y, w, h]))
+        let extents = at
+            .call::<(i32, i32, i32, i32), _>(
+                node,
+                "org.a11y.atspi.Component",
+                "GetExtents",
+                &(CoordType::Screen as u32),
+            )
+            .await;
+        match extents {
+            Ok((x, y, w, h)) => Ok(Some([x, y, w, h])),
+            Err(e) if lacks_interface(&e) => Ok(None),
+            Err(e) => Err(at.failed(node, "read bounds", e)),
+        }
     };
     let keys = async {
-        if !want.keys || !info.ifaces.contains(Interface::Action) {
+        if !want.keys || !info.may_have(Interface::Action) {
             return Ok(None);
         }
         let binding = at
@@ -277,7 +332,8 @@ async fn extras(at: &AtSpi, node: &NodeRef, info: &Info, want: Want) -> Result<E
         if secret {
             return Ok::<_, DeskError>(None);
         }
-        if info.ifaces.contains(Interface::Value) {
+        let has_value = info.has_value();
+        if has_value == Some(Interface::Value) {
             let proxy = ValueProxy::builder(&at.conn)
                 .destination(node.bus.clone())
                 .and_then(|b| b.path(node.path.clone()))
@@ -292,8 +348,8 @@ async fn extras(at: &AtSpi, node: &NodeRef, info: &Info, want: Want) -> Result<E
                 .map_err(|e| at.failed(node, "read a value", e))?;
             return Ok(Some(format_number(current)));
         }
-        let readable = info.ifaces.contains(Interface::EditableText)
-            || (want.text && info.ifaces.contains(Interface::Text));
+        let readable = has_value == Some(Interface::EditableText)
+            || (want.text && info.may_have(Interface::Text));
         if readable {
             let limit = if want.text { TEXT_CHARS } else { VALUE_CHARS };
             let proxy = TextProxy::builder(&at.conn)
