@@ -439,8 +439,10 @@ pub struct SnapshotArgs {
     /// Include key bindings.
     #[serde(default)]
     pub keys: bool,
-    /// Include the app's menus (macOS; ignored elsewhere).
+    /// Include the app's menu bar (macOS only; accepted and ignored elsewhere, so it is left
+    /// out of the help).
     #[serde(default)]
+    #[schemars(skip)]
     pub menus: bool,
     /// Include screen bounds.
     #[serde(default)]

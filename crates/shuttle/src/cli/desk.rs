@@ -122,7 +122,7 @@ pub async fn run(words: Vec<String>) -> anyhow::Result<ExitCode> {
         eprintln!("{}", reply.text);
         return Ok(ExitCode::from(EXIT_FAILED));
     }
-    println!("{}", reply.text);
+    super::print_result(&reply.text)?;
     if let Some(file) = sub.get_one::<String>("image") {
         let Some(png) = reply.image_b64 else {
             eprintln!("{name} returned no image; nothing was written to {file}");

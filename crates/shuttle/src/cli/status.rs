@@ -15,7 +15,7 @@ pub async fn run() -> anyhow::Result<ExitCode> {
     let mut client = DeskClient::new(socket, String::new(), WhenAbsent::Fail);
     match client.call(STATUS_TOOL, Value::Null).await {
         Ok(reply) if !reply.is_error => {
-            println!("{}", reply.text);
+            super::print_result(&reply.text)?;
             Ok(ExitCode::SUCCESS)
         }
         Ok(reply) => {
