@@ -459,3 +459,50 @@ fn outlines_are_cut_at_max_chars_with_a_note() {
     assert!(cut.text.len() <= 200 + 200, "{}", cut.text);
     assert!(cut.text.contains("cut at"), "{}", cut.text);
 }
+
+#[test]
+fn a_snapshot_holds_the_same_nodes_as_a_walk_by_pyatspi() {
+    require_desktop();
+    let daemon = Daemon::start();
+    let factory = WidgetFactory::start(&daemon);
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixture/atspi_probe.py");
+    // pyatspi walks first: walking makes GTK create objects (a popover's contents) that it then
+    // lists under more than one parent, which a snapshot must not count twice.
+    let walked: Vec<(String, String)> = serde_json::from_str(&run(
+        "/usr/bin/python3",
+        &[script.to_str().unwrap(), "gtk3-widget-factory", "--walk"],
+    ))
+    .unwrap();
+    let ours = nodes(&daemon, factory.0.id(), json!({}));
+    let mut theirs: Vec<(String, String)> = walked
+        .into_iter()
+        .map(|(role, name)| {
+            (
+                if role == "push button" {
+                    "button".into()
+                } else {
+                    role
+                },
+                name,
+            )
+        })
+        .collect();
+    let mut mine: Vec<(String, String)> = ours
+        .iter()
+        .map(|n| {
+            (
+                n["role"].as_str().unwrap().to_string(),
+                n["name"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    theirs.sort();
+    mine.sort();
+    assert_eq!(mine.len(), theirs.len(), "node counts differ");
+    assert_eq!(mine, theirs);
+    let mut ids: Vec<&str> = ours.iter().map(|n| n["id"].as_str().unwrap()).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), ours.len(), "a node was listed twice");
+}

@@ -7,7 +7,7 @@
 //! incomplete, all the calls of a level go out at once and their answers are awaited together.
 //! Bounds, key bindings and values are then fetched for all nodes at once too.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use atspi::ObjectRefOwned;
 use atspi::proxy::cache::CacheProxy;
@@ -80,6 +80,9 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Vec<N
         infos.insert(root.clone(), info);
     }
     let mut level = vec![root.clone()];
+    // Every object is read and placed once, under the first parent that lists it: toolkits
+    // can list one object under two parents, and a bad one could even list an ancestor.
+    let mut visited: HashSet<NodeRef> = HashSet::from([root.clone()]);
     let mut seen = 1;
     while !level.is_empty() && seen < MAX_NODES {
         // Children the cache does not (fully) list are asked for, all at once.
@@ -102,6 +105,7 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Vec<N
         let next: Vec<NodeRef> = level
             .iter()
             .flat_map(|n| children.get(n).cloned().unwrap_or_default())
+            .filter(|n| visited.insert(n.clone()))
             .take(MAX_NODES - seen)
             .collect();
         let unknown: Vec<&NodeRef> = next.iter().filter(|n| !infos.contains_key(*n)).collect();
@@ -118,8 +122,9 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Vec<N
     // Document order, with refs, parents and depths.
     let mut order: Vec<(NodeRef, Option<usize>, usize)> = Vec::new();
     let mut stack = vec![(root.clone(), None, 0)];
+    let mut placed: HashSet<NodeRef> = HashSet::new();
     while let Some((node, parent, depth)) = stack.pop() {
-        if !infos.contains_key(&node) || order.len() >= MAX_NODES {
+        if !infos.contains_key(&node) || order.len() >= MAX_NODES || !placed.insert(node.clone()) {
             continue;
         }
         let me = order.len();
