@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   # the virtual desktop
-  xvfb openbox dbus dbus-x11 at-spi2-core x11-utils x11-xserver-utils
+  xvfb xfonts-base openbox dbus dbus-x11 at-spi2-core x11-utils x11-xserver-utils
   # the GTK fixture app and the demo's sample app
   python3 python3-gi python3-gi-cairo gir1.2-gtk-3.0 gtk-3-examples xterm
   # independent readings in tests, and the peer tools in the benchmarks

@@ -286,6 +286,22 @@ fn decode<T: for<'de> Deserialize<'de>>(verb: Verb, args: Value) -> Result<T, Ar
 }
 
 impl DeskCall {
+    /// Whether the call lets input reach a password field or an authentication dialog.
+    pub fn allow_auth(&self) -> bool {
+        match self {
+            DeskCall::Key(a) => a.allow_auth,
+            DeskCall::Type(a) => a.allow_auth,
+            DeskCall::Click(a) => a.allow_auth,
+            DeskCall::Scroll(a) => a.allow_auth,
+            DeskCall::Drag(a) => a.allow_auth,
+            DeskCall::Press(a) => a.allow_auth,
+            DeskCall::Act(a) => a.allow_auth,
+            _ => false,
+        }
+    }
+}
+
+impl DeskCall {
     /// Checks values that the types alone do not rule out.
     fn check(&self) -> Result<(), String> {
         match self {
@@ -503,6 +519,9 @@ pub struct KeyArgs {
     pub window: Option<String>,
     /// Focus this process's window first.
     pub pid: Option<u32>,
+    /// Let input reach a password field or an authentication dialog, which the auth guard refuses otherwise.
+    #[serde(default)]
+    pub allow_auth: bool,
 }
 
 /// Type text exactly, any Unicode.
@@ -515,6 +534,9 @@ pub struct TypeArgs {
     pub window: Option<String>,
     /// Focus this process's window first.
     pub pid: Option<u32>,
+    /// Let input reach a password field or an authentication dialog, which the auth guard refuses otherwise.
+    #[serde(default)]
+    pub allow_auth: bool,
 }
 
 /// A mouse button.
@@ -545,6 +567,9 @@ pub struct ClickArgs {
     pub window: Option<String>,
     /// With window: the process that owns it.
     pub pid: Option<u32>,
+    /// Let input reach a password field or an authentication dialog, which the auth guard refuses otherwise.
+    #[serde(default)]
+    pub allow_auth: bool,
 }
 
 /// A scroll direction.
@@ -577,6 +602,9 @@ pub struct ScrollArgs {
     pub window: Option<String>,
     /// With window: the process that owns it.
     pub pid: Option<u32>,
+    /// Let input reach a password field or an authentication dialog, which the auth guard refuses otherwise.
+    #[serde(default)]
+    pub allow_auth: bool,
 }
 
 impl ScrollArgs {
@@ -616,6 +644,9 @@ pub struct DragArgs {
     pub window: Option<String>,
     /// With window: the process that owns it.
     pub pid: Option<u32>,
+    /// Let input reach a password field or an authentication dialog, which the auth guard refuses otherwise.
+    #[serde(default)]
+    pub allow_auth: bool,
 }
 
 /// Press an accessibility node: select a tab or row, run a menu item, else click it.
@@ -624,6 +655,9 @@ pub struct DragArgs {
 pub struct PressArgs {
     /// A node id from snapshot or find.
     pub id: String,
+    /// Let input reach a password field or an authentication dialog, which the auth guard refuses otherwise.
+    #[serde(default)]
+    pub allow_auth: bool,
 }
 
 /// One action on a node.
@@ -648,6 +682,9 @@ pub struct ActArgs {
     pub id: String,
     /// click, action, select or focus.
     pub action: NodeAction,
+    /// Let input reach a password field or an authentication dialog, which the auth guard refuses otherwise.
+    #[serde(default)]
+    pub allow_auth: bool,
 }
 
 /// Focus a window.
@@ -762,7 +799,12 @@ mod tests {
     fn fields_come_from_the_structs() {
         let fields = Verb::Click.fields();
         let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
-        assert_eq!(names, ["x", "y", "button", "count", "window", "pid"]);
+        assert_eq!(
+            names,
+            ["x", "y", "button", "count", "window", "pid", "allow_auth"]
+        );
+        assert_eq!(fields[6].kind, FieldKind::Boolean);
+        assert!(!fields[6].required);
         assert!(fields[0].required && !fields[2].required);
         assert_eq!(fields[0].kind, FieldKind::Integer);
         assert_eq!(fields[2].kind, FieldKind::String);
@@ -771,11 +813,11 @@ mod tests {
         assert_eq!(Verb::Snapshot.fields()[3].kind, FieldKind::Boolean);
         assert_eq!(
             Verb::Click.signature(),
-            "click x y button?(left|right|middle) count? window? pid?"
+            "click x y button?(left|right|middle) count? window? pid? allow_auth?"
         );
         assert_eq!(
             Verb::Scroll.signature(),
-            "scroll direction(up|down|left|right) amount? x? y? window? pid?"
+            "scroll direction(up|down|left|right) amount? x? y? window? pid? allow_auth?"
         );
         assert_eq!(fields[2].choices, ["left", "right", "middle"]);
         assert_eq!(Verb::Windows.signature(), "windows");

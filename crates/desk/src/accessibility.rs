@@ -60,4 +60,8 @@ pub trait Accessibility: Send + Sync {
 
     /// The process a node belongs to.
     fn pid_of(&self, id: &str) -> Result<u32, DeskError>;
+
+    /// The node that has the keyboard focus among process `pid`'s windows, if the process is on
+    /// the accessibility bus and one has it.
+    fn focused_in(&self, pid: u32) -> Result<Option<Node>, DeskError>;
 }

@@ -13,6 +13,7 @@ use crate::accessibility::Accessibility;
 use crate::cancel::Cancel;
 use crate::error::DeskError;
 use crate::image::RgbImage;
+use crate::intent::Intent;
 
 /// What a backend says about itself, for `status`.
 #[derive(Debug, Clone, Serialize)]
@@ -23,6 +24,32 @@ pub struct BackendInfo {
     pub display: String,
     /// How it captures the screen: `mit-shm`, or `getimage` where shared memory is out of reach.
     pub capture: &'static str,
+}
+
+/// A question for the person at the desktop, asked before an action in confirm mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Question {
+    /// The agent that asks.
+    pub agent: String,
+    /// What it would do, where.
+    pub action: String,
+    /// The text it would type, if any.
+    pub text: Option<String>,
+    /// How long to wait for an answer; no answer means Deny.
+    pub timeout: Duration,
+}
+
+/// What the person answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// They allowed it.
+    Allow,
+    /// They denied it.
+    Deny,
+    /// They closed the question without answering.
+    Closed,
+    /// The time ran out.
+    NoAnswer,
 }
 
 /// One desktop, as the verbs see it. Implementations are blocking and shareable across threads.
@@ -102,6 +129,41 @@ pub trait Backend: Send + Sync {
 
     /// The accessibility API of this desktop, connected on first use.
     fn accessibility(&self) -> Result<Arc<dyn Accessibility>, DeskError>;
+
+    /// Whether the agent may see and touch windows of process `pid`: `Err` says why not. A bare
+    /// backend allows everything; [`crate::guard::Guarded`] applies the app allowlist.
+    fn allows(&self, pid: Option<u32>) -> Result<(), String> {
+        let _ = pid;
+        Ok(())
+    }
+
+    /// The last word before an action sends input: every acting verb calls it once, with its
+    /// resolved targets, before its first input. A bare backend admits everything;
+    /// [`crate::guard::Guarded`] applies the safety controls here.
+    fn admit(&self, intent: &Intent) -> Result<(), DeskError> {
+        let _ = intent;
+        Ok(())
+    }
+
+    /// Asks the person at the desktop whether an action may go ahead, waiting up to the
+    /// question's timeout; `cancel` ends the wait as [`Answer::Closed`].
+    fn ask(&self, question: &Question, cancel: &Cancel) -> Result<Answer, DeskError> {
+        let _ = (question, cancel);
+        Err(DeskError::Refused(
+            "this desktop cannot show a confirm dialog".into(),
+        ))
+    }
+
+    /// Shows (`true`) or, after a short linger, hides the marker that tells the person an
+    /// agent is acting. Without a marker this does nothing.
+    fn indicate(&self, acting: bool) {
+        let _ = acting;
+    }
+
+    /// Parts of the screen that shuttle itself draws on (the marker), which `still` ignores.
+    fn overlays(&self) -> Vec<Rect> {
+        Vec::new()
+    }
 
     /// Gives back what the backend borrowed from the desktop (on X11, lent keycodes). The
     /// daemon calls it when it stops.

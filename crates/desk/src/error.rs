@@ -120,6 +120,13 @@ pub enum DeskError {
         /// Why it is gone, if known.
         reason: String,
     },
+    /// A safety control said no before anything was sent: the app allowlist, the auth guard,
+    /// the person at the desktop (confirm mode), read-only mode.
+    #[error("refused: {0}")]
+    Refused(String),
+    /// Dry run: the call passed every check and guard, and this is what it would have done.
+    #[error("dry run, nothing was sent: would {0}")]
+    DryRun(String),
     /// The accessibility bus is out of reach or misbehaved.
     #[error("{0}")]
     Accessibility(String),

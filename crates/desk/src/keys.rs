@@ -17,6 +17,24 @@ pub struct KeyCombo {
     pub keysyms: Vec<u32>,
 }
 
+impl KeyCombo {
+    /// Whether pressing the combination types a character (a printable key with at most
+    /// Shift), as opposed to a shortcut or a control key such as Tab or Return.
+    pub fn types_text(&self) -> bool {
+        let Some((&last, modifiers)) = self.keysyms.split_last() else {
+            return false;
+        };
+        let shift_only = modifiers.iter().all(|&m| m == SHIFT_L || m == SHIFT_R);
+        // Keysyms from 0xfe00 to 0xffff are function, modifier and dead keys; Unicode keysyms
+        // start at 0x1000000.
+        let printable = (0x20..0xfe00).contains(&last) || last >= 0x0100_0000;
+        shift_only && printable
+    }
+}
+
+const SHIFT_L: u32 = 0xffe1;
+const SHIFT_R: u32 = 0xffe2;
+
 /// Short names people type for keys, mapped to X keysym names.
 const ALIASES: &[(&str, &str)] = &[
     ("ctrl", "Control_L"),
@@ -72,6 +90,14 @@ static NAMES: LazyLock<HashMap<String, u32>> = LazyLock::new(|| {
         .filter_map(|raw| Some((x_name(Keysym::new(raw).name()?)?, raw)))
         .collect()
 });
+
+/// A keysym's name for messages: `Escape`, or `U+00E9` for one without a name.
+pub fn keysym_name(keysym: u32) -> String {
+    Keysym::new(keysym)
+        .name()
+        .and_then(x_name)
+        .unwrap_or_else(|| format!("keysym 0x{keysym:x}"))
+}
 
 /// The name X tools use for a keysym: `XK_Return` is `Return`, `XF86XK_AudioMute` is
 /// `XF86AudioMute`. Vendor keysyms other than XF86's are left out.
@@ -183,6 +209,24 @@ pub fn char_keysym(ch: char) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn typing_combinations_are_told_from_shortcuts() {
+        for typing in ["a", "shift+a", "7", "é", "ж", "😀", "space"] {
+            assert!(parse_combo(typing).unwrap().types_text(), "{typing}");
+        }
+        for shortcut in [
+            "ctrl+a",
+            "alt+F4",
+            "Return",
+            "Tab",
+            "shift+Tab",
+            "super",
+            "BackSpace",
+        ] {
+            assert!(!parse_combo(shortcut).unwrap().types_text(), "{shortcut}");
+        }
+    }
 
     fn combo(text: &str) -> Vec<u32> {
         parse_combo(text).unwrap().keysyms

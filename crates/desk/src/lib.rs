@@ -11,14 +11,17 @@ pub mod atspi;
 pub mod backend;
 pub mod cancel;
 pub mod error;
+pub mod guard;
 pub mod image;
+pub mod intent;
 pub mod keys;
 pub mod launch;
 pub mod verbs;
 pub mod x11;
 
 pub use accessibility::Accessibility;
-pub use backend::{Backend, BackendInfo};
+pub use backend::{Answer, Backend, BackendInfo, Question};
 pub use cancel::Cancel;
 pub use error::DeskError;
+pub use intent::{Intent, Target};
 pub use verbs::{Outcome, run};

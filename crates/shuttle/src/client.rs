@@ -143,10 +143,11 @@ fn embedded() -> bool {
     std::env::var(EMBEDDED_ENV).is_ok_and(|v| v == "1")
 }
 
-/// Connects to the daemon after checking that the socket's directory is private and that the
-/// listener runs as this user.
+/// Connects to the daemon after checking that nobody but its user could have put the socket
+/// there and that the listener is that user (this user, or the owner of a socket opened to a
+/// group this user is in).
 pub async fn connect(socket: &Path) -> std::io::Result<UnixStream> {
-    endpoint::check_dir(socket).map_err(|e| match e {
+    let expected = endpoint::expected_listener(socket).map_err(|e| match e {
         endpoint::EndpointError::Io { .. } => {
             std::io::Error::new(std::io::ErrorKind::NotFound, e.to_string())
         }
@@ -154,11 +155,12 @@ pub async fn connect(socket: &Path) -> std::io::Result<UnixStream> {
     })?;
     let stream = UnixStream::connect(socket).await?;
     let peer = stream.peer_cred()?.uid();
-    if peer != endpoint::current_uid() {
+    if peer != expected {
         return Err(std::io::Error::new(
             std::io::ErrorKind::PermissionDenied,
             format!(
-                "the process listening on {} runs as uid {peer}, not as you",
+                "the process listening on {} runs as uid {peer}, not as uid {expected}, who owns \
+                 its directory",
                 socket.display()
             ),
         ));

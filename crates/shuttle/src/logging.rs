@@ -10,8 +10,9 @@ use std::path::PathBuf;
 use anyhow::Context;
 use tracing_subscriber::EnvFilter;
 
-/// `$XDG_STATE_HOME/loomhand/shuttle/serve.log`, else `~/.local/state/loomhand/shuttle/serve.log`.
-pub fn log_path() -> PathBuf {
+/// `$XDG_STATE_HOME/loomhand/shuttle`, else `~/.local/state/loomhand/shuttle`: the log and the
+/// journal live here.
+pub fn state_dir() -> PathBuf {
     let state = std::env::var_os("XDG_STATE_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
@@ -19,7 +20,12 @@ pub fn log_path() -> PathBuf {
             PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/tmp".into()))
                 .join(".local/state")
         });
-    state.join("loomhand/shuttle/serve.log")
+    state.join("loomhand/shuttle")
+}
+
+/// The daemon's log file, `serve.log` in [`state_dir`].
+pub fn log_path() -> PathBuf {
+    state_dir().join("serve.log")
 }
 
 /// Sends the daemon's log to stderr (`foreground`) or appends it to [`log_path`].

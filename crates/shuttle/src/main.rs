@@ -1,8 +1,11 @@
-//! The `shuttle` binary: `mcp`, `serve`, `desk` and `status`.
+//! The `shuttle` binary: `mcp`, `serve`, `desk`, `status`, `stop`, `resume`, `config` and
+//! `journal`.
 
 mod cli;
 mod client;
+mod config;
 mod endpoint;
+mod journal;
 mod logging;
 mod mcp;
 mod serve;
@@ -37,6 +40,40 @@ enum Command {
     },
     /// Show the daemon's state as JSON (exit 1 when none runs)
     Status,
+    /// Stop every agent action now, and refuse new ones until `shuttle resume`
+    Stop,
+    /// Let agents act again after `shuttle stop`
+    Resume,
+    /// Check the config file (config.toml; see docs/config.md)
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Show what agents did: the journal, one call per line
+    Journal {
+        /// Only actions (input to the desktop)
+        #[arg(long)]
+        acts: bool,
+        /// Only calls a safety control refused
+        #[arg(long)]
+        refused: bool,
+        /// Only the last N of those
+        #[arg(short = 'n', value_name = "N")]
+        last: Option<usize>,
+        /// Print the raw NDJSON lines
+        #[arg(long)]
+        json: bool,
+        /// Read this journal file instead of the configured one
+        #[arg(long, value_name = "FILE")]
+        file: Option<std::path::PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
+enum ConfigCommand {
+    /// Check that a config file loads (default: the one the daemon reads) and print its settings
+    Check {
+        /// The file to check
+        file: Option<std::path::PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -52,7 +89,23 @@ fn main() -> ExitCode {
                 .map(|()| ExitCode::SUCCESS)
         }
         Command::Desk { words } => runtime(false).block_on(cli::desk::run(words)),
-        Command::Status => runtime(false).block_on(cli::status::run()),
+        Command::Status => runtime(false).block_on(cli::daemon::call(serve::dispatch::STATUS_TOOL)),
+        Command::Stop => runtime(false).block_on(cli::daemon::call(serve::dispatch::STOP_TOOL)),
+        Command::Resume => runtime(false).block_on(cli::daemon::call(serve::dispatch::RESUME_TOOL)),
+        Command::Config(ConfigCommand::Check { file }) => cli::config::check(file),
+        Command::Journal {
+            acts,
+            refused,
+            last,
+            json,
+            file,
+        } => cli::journal::show(&cli::journal::Filter {
+            acts,
+            refused,
+            last,
+            json,
+            file,
+        }),
     };
     result.unwrap_or_else(|e| {
         eprintln!("shuttle: {e:#}");

@@ -19,7 +19,7 @@ use atspi::proxy::accessible::AccessibleProxy;
 use atspi::proxy::action::ActionProxy;
 use atspi::proxy::component::ComponentProxy;
 use atspi::proxy::selection::SelectionProxy;
-use atspi::{CoordType, Role, State};
+use atspi::{CoordType, MatchType, ObjectMatchRule, Role, SortOrder, State};
 use desk_core::a11y::Node;
 use zbus::proxy::CacheProperties;
 
@@ -422,6 +422,37 @@ impl Accessibility for AtSpi {
     fn pid_of(&self, id: &str) -> Result<u32, DeskError> {
         let node = NodeRef::parse(id)?;
         zbus::block_on(self.pid_of_bus(&node.bus))
+    }
+
+    fn focused_in(&self, pid: u32) -> Result<Option<Node>, DeskError> {
+        zbus::block_on(async {
+            let Some((app, _)) = self.apps().await?.into_iter().find(|(_, p)| *p == pid) else {
+                return Ok(None);
+            };
+            // One Collection call asks the app itself for its focused object, instead of
+            // walking its tree.
+            // Every criterion needs a match type: the toolkits match nothing on an invalid one,
+            // even for an empty set.
+            let rule = ObjectMatchRule::builder()
+                .states([State::Focused], MatchType::All)
+                .attributes(HashMap::new(), MatchType::All)
+                .roles(&[], MatchType::All)
+                .interfaces(Vec::<atspi::Interface>::new(), MatchType::All)
+                .build();
+            let found: Vec<atspi::ObjectRefOwned> = self
+                .call(
+                    &app,
+                    "org.a11y.atspi.Collection",
+                    "GetMatches",
+                    &(rule, SortOrder::Canonical as u32, 1i32, true),
+                )
+                .await
+                .map_err(|e| self.failed(&app, "find its focused object", e))?;
+            match found.first().and_then(NodeRef::from_object) {
+                Some(node) => Ok(Some(tree::read_one(self, &node, Want::default()).await?)),
+                None => Ok(None),
+            }
+        })
     }
 }
 

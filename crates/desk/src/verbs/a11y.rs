@@ -14,6 +14,7 @@ use super::target::{self, SETTLE_WAIT};
 use crate::accessibility::{Accessibility, AppWindow, Want};
 use crate::backend::Backend;
 use crate::error::DeskError;
+use crate::intent::{Intent, Target};
 
 /// How far outside its window a node may reach before its bounds count as bogus (toolkits
 /// report widgets they never laid out at absurd places).
@@ -70,7 +71,7 @@ fn named_or_focused(
     pid: Option<u32>,
 ) -> Result<Window, DeskError> {
     if window.is_none() && pid.is_none() {
-        return target::active(backend)?.ok_or_else(|| {
+        return target::focused(backend)?.ok_or_else(|| {
             DeskError::Invalid("no window has the focus; name one with window or pid".into())
         });
     }
@@ -180,6 +181,7 @@ pub(super) fn find(backend: &dyn Backend, args: &FindArgs) -> Result<Outcome, De
 
 pub(super) fn read(backend: &dyn Backend, args: &ReadArgs) -> Result<Outcome, DeskError> {
     let acc = backend.accessibility()?;
+    check_app(backend, acc.as_ref(), &args.id)?;
     let node = acc.node(
         &args.id,
         Want {
@@ -281,6 +283,48 @@ fn open_menus_above(acc: &dyn Accessibility, node: &Node) -> Result<Vec<String>,
     Ok(opened)
 }
 
+/// Refuses a node of an app outside the allowlist.
+fn check_app(backend: &dyn Backend, acc: &dyn Accessibility, id: &str) -> Result<u32, DeskError> {
+    let pid = acc.pid_of(id)?;
+    backend
+        .allows(Some(pid))
+        .map_err(|why| DeskError::Refused(format!("node {id}: {why}")))?;
+    Ok(pid)
+}
+
+/// Where input to a node lands: the screen window of its top-level accessible window.
+fn node_target(
+    backend: &dyn Backend,
+    acc: &dyn Accessibility,
+    node: &Node,
+) -> Result<Target, DeskError> {
+    let pid = check_app(backend, acc, &node.id)?;
+    let frame = acc.ancestors(&node.id)?.pop();
+    let title = frame.map_or_else(|| node.name.clone(), |f| f.name);
+    let windows = backend.windows()?;
+    let mine = || windows.iter().filter(|w| w.pid == Some(pid));
+    Ok(
+        match mine().find(|w| w.title == title).or_else(|| mine().next()) {
+            Some(window) => Target::window(window),
+            None => Target::Window {
+                id: String::new(),
+                title,
+                pid: Some(pid),
+                app: None,
+            },
+        },
+    )
+}
+
+/// A node in words: `button "OK"`.
+fn node_words(node: &Node) -> String {
+    if node.name.is_empty() {
+        node.role.clone()
+    } else {
+        format!("{} {:?}", node.role, node.name)
+    }
+}
+
 const SELECTABLE: [&str; 5] = [
     "page tab",
     "table row",
@@ -299,6 +343,11 @@ pub(super) fn press(backend: &dyn Backend, args: &PressArgs) -> Result<Outcome, 
             ..Want::default()
         },
     )?;
+    let place = node_target(backend, acc.as_ref(), &node)?;
+    backend.admit(&Intent::new(
+        format!("press {}", node_words(&node)),
+        vec![place],
+    ))?;
     if SELECTABLE.contains(&node.role.as_str()) && acc.select(&node.id)? {
         return Ok(Outcome::of(json!({"pressed": node.id, "how": "selected"})));
     }
@@ -335,6 +384,17 @@ pub(super) fn act(backend: &dyn Backend, args: &ActArgs) -> Result<Outcome, Desk
             ..Want::default()
         },
     )?;
+    let place = node_target(backend, acc.as_ref(), &node)?;
+    let verb = match args.action {
+        NodeAction::Click => "click",
+        NodeAction::Action => "run the action of",
+        NodeAction::Select => "select",
+        NodeAction::Focus => "focus",
+    };
+    backend.admit(&Intent::new(
+        format!("{verb} {}", node_words(&node)),
+        vec![place],
+    ))?;
     let refused = |what: &str| {
         DeskError::Invalid(format!(
             "{} {:?} refused to {what}; nothing was done",
@@ -401,6 +461,9 @@ pub(super) fn at(backend: &dyn Backend, args: &AtArgs) -> Result<Outcome, DeskEr
             ))
         })?
     };
+    if backend.allows(window.pid).is_err() {
+        return Err(target::refused(backend, &window));
+    }
     let acc = backend.accessibility()?;
     let frame = frame_of(acc.as_ref(), &window)?;
     let id = acc.at_point(&frame.id, args.x, args.y)?.unwrap_or(frame.id);
@@ -425,7 +488,11 @@ pub(super) fn at(backend: &dyn Backend, args: &AtArgs) -> Result<Outcome, DeskEr
             && (windows.iter().filter(|w| w.pid == window.pid).count() == 1
                 || above.title == window.title);
         if !same_process_alike {
-            result["covered"] = json!({"title": above.title, "pid": above.pid});
+            result["covered"] = if backend.allows(above.pid).is_ok() {
+                json!({"title": above.title, "pid": above.pid})
+            } else {
+                json!({"title": null, "pid": null, "note": "a window of an app outside the allowlist"})
+            };
         }
     }
     Ok(Outcome::of(result))
@@ -435,7 +502,7 @@ pub(super) fn unanswered(backend: &dyn Backend) -> Result<Outcome, DeskError> {
     let Some(active) = target::active(backend)? else {
         return Ok(Outcome::of(Value::Null));
     };
-    let Some(pid) = active.pid else {
+    let Some(pid) = active.pid.filter(|&pid| backend.allows(Some(pid)).is_ok()) else {
         return Ok(Outcome::of(Value::Null));
     };
     let acc = backend.accessibility()?;

@@ -3,7 +3,7 @@
 //! Each result says where the input went and whether the app there confirmed it handled it
 //! (`confirmed`); without that confirmation the input was sent but may not have been read yet.
 
-use desk_core::call::{Button, ClickArgs, DragArgs, KeyArgs, ScrollArgs, TypeArgs};
+use desk_core::call::{Button, ClickArgs, Direction, DragArgs, KeyArgs, ScrollArgs, TypeArgs};
 use desk_core::window::Window;
 use serde_json::{Value, json};
 
@@ -12,18 +12,28 @@ use super::target::{self, SETTLE_WAIT};
 use crate::backend::Backend;
 use crate::cancel::Cancel;
 use crate::error::DeskError;
+use crate::intent::{Intent, Target};
 use crate::keys;
 
-/// The window named by `window`/`pid`, focused and checked; else whatever has the focus.
+/// Admits keyboard input, then gives the target the focus: the window named by `window`/`pid`,
+/// focused and checked, else whatever has the focus.
 fn keyboard_target(
     backend: &dyn Backend,
     window: Option<&str>,
     pid: Option<u32>,
+    intent: impl FnOnce(Target) -> Intent,
 ) -> Result<Option<Window>, DeskError> {
     if window.is_none() && pid.is_none() {
-        return target::active(backend);
+        let active = target::active(backend)?;
+        let place = match &active {
+            Some(window) => Target::window(window),
+            None => Target::Bare("no window (nothing has the keyboard focus)".into()),
+        };
+        backend.admit(&intent(place))?;
+        return Ok(active);
     }
     let window = target::pick(backend, window, pid)?;
+    backend.admit(&intent(Target::window(&window)))?;
     target::focus(backend, &window)?;
     Ok(Some(window))
 }
@@ -42,7 +52,10 @@ pub(super) fn key(
     cancel: &Cancel,
 ) -> Result<Outcome, DeskError> {
     let combo = keys::parse_combo(&args.keys)?;
-    let window = keyboard_target(backend, args.window.as_deref(), args.pid)?;
+    let what = format!("press {}", args.keys);
+    let window = keyboard_target(backend, args.window.as_deref(), args.pid, |place| {
+        Intent::new(what, vec![place])
+    })?;
     let id = window.as_ref().map(|w| w.id.as_str());
     backend.press_keys(&combo.keysyms, id, cancel)?;
     let (window, confirmed) = delivery(backend, window.as_ref());
@@ -56,7 +69,11 @@ pub(super) fn type_text(
     args: &TypeArgs,
     cancel: &Cancel,
 ) -> Result<Outcome, DeskError> {
-    let window = keyboard_target(backend, args.window.as_deref(), args.pid)?;
+    let chars = args.text.chars().count();
+    let window = keyboard_target(backend, args.window.as_deref(), args.pid, |place| Intent {
+        text: Some(args.text.clone()),
+        ..Intent::new(format!("type {chars} characters"), vec![place])
+    })?;
     let id = window.as_ref().map(|w| w.id.as_str());
     let typed = backend.type_text(&args.text, id, cancel)?;
     let (window, confirmed) = delivery(backend, window.as_ref());
@@ -65,26 +82,66 @@ pub(super) fn type_text(
     ))
 }
 
-/// A desk point from `x`, `y` (pixels of `window`'s shot when one is named).
-fn point(
-    backend: &dyn Backend,
+/// Where point input goes: a desk point, where it lands, and the window named for it, which
+/// must be on top there when the input goes out.
+struct Aim {
     x: i32,
     y: i32,
-    window: Option<&str>,
-    pid: Option<u32>,
-) -> Result<(i32, i32), DeskError> {
-    if window.is_none() && pid.is_none() {
+    target: Target,
+    named: Option<Window>,
+}
+
+impl Aim {
+    /// Aims at `x`, `y`: desk coordinates, or pixels of the named window's shot.
+    fn at(
+        backend: &dyn Backend,
+        x: i32,
+        y: i32,
+        window: Option<&str>,
+        pid: Option<u32>,
+    ) -> Result<Self, DeskError> {
+        if window.is_none() && pid.is_none() {
+            target::on_screen(backend, x, y)?;
+            return Ok(Self {
+                x,
+                y,
+                target: target::target_at(backend, x, y)?,
+                named: None,
+            });
+        }
+        let window = target::pick(backend, window, pid)?;
+        let (x, y) = target::window_point(backend, &window, x, y)?;
         target::on_screen(backend, x, y)?;
-        return Ok((x, y));
+        Ok(Self {
+            x,
+            y,
+            target: Target::window(&window),
+            named: Some(window),
+        })
     }
-    let window = target::pick(backend, window, pid)?;
-    target::uncovered_point(backend, &window, x, y)
+
+    /// After admission: raises the named window where another one covers the point.
+    fn uncover(&self, backend: &dyn Backend) -> Result<(), DeskError> {
+        match &self.named {
+            Some(window) => target::bring_to_top(backend, window, self.x, self.y),
+            None => Ok(()),
+        }
+    }
 }
 
 pub(super) fn click(backend: &dyn Backend, args: &ClickArgs) -> Result<Outcome, DeskError> {
-    let (x, y) = point(backend, args.x, args.y, args.window.as_deref(), args.pid)?;
+    let aim = Aim::at(backend, args.x, args.y, args.window.as_deref(), args.pid)?;
+    let (x, y) = (aim.x, aim.y);
     let button = args.button.unwrap_or(Button::Left);
     let count = args.count.unwrap_or(1);
+    let times = match count {
+        1 => String::new(),
+        2 => " twice".into(),
+        n => format!(" {n} times"),
+    };
+    let what = format!("click {}{times} at ({x}, {y})", button_name(button));
+    backend.admit(&Intent::new(what, vec![aim.target.clone()]))?;
+    aim.uncover(backend)?;
     let under = target::window_at(backend, x, y)?;
     backend.move_pointer(x, y)?;
     backend.click(button, count)?;
@@ -109,10 +166,17 @@ pub(super) fn scroll(
     cancel: &Cancel,
 ) -> Result<Outcome, DeskError> {
     let amount = args.amount().map_err(DeskError::Invalid)?;
-    let (x, y) = match args.point().map_err(DeskError::Invalid)? {
-        Some((x, y)) => point(backend, x, y, args.window.as_deref(), args.pid)?,
+    let aim = match args.point().map_err(DeskError::Invalid)? {
+        Some((x, y)) => Aim::at(backend, x, y, args.window.as_deref(), args.pid)?,
         None => focused_centre(backend)?,
     };
+    let (x, y) = (aim.x, aim.y);
+    let what = format!(
+        "scroll {} {amount} notches at ({x}, {y})",
+        direction_name(args.direction)
+    );
+    backend.admit(&Intent::new(what, vec![aim.target.clone()]))?;
+    aim.uncover(backend)?;
     let under = target::window_at(backend, x, y)?;
     backend.move_pointer(x, y)?;
     backend.scroll(args.direction, amount, cancel)?;
@@ -123,15 +187,20 @@ pub(super) fn scroll(
 }
 
 /// The centre of the focused window, refused when another window covers it.
-fn focused_centre(backend: &dyn Backend) -> Result<(i32, i32), DeskError> {
-    let focused = target::active(backend)?.ok_or_else(|| {
+fn focused_centre(backend: &dyn Backend) -> Result<Aim, DeskError> {
+    let focused = target::focused(backend)?.ok_or_else(|| {
         DeskError::Invalid("no window has the focus; pass x and y to scroll at a point".into())
     })?;
     let rect = target::rect_of(backend, &focused)?;
     let (x, y) = (rect.x + (rect.w / 2) as i32, rect.y + (rect.h / 2) as i32);
     target::on_screen(backend, x, y)?;
     match target::window_at(backend, x, y)? {
-        Some(top) if top.id == focused.id => Ok((x, y)),
+        Some(top) if top.id == focused.id => Ok(Aim {
+            x,
+            y,
+            target: Target::window(&focused),
+            named: None,
+        }),
         Some(top) => Err(DeskError::Invalid(format!(
             "the centre of the focused window {} {:?} is covered by {} {:?}; pass x and y, or focus the window first",
             focused.id, focused.title, top.id, top.title
@@ -140,28 +209,35 @@ fn focused_centre(backend: &dyn Backend) -> Result<(i32, i32), DeskError> {
     }
 }
 
+fn direction_name(direction: Direction) -> &'static str {
+    match direction {
+        Direction::Up => "up",
+        Direction::Down => "down",
+        Direction::Left => "left",
+        Direction::Right => "right",
+    }
+}
+
 pub(super) fn drag(
     backend: &dyn Backend,
     args: &DragArgs,
     cancel: &Cancel,
 ) -> Result<Outcome, DeskError> {
-    let (from, to) = if args.window.is_none() && args.pid.is_none() {
-        target::on_screen(backend, args.x, args.y)?;
-        target::on_screen(backend, args.to_x, args.to_y)?;
-        ((args.x, args.y), (args.to_x, args.to_y))
-    } else {
-        let window = target::pick(backend, args.window.as_deref(), args.pid)?;
-        let to = target::window_point(backend, &window, args.to_x, args.to_y)?;
-        target::on_screen(backend, to.0, to.1)?;
-        (
-            target::uncovered_point(backend, &window, args.x, args.y)?,
-            to,
-        )
+    let from = Aim::at(backend, args.x, args.y, args.window.as_deref(), args.pid)?;
+    let to = match &from.named {
+        Some(window) => target::window_point(backend, window, args.to_x, args.to_y)?,
+        None => (args.to_x, args.to_y),
     };
-    let under = target::window_at(backend, from.0, from.1)?;
-    backend.drag(from, to, cancel)?;
+    target::on_screen(backend, to.0, to.1)?;
+    // What is under the end is what receives the drop, so it is gated as the start is.
+    let drop_target = target::target_at(backend, to.0, to.1)?;
+    let what = format!("drag from ({}, {}) to ({}, {})", from.x, from.y, to.0, to.1);
+    backend.admit(&Intent::new(what, vec![from.target.clone(), drop_target]))?;
+    from.uncover(backend)?;
+    let under = target::window_at(backend, from.x, from.y)?;
+    backend.drag((from.x, from.y), to, cancel)?;
     let (window, confirmed) = delivery(backend, under.as_ref());
     Ok(Outcome::of(json!({
-        "from": [from.0, from.1], "to": [to.0, to.1], "window": window, "confirmed": confirmed
+        "from": [from.x, from.y], "to": [to.0, to.1], "window": window, "confirmed": confirmed
     })))
 }

@@ -10,6 +10,7 @@ use super::target;
 use crate::backend::Backend;
 use crate::cancel::Cancel;
 use crate::error::DeskError;
+use crate::intent::{Intent, Target};
 use crate::launch;
 
 /// How long `close` waits for the window to go.
@@ -21,6 +22,7 @@ const POLL: Duration = Duration::from_millis(20);
 
 pub(super) fn focus(backend: &dyn Backend, args: &FocusArgs) -> Result<Outcome, DeskError> {
     let window = target::pick(backend, args.window.as_deref(), args.pid)?;
+    backend.admit(&Intent::on("focus", vec![Target::window(&window)]))?;
     target::focus(backend, &window)?;
     Ok(Outcome::of(
         json!({"focused": true, "window": window.id, "title": window.title}),
@@ -33,6 +35,7 @@ pub(super) fn close(
     cancel: &Cancel,
 ) -> Result<Outcome, DeskError> {
     let window = target::pick(backend, args.window.as_deref(), args.pid)?;
+    backend.admit(&Intent::on("close", vec![Target::window(&window)]))?;
     backend.request_close(&window.id)?;
     let deadline = Instant::now() + CLOSE_WAIT;
     loop {
@@ -60,6 +63,12 @@ pub(super) fn launch(
     args: &LaunchArgs,
     cancel: &Cancel,
 ) -> Result<Outcome, DeskError> {
+    let mut what = format!("launch {}", args.app);
+    for arg in &args.args {
+        what.push(' ');
+        what.push_str(arg);
+    }
+    backend.admit(&Intent::new(what, vec![Target::Program(args.app.clone())]))?;
     let launched = launch::spawn(&args.app, &args.args)?;
     let deadline = Instant::now() + LAUNCH_WAIT;
     let window = loop {

@@ -42,7 +42,7 @@ impl Outcome {
 /// Runs one desk call; long calls check `cancel` as they go.
 pub fn run(backend: &dyn Backend, call: &DeskCall, cancel: &Cancel) -> Result<Outcome, DeskError> {
     match call {
-        DeskCall::Windows(_) => Ok(Outcome::of(backend.windows()?)),
+        DeskCall::Windows(_) => Ok(Outcome::of(target::allowed(backend, backend.windows()?))),
         DeskCall::Screen(_) => {
             let screen = backend.screen()?;
             Ok(Outcome::of(json!({"width": screen.w, "height": screen.h})))

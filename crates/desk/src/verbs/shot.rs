@@ -2,10 +2,10 @@
 
 use desk_core::call::ShotArgs;
 use desk_core::geometry::Rect;
-use desk_core::matching::pick_window;
 use serde_json::json;
 
 use super::Outcome;
+use super::target;
 use crate::backend::Backend;
 use crate::error::DeskError;
 
@@ -16,6 +16,14 @@ pub(super) fn shot(backend: &dyn Backend, args: &ShotArgs) -> Result<Outcome, De
         let (area, origin, id) = window_area(backend, args, crop, screen)?;
         (area, Some((origin, id)))
     } else {
+        if target::restricted(backend) {
+            return Err(DeskError::Refused(
+                "a shot of the screen or a rectangle of it is refused under the app allowlist \
+                 ([safety] apps), since it would show other apps; pass window to shoot a window \
+                 of an allowed app"
+                    .into(),
+            ));
+        }
         let area = crop.unwrap_or(screen);
         if !screen.contains_rect(&area) {
             return Err(DeskError::Invalid(format!(
@@ -51,8 +59,7 @@ fn window_area(
     crop: Option<Rect>,
     screen: Rect,
 ) -> Result<(Rect, [i64; 2], String), DeskError> {
-    let windows = backend.windows()?;
-    let window = pick_window(&windows, args.window.as_deref(), args.pid)?;
+    let window = &target::pick(backend, args.window.as_deref(), args.pid)?;
     let hidden = || DeskError::WindowHidden {
         id: window.id.clone(),
         title: window.title.clone(),

@@ -39,6 +39,17 @@ pub(super) fn still(
     let screen = backend.screen()?;
     let start = Instant::now();
     let mut tracker = Tracker::new(backend.capture_scaled(screen, WIDTH)?);
+    // shuttle's own marker comes and goes with its actions; the screen is still without it.
+    let scale = f64::from(WIDTH) / f64::from(screen.w.max(1));
+    for overlay in backend.overlays() {
+        let shrunk = |v: i32| (f64::from(v.max(0)) * scale) as u32;
+        tracker.ignore(
+            shrunk(overlay.x),
+            shrunk(overlay.y),
+            shrunk(overlay.x + overlay.w as i32).saturating_add(1),
+            shrunk(overlay.y + overlay.h as i32).saturating_add(1),
+        );
+    }
     let mut last_change = Instant::now();
     let mut changed = false;
     let still = loop {
@@ -74,6 +85,8 @@ pub(crate) struct Tracker {
     blocks_y: u32,
     /// Per block, the contents it has shown (up to [`VOLATILE_AFTER`]).
     seen: Vec<Vec<Vec<u8>>>,
+    /// Per block, whether its changes never count.
+    ignored: Vec<bool>,
 }
 
 impl Tracker {
@@ -89,6 +102,17 @@ impl Tracker {
             blocks_x,
             blocks_y,
             seen,
+            ignored: vec![false; (blocks_x * blocks_y) as usize],
+        }
+    }
+
+    /// Stops counting changes in the blocks that touch the shrunken pixels from (x0, y0) to
+    /// (x1, y1), exclusive.
+    pub(crate) fn ignore(&mut self, x0: u32, y0: u32, x1: u32, y1: u32) {
+        for by in y0 / BLOCK..y1.div_ceil(BLOCK).min(self.blocks_y) {
+            for bx in x0 / BLOCK..x1.div_ceil(BLOCK).min(self.blocks_x) {
+                self.ignored[(by * self.blocks_x + bx) as usize] = true;
+            }
         }
     }
 
@@ -97,6 +121,9 @@ impl Tracker {
         let mut counts = false;
         for by in 0..self.blocks_y {
             for bx in 0..self.blocks_x {
+                if self.ignored[(by * self.blocks_x + bx) as usize] {
+                    continue;
+                }
                 let now = block(&next, bx, by);
                 if similar(&now, &block(&self.current, bx, by)) {
                     continue;
@@ -166,6 +193,13 @@ mod tests {
         let mut tracker = Tracker::new(flat(100));
         assert!(!tracker.update(flat(120)));
         assert!(tracker.update(flat(200)));
+    }
+
+    #[test]
+    fn ignored_blocks_never_count() {
+        let mut tracker = Tracker::new(with_block(0, 0));
+        tracker.ignore(0, 0, 1, 1);
+        assert!(!tracker.update(with_block(0, 255)));
     }
 
     #[test]

@@ -8,20 +8,48 @@ use desk_core::window::Window;
 
 use crate::backend::Backend;
 use crate::error::DeskError;
+use crate::intent::Target;
 
 /// How long a focus request may take to show.
 const FOCUS_WAIT: Duration = Duration::from_secs(1);
 /// How long an action waits for the app to confirm it handled the input.
 pub(super) const SETTLE_WAIT: Duration = Duration::from_secs(1);
 
-/// The window `window` and `pid` name.
+/// The windows of `windows` the agent may see (all of them, without an app allowlist).
+pub(super) fn allowed(backend: &dyn Backend, windows: Vec<Window>) -> Vec<Window> {
+    windows
+        .into_iter()
+        .filter(|w| backend.allows(w.pid).is_ok())
+        .collect()
+}
+
+/// Whether an app allowlist is in force: only then is a window of no known process refused.
+pub(super) fn restricted(backend: &dyn Backend) -> bool {
+    backend.allows(None).is_err()
+}
+
+/// The refusal for a window outside the allowlist.
+pub(super) fn refused(backend: &dyn Backend, window: &Window) -> DeskError {
+    let why = backend.allows(window.pid).err().unwrap_or_default();
+    DeskError::Refused(format!("{}: {why}", Target::window(window)))
+}
+
+/// The window `window` and `pid` name, among the windows the agent may see; a window outside
+/// the allowlist is refused as such rather than reported missing.
 pub(super) fn pick(
     backend: &dyn Backend,
     window: Option<&str>,
     pid: Option<u32>,
 ) -> Result<Window, DeskError> {
     let windows = backend.windows()?;
-    Ok(pick_window(&windows, window, pid)?.clone())
+    let visible = allowed(backend, windows.clone());
+    match pick_window(&visible, window, pid) {
+        Ok(picked) => Ok(picked.clone()),
+        Err(e) => match pick_window(&windows, window, pid) {
+            Ok(foreign) if backend.allows(foreign.pid).is_err() => Err(refused(backend, foreign)),
+            _ => Err(e.into()),
+        },
+    }
 }
 
 /// Gives `window` the keyboard focus and checks that it has it.
@@ -58,9 +86,25 @@ pub(super) fn focus(backend: &dyn Backend, window: &Window) -> Result<(), DeskEr
     })
 }
 
-/// The focused window, if any.
+/// The focused window, if any, whoever's it is.
 pub(super) fn active(backend: &dyn Backend) -> Result<Option<Window>, DeskError> {
     Ok(backend.windows()?.into_iter().find(|w| w.active))
+}
+
+/// The focused window, if any, refused when it is outside the allowlist.
+pub(super) fn focused(backend: &dyn Backend) -> Result<Option<Window>, DeskError> {
+    match active(backend)? {
+        Some(window) if backend.allows(window.pid).is_err() => Err(refused(backend, &window)),
+        found => Ok(found),
+    }
+}
+
+/// Where input at desk point (x, y) lands: the topmost window there, or the bare desktop.
+pub(super) fn target_at(backend: &dyn Backend, x: i32, y: i32) -> Result<Target, DeskError> {
+    Ok(match window_at(backend, x, y)? {
+        Some(window) => Target::window(&window),
+        None => Target::Bare("the desktop background".into()),
+    })
 }
 
 /// The window's rectangle on the screen, refusing a window that is not shown.
@@ -119,24 +163,20 @@ pub(super) fn window_at(
     Ok(None)
 }
 
-/// A desk point for input aimed at `window`: raises the window when another one covers the
-/// point, and refuses when it stays covered.
-pub(super) fn uncovered_point(
+/// Makes sure `window` is on top at desk point (x, y), raising it when another window covers
+/// the point, and refusing when it stays covered.
+pub(super) fn bring_to_top(
     backend: &dyn Backend,
     window: &Window,
     x: i32,
     y: i32,
-) -> Result<(i32, i32), DeskError> {
-    let (dx, dy) = window_point(backend, window, x, y)?;
-    on_screen(backend, dx, dy)?;
-    let on_top =
-        |backend: &dyn Backend| -> Result<Option<Window>, DeskError> { window_at(backend, dx, dy) };
-    match on_top(backend)? {
-        Some(top) if top.id == window.id => return Ok((dx, dy)),
+) -> Result<(), DeskError> {
+    match window_at(backend, x, y)? {
+        Some(top) if top.id == window.id => return Ok(()),
         _ => focus(backend, window)?,
     }
-    match on_top(backend)? {
-        Some(top) if top.id == window.id => Ok((dx, dy)),
+    match window_at(backend, x, y)? {
+        Some(top) if top.id == window.id => Ok(()),
         Some(top) => Err(DeskError::Invalid(format!(
             "window {} {:?} is covered at ({x}, {y}) by {} {:?} even after raising it; nothing was sent",
             window.id, window.title, top.id, top.title

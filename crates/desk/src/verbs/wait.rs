@@ -12,6 +12,7 @@ use desk_core::window::Window;
 use serde_json::json;
 
 use super::Outcome;
+use super::target;
 use crate::backend::Backend;
 use crate::cancel::Cancel;
 use crate::error::DeskError;
@@ -30,10 +31,11 @@ pub(super) fn wait(
         Outcome::of(json!({"changed": changed, "windows": windows}))
     };
 
+    let since = target::allowed(backend, args.since.clone());
     let mut fingerprint = backend.fingerprint()?;
     let (mut windows, mut read_at, mut read_cost) = timed_read(backend)?;
     loop {
-        if windows != args.since {
+        if windows != since {
             return Ok(answer(windows, true));
         }
         let now = Instant::now();
@@ -60,6 +62,8 @@ pub(super) fn wait(
 
 fn timed_read(backend: &dyn Backend) -> Result<(Vec<Window>, Instant, Duration), DeskError> {
     let start = Instant::now();
-    let windows = backend.windows()?;
+    // Both sides of the comparison are what the agent may see: a window of another app coming
+    // or going is no change to it.
+    let windows = target::allowed(backend, backend.windows()?);
     Ok((windows, Instant::now(), start.elapsed()))
 }

@@ -147,6 +147,9 @@ pub(super) fn press_keys(
     sync(conn)
 }
 
+/// How many characters typing sends before it waits for the app to read them.
+const PACE_EVERY: usize = 32;
+
 /// Types text; characters the layout lacks go out on lent keycodes (see [`Lender`]).
 pub(super) fn type_text(
     conn: &RustConnection,
@@ -179,6 +182,13 @@ pub(super) fn type_text(
     let result = (|| {
         let mut held = Held::new(conn, root);
         for (at, &keysym) in chars.iter().enumerate() {
+            if at > 0 && at % PACE_EVERY == 0 {
+                // Let the app catch up, so a stop lands between chunks rather than after
+                // everything already queued in the X server.
+                held.flush()?;
+                sync(conn)?;
+                (typing.settle)();
+            }
             if typing.cancel.is_cancelled() {
                 return Err(DeskError::Cancelled {
                     done: format!("{sent} of {total} characters were typed"),

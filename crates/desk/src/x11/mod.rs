@@ -2,6 +2,9 @@
 
 mod atoms;
 mod capture;
+mod confirm;
+mod hotkey;
+mod indicator;
 mod input;
 mod keymap;
 mod lender;
@@ -23,13 +26,17 @@ use x11rb::rust_connection::RustConnection;
 
 use crate::accessibility::Accessibility;
 use crate::atspi::AtSpi;
-use crate::backend::{Backend, BackendInfo};
+use crate::backend::{Answer, Backend, BackendInfo, Question};
 use crate::cancel::Cancel;
 use crate::error::DeskError;
 use crate::image::RgbImage;
 
+pub use confirm::{ALLOW as CONFIRM_ALLOW, DENY as CONFIRM_DENY, TITLE as CONFIRM_TITLE};
+pub use hotkey::Hotkey;
+
 use atoms::Atoms;
 use capture::Capturer;
+use indicator::Indicator;
 use input::Typing;
 use lender::Lender;
 use sync::Pinger;
@@ -52,6 +59,8 @@ pub struct X11Backend {
     returning: std::sync::Once,
     /// The accessibility bus, once a call needed it.
     atspi: Mutex<Option<Arc<AtSpi>>>,
+    /// The marker shown while agents act, made on first use (`None` if it could not be).
+    indicator: std::sync::OnceLock<Option<Indicator>>,
 }
 
 impl X11Backend {
@@ -77,6 +86,7 @@ impl X11Backend {
             lender: Arc::new(Mutex::new(Lender::new(root, atoms._SHUTTLE_LENT_KEYCODES))),
             returning: std::sync::Once::new(),
             atspi: Mutex::new(None),
+            indicator: std::sync::OnceLock::new(),
         })
     }
 
@@ -231,6 +241,32 @@ impl Backend for X11Backend {
             *atspi = Some(Arc::new(AtSpi::connect()?));
         }
         Ok(atspi.clone().expect("connected above"))
+    }
+
+    fn ask(&self, question: &Question, cancel: &Cancel) -> Result<Answer, DeskError> {
+        confirm::ask(&self.display, question, cancel)
+    }
+
+    fn indicate(&self, acting: bool) {
+        let indicator = self.indicator.get_or_init(|| {
+            let screen = self.screen().ok()?;
+            let made = Indicator::start(&self.display, screen);
+            if made.is_none() {
+                tracing::warn!(display = %self.display, "could not create the acting marker");
+            }
+            made
+        });
+        if let Some(indicator) = indicator {
+            indicator.set(acting);
+        }
+    }
+
+    fn overlays(&self) -> Vec<Rect> {
+        self.indicator
+            .get()
+            .and_then(Option::as_ref)
+            .map(|i| vec![i.rect()])
+            .unwrap_or_default()
     }
 
     fn release(&self) -> Result<(), DeskError> {

@@ -1,7 +1,10 @@
-//! The shell side of shuttle: `shuttle desk VERB` and `shuttle status`.
+//! The shell side of shuttle: `shuttle desk VERB`, `status`, `stop`, `resume`, `config check`
+//! and `journal`.
 
+pub mod config;
+pub mod daemon;
 pub mod desk;
-pub mod status;
+pub mod journal;
 
 /// Exit status for an error reply or an unreachable daemon.
 pub const EXIT_FAILED: u8 = 1;

@@ -59,7 +59,9 @@ impl ServerHandler for DeskServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(tools::list()))
+        Ok(ListToolsResult::with_all_items(tools::list(
+            tools::Mode::from_config(),
+        )))
     }
 
     async fn call_tool(

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use desk_core::call::Verb;
+use desk_core::call::{Verb, VerbKind};
 use desk_core::wire::Reply;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
 use serde_json::{Value, json};
@@ -18,9 +18,31 @@ pub const SCREENSHOT: &str = "screenshot";
 /// The tool that reports the daemon's state.
 pub const STATUS: &str = "status";
 
+/// What the user's config tells agents up front, so they plan for it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Mode {
+    /// Only observation verbs are served.
+    pub read_only: bool,
+    /// Actions are checked and described, never delivered.
+    pub dry_run: bool,
+}
+
+impl Mode {
+    /// The mode `config.toml` sets now (the default when it does not load: the daemon then
+    /// refuses every call with the reason).
+    pub fn from_config() -> Self {
+        crate::config::load(&crate::config::config_path())
+            .map(|c| Self {
+                read_only: c.safety.read_only,
+                dry_run: c.safety.dry_run,
+            })
+            .unwrap_or_default()
+    }
+}
+
 /// The tools, in listing order.
-pub fn list() -> Vec<Tool> {
-    vec![desk_tool(), screenshot_tool(), status_tool()]
+pub fn list(mode: Mode) -> Vec<Tool> {
+    vec![desk_tool(mode), screenshot_tool(), status_tool()]
 }
 
 fn schema(value: Value) -> Arc<JsonObject> {
@@ -30,16 +52,35 @@ fn schema(value: Value) -> Arc<JsonObject> {
     }
 }
 
-fn desk_tool() -> Tool {
+fn desk_tool(mode: Mode) -> Tool {
     let mut description = String::from(
         "Read and act on the user's desktop. Pass verb and its arguments side by side \
          (? = optional); results are JSON. window = an id or title from windows. Coordinates \
          are screen pixels.",
     );
-    for verb in Verb::ALL {
+    if mode.read_only {
+        description.push_str(
+            " READ-ONLY: the user allows observation only; acting verbs are refused and not listed.",
+        );
+    } else {
+        description.push_str(
+            " Action results carry outcome: completed, refused (nothing sent) or unknown (may \
+             have landed: look before resending).",
+        );
+    }
+    if mode.dry_run && !mode.read_only {
+        description
+            .push_str(" DRY RUN: actions are checked and described (would), never delivered.");
+    }
+    let listed: Vec<Verb> = Verb::ALL
+        .iter()
+        .copied()
+        .filter(|v| !mode.read_only || v.kind() == VerbKind::Read)
+        .collect();
+    for verb in &listed {
         description.push_str(&format!("\n{}: {}", verb.signature(), verb.about()));
     }
-    let verbs: Vec<&str> = Verb::ALL.iter().map(|v| v.name()).collect();
+    let verbs: Vec<&str> = listed.iter().map(|v| v.name()).collect();
     Tool::new(
         DESK,
         description,
@@ -188,9 +229,24 @@ mod tests {
 
     #[test]
     fn descriptions_stay_short() {
-        for tool in list() {
+        for tool in list(Mode::default()) {
             let len = tool.description.as_deref().unwrap_or_default().len();
             assert!(len < 2500, "{} description is {len} bytes", tool.name);
         }
+    }
+
+    #[test]
+    fn read_only_lists_only_observations_and_says_so() {
+        let tools = list(Mode {
+            read_only: true,
+            dry_run: false,
+        });
+        let desk = &tools[0];
+        let description = desk.description.as_deref().unwrap_or_default();
+        assert!(description.contains("READ-ONLY"), "{description}");
+        assert!(!description.contains("\ntype "), "{description}");
+        let verbs = &desk.input_schema["properties"]["verb"]["enum"];
+        assert!(verbs.as_array().unwrap().contains(&json!("windows")));
+        assert!(!verbs.as_array().unwrap().contains(&json!("click")));
     }
 }

@@ -10,13 +10,13 @@ use desk_core::wire::{FrameError, FrameReader, Reply, write_frame};
 use tokio::net::UnixStream;
 use tokio::net::unix::OwnedWriteHalf;
 
-use super::dispatch::Daemon;
+use super::dispatch::{Daemon, Peer};
 
 /// What reading the next frame gave.
 type Next = Result<Option<Vec<u8>>, FrameError>;
 
 /// Serves calls on `stream` until the client closes it or sends something unreadable.
-pub async fn serve(stream: UnixStream, daemon: Arc<Daemon>) {
+pub async fn serve(stream: UnixStream, daemon: Arc<Daemon>, peer: Peer) {
     let (read, mut write) = stream.into_split();
     let mut reader = FrameReader::new(read);
     let mut early: Option<Next> = None;
@@ -38,7 +38,7 @@ pub async fn serve(stream: UnixStream, daemon: Arc<Daemon>) {
                 return;
             }
         };
-        let call = daemon.handle(&frame);
+        let call = daemon.handle(&frame, peer);
         tokio::pin!(call);
         let reply = loop {
             tokio::select! {

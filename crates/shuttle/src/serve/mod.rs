@@ -4,29 +4,51 @@
 //! - [`connection`]: one client connection's read-call-reply loop.
 //! - [`turn`]: desk actions one at a time.
 //! - [`desk`]: the lazily connected desktop backend.
+//! - [`stop`]: the user's stop, which ends every call in flight.
+//! - [`hotkey`]: keeping the kill hotkey grabbed.
 
 mod connection;
 mod desk;
 pub mod dispatch;
+mod hotkey;
+mod stop;
 mod turn;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{Context, bail};
 use tokio::net::UnixListener;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::task::JoinSet;
 
+use crate::config::{self, ConfigSource};
 use crate::endpoint::{self, Claim};
-use dispatch::Daemon;
+use dispatch::{Daemon, Peer};
+
+/// How often the daemon looks at the config for a new kill hotkey, and tries again to grab one
+/// it could not.
+const HOTKEY_CHECK: Duration = Duration::from_secs(2);
 
 /// Runs the daemon until SIGTERM or SIGINT.
 pub async fn run(foreground: bool) -> anyhow::Result<()> {
     crate::logging::init(foreground)?;
     let socket = endpoint::socket_path()?;
-    endpoint::prepare_dir(&socket)?;
+    let config = ConfigSource::new(config::config_path());
+    // The socket's group is settled at start; a config that does not load keeps it private.
+    let group = match config.current() {
+        Ok(loaded) => match &loaded.daemon.socket_group {
+            Some(name) => Some(endpoint::group_id(name).map_err(anyhow::Error::msg)?),
+            None => None,
+        },
+        Err(e) => {
+            tracing::warn!(error = %e, "the config does not load; calls are refused until it does");
+            None
+        }
+    };
+    endpoint::prepare_dir(&socket, group)?;
     let _lock = match endpoint::claim(&socket)
         .with_context(|| format!("cannot lock {}", endpoint::lock_path(&socket).display()))?
     {
@@ -41,25 +63,27 @@ pub async fn run(foreground: bool) -> anyhow::Result<()> {
             );
         }
     };
-    let listener = bind(&socket)?;
+    let listener = bind(&socket, group)?;
     tracing::info!(socket = %socket.display(), pid = std::process::id(), "listening");
 
-    let daemon = Arc::new(Daemon::new(socket.clone()));
+    let daemon = Daemon::new(socket.clone(), config);
+    tokio::spawn(keep_hotkey(Arc::downgrade(&daemon)));
     let mut terminate = signal(SignalKind::terminate())?;
     let mut interrupt = signal(SignalKind::interrupt())?;
     let mut connections = JoinSet::new();
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => {
-                    if let Err(reason) = check_peer(&stream) {
+                Ok((stream, _)) => match check_peer(&stream, group) {
+                    Ok(peer) => {
+                        daemon.connected();
+                        connections.spawn(connection::serve(stream, daemon.clone(), peer));
+                    }
+                    Err(reason) => {
                         tracing::warn!(%reason, "refused a connection");
                         connections.spawn(connection::refuse(stream, reason));
-                        continue;
                     }
-                    daemon.connected();
-                    connections.spawn(connection::serve(stream, daemon.clone()));
-                }
+                },
                 Err(e) => tracing::warn!(error = %e, "accept failed"),
             },
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
@@ -75,8 +99,20 @@ pub async fn run(foreground: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Binds the socket, replacing a stale file (we hold the lock, so no daemon listens on it).
-fn bind(socket: &Path) -> anyhow::Result<UnixListener> {
+/// Keeps the kill hotkey grabbed as the config says, until the daemon goes.
+async fn keep_hotkey(daemon: std::sync::Weak<Daemon>) {
+    loop {
+        let Some(strong) = daemon.upgrade() else {
+            return;
+        };
+        let _ = tokio::task::spawn_blocking(move || strong.keep_hotkey()).await;
+        tokio::time::sleep(HOTKEY_CHECK).await;
+    }
+}
+
+/// Binds the socket, replacing a stale file (we hold the lock, so no daemon listens on it): mode
+/// 0600, or 0660 owned by `group`.
+fn bind(socket: &Path, group: Option<u32>) -> anyhow::Result<UnixListener> {
     match std::fs::remove_file(socket) {
         Ok(()) => tracing::info!(socket = %socket.display(), "replaced a stale socket"),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -87,17 +123,33 @@ fn bind(socket: &Path) -> anyhow::Result<UnixListener> {
     }
     let listener = UnixListener::bind(socket)
         .with_context(|| format!("cannot listen on {}", socket.display()))?;
-    std::fs::set_permissions(socket, std::fs::Permissions::from_mode(0o600))
-        .with_context(|| format!("cannot set mode 0600 on {}", socket.display()))?;
+    let mode = match group {
+        Some(gid) => {
+            std::os::unix::fs::chown(socket, None, Some(gid))
+                .with_context(|| format!("cannot give {} to group {gid}", socket.display()))?;
+            0o660
+        }
+        None => 0o600,
+    };
+    std::fs::set_permissions(socket, std::fs::Permissions::from_mode(mode))
+        .with_context(|| format!("cannot set mode {mode:04o} on {}", socket.display()))?;
     Ok(listener)
 }
 
-/// Admits only processes of the daemon's own user.
-fn check_peer(stream: &tokio::net::UnixStream) -> Result<(), String> {
-    let uid = stream.peer_cred().map_err(|e| e.to_string())?.uid();
-    if uid == endpoint::current_uid() {
-        Ok(())
+/// Admits processes of the daemon's own user, and members of `group` when there is one.
+fn check_peer(stream: &tokio::net::UnixStream, group: Option<u32>) -> Result<Peer, String> {
+    let cred = stream.peer_cred().map_err(|e| e.to_string())?;
+    let uid = cred.uid();
+    let member = || {
+        group.is_some_and(|gid| {
+            cred.gid() == gid || cred.pid().is_some_and(|pid| endpoint::in_group(pid, gid))
+        })
+    };
+    if uid == endpoint::current_uid() || member() {
+        Ok(Peer { uid })
     } else {
-        Err(format!("peer uid {uid} is not the daemon's user"))
+        Err(format!(
+            "peer uid {uid} is neither the daemon's user nor in its socket_group"
+        ))
     }
 }

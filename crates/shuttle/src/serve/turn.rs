@@ -1,15 +1,13 @@
 //! The desk turn: desk actions run one at a time, so two agents never type at once.
 //!
 //! Waiters are served in arrival order (tokio's mutex is fair). A caller that cannot get the turn
-//! within [`TURN_WAIT`] fails with `desk busy` instead of piling up behind a long action.
+//! within the configured wait (`[daemon] turn_wait_ms`, 15 s by default) fails with `desk busy`
+//! instead of piling up behind a long action.
 
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
 use tokio::sync::{Mutex, OwnedMutexGuard};
-
-/// How long an action waits for its turn.
-pub const TURN_WAIT: Duration = Duration::from_secs(15);
 
 /// The turn, and who holds it.
 #[derive(Debug, Default)]
@@ -84,6 +82,8 @@ impl Turn {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const TURN_WAIT: Duration = Duration::from_secs(15);
 
     #[tokio::test]
     async fn one_holder_at_a_time_and_busy_after_the_wait() {

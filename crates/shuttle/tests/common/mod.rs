@@ -108,13 +108,24 @@ impl Daemon {
 
     /// Starts a daemon with extra environment variables.
     pub fn start_with(env: &[(&str, &str)]) -> Self {
+        Self::start_configured(None, env)
+    }
+
+    /// Starts a daemon whose config.toml holds `config` (none: no file, every default), with
+    /// its journal in its own scratch directory.
+    pub fn start_configured(config: Option<&str>, env: &[(&str, &str)]) -> Self {
         let scratch = Scratch::new("daemon");
         let socket = scratch.path("desk.sock");
+        if let Some(config) = config {
+            std::fs::write(scratch.path("config.toml"), config).unwrap();
+        }
         let log = std::fs::File::create(scratch.path("serve.log")).unwrap();
         let mut command = Command::new(SHUTTLE);
         command
             .args(["serve", "--foreground"])
             .env("SHUTTLE_SOCKET", &socket)
+            .env("SHUTTLE_CONFIG", scratch.path("config.toml"))
+            .env("XDG_STATE_HOME", scratch.path("state"))
             .env("SHUTTLE_LOG", "debug")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -153,8 +164,29 @@ impl Daemon {
         Command::new(SHUTTLE)
             .args(args)
             .env("SHUTTLE_SOCKET", &self.socket)
+            .env("SHUTTLE_CONFIG", self.config_path())
+            .env("XDG_STATE_HOME", self.scratch.path("state"))
             .output()
             .unwrap()
+    }
+
+    /// The config file this daemon reads.
+    pub fn config_path(&self) -> PathBuf {
+        self.scratch.path("config.toml")
+    }
+
+    /// The journal file this daemon writes.
+    pub fn journal_path(&self) -> PathBuf {
+        self.scratch.path("state/loomhand/shuttle/journal.ndjson")
+    }
+
+    /// The journal's lines so far.
+    pub fn journal(&self) -> Vec<Value> {
+        std::fs::read_to_string(self.journal_path())
+            .unwrap_or_default()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
     }
 }
 

@@ -1,4 +1,5 @@
-//! `shuttle status`: the daemon's state, without starting one.
+//! `shuttle status`, `shuttle stop` and `shuttle resume`: one call to the running daemon,
+//! never starting one.
 
 use std::process::ExitCode;
 
@@ -7,13 +8,13 @@ use serde_json::Value;
 use super::EXIT_FAILED;
 use crate::client::{DeskClient, WhenAbsent};
 use crate::endpoint;
-use crate::serve::dispatch::STATUS_TOOL;
 
-/// Prints the daemon's state as JSON; exit 1 when no daemon runs.
-pub async fn run() -> anyhow::Result<ExitCode> {
+/// Sends `tool` without arguments and prints the reply; exit 1 on an error reply or when no
+/// daemon runs.
+pub async fn call(tool: &str) -> anyhow::Result<ExitCode> {
     let socket = endpoint::socket_path()?;
     let mut client = DeskClient::new(socket, String::new(), WhenAbsent::Fail);
-    match client.call(STATUS_TOOL, Value::Null).await {
+    match client.call(tool, Value::Null).await {
         Ok(reply) if !reply.is_error => {
             super::print_result(&reply.text)?;
             Ok(ExitCode::SUCCESS)

@@ -1,0 +1,300 @@
+//! `config.toml`: the daemon's settings, documented key by key in docs/config.md.
+//!
+//! The file is optional; a missing one means every default. The daemon reads it again whenever
+//! it changes, so safety settings take effect on the next call. While the file fails to load,
+//! every call but safety_stop and safety_resume is answered with the reason: an unreadable
+//! allowlist must not fall back to allowing everything.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+use serde::{Deserialize, Serialize};
+
+/// Overrides the config file's path for every shuttle process.
+pub const CONFIG_ENV: &str = "SHUTTLE_CONFIG";
+
+/// The whole file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// How the daemon serves.
+    pub daemon: DaemonConfig,
+    /// What agents may do.
+    pub safety: SafetyConfig,
+    /// The record of calls.
+    pub journal: JournalConfig,
+}
+
+/// `[daemon]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DaemonConfig {
+    /// A group whose members may use the socket too (mode 0660, owned by the group).
+    pub socket_group: Option<String>,
+    /// How long an action waits for the desk turn before it fails with `desk busy`.
+    pub turn_wait_ms: u64,
+}
+
+impl Default for DaemonConfig {
+    fn default() -> Self {
+        Self {
+            socket_group: None,
+            turn_wait_ms: 15_000,
+        }
+    }
+}
+
+/// `[safety]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SafetyConfig {
+    /// When set, agents see and touch only windows of these apps (executable or process names).
+    pub apps: Option<Vec<String>>,
+    /// Ask the person on the desktop before every action.
+    pub confirm: bool,
+    /// How long a confirm dialog waits for an answer before it counts as Deny.
+    pub confirm_timeout_s: u64,
+    /// Serve observation verbs only.
+    pub read_only: bool,
+    /// Check and describe actions, deliver none.
+    pub dry_run: bool,
+    /// Refuse typing into password fields and any input into authentication dialogs unless the
+    /// call passes `allow_auth: true`.
+    pub auth_guard: bool,
+    /// The key combination that stops shuttle, grabbed on the desktop; empty for none.
+    pub kill_hotkey: String,
+    /// Show a marker on the screen while an agent acts.
+    pub indicator: bool,
+}
+
+impl Default for SafetyConfig {
+    fn default() -> Self {
+        Self {
+            apps: None,
+            confirm: false,
+            confirm_timeout_s: 30,
+            read_only: false,
+            dry_run: false,
+            auth_guard: true,
+            kill_hotkey: "super+shift+Escape".into(),
+            indicator: true,
+        }
+    }
+}
+
+/// `[journal]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct JournalConfig {
+    /// Write one line per call.
+    pub enabled: bool,
+    /// The journal file; default `$XDG_STATE_HOME/loomhand/shuttle/journal.ndjson`.
+    pub path: Option<PathBuf>,
+    /// Record typed text as it is, instead of its length and a digest.
+    pub record_text: bool,
+    /// Start a new file past this size, keeping one previous generation (`.1`); 0 never.
+    pub max_bytes: u64,
+}
+
+impl Default for JournalConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            path: None,
+            record_text: false,
+            max_bytes: 8 * 1024 * 1024,
+        }
+    }
+}
+
+impl JournalConfig {
+    /// The journal file.
+    pub fn file(&self) -> PathBuf {
+        self.path
+            .clone()
+            .unwrap_or_else(|| crate::logging::state_dir().join("journal.ndjson"))
+    }
+}
+
+/// `$SHUTTLE_CONFIG`, else `$XDG_CONFIG_HOME/loomhand/shuttle/config.toml`, else
+/// `~/.config/loomhand/shuttle/config.toml`.
+pub fn config_path() -> PathBuf {
+    if let Some(path) = std::env::var_os(CONFIG_ENV).filter(|v| !v.is_empty()) {
+        return PathBuf::from(path);
+    }
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/".into())).join(".config")
+        });
+    base.join("loomhand/shuttle/config.toml")
+}
+
+/// Reads and checks a config file; a missing file is the default config.
+pub fn load(path: &Path) -> Result<Config, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+        Err(e) => return Err(format!("cannot read config {}: {e}", path.display())),
+    };
+    parse(&text).map_err(|e| format!("config {}: {e}", path.display()))
+}
+
+/// Parses and checks config text.
+pub fn parse(text: &str) -> Result<Config, String> {
+    let config: Config = toml::from_str(text).map_err(|e| describe(text, &e))?;
+    let hotkey = &config.safety.kill_hotkey;
+    if !hotkey.is_empty()
+        && let Err(e) = desk::keys::parse_combo(hotkey)
+    {
+        return Err(format!(
+            "{}, key `kill_hotkey`: {e}",
+            line_of(text, "kill_hotkey")
+        ));
+    }
+    if config
+        .safety
+        .apps
+        .as_ref()
+        .is_some_and(|apps| apps.iter().any(|a| a.trim().is_empty()))
+    {
+        return Err(format!(
+            "{}, key `apps`: an entry is empty; name an app",
+            line_of(text, "apps")
+        ));
+    }
+    Ok(config)
+}
+
+/// A TOML error on one line: `line 2, key `confirm`: invalid type: ...`.
+fn describe(text: &str, error: &toml::de::Error) -> String {
+    let message = error.message().trim_end();
+    let Some(span) = error.span() else {
+        return message.to_string();
+    };
+    let start = span.start.min(text.len());
+    let line = text[..start].matches('\n').count() + 1;
+    let line_text = text.lines().nth(line - 1).unwrap_or_default();
+    match line_text.split_once('=') {
+        Some((key, _)) => format!("line {line}, key `{}`: {message}", key.trim()),
+        None => format!("line {line} ({}): {message}", line_text.trim()),
+    }
+}
+
+/// "line N" of the first line that sets `key`, for errors found after parsing.
+fn line_of(text: &str, key: &str) -> String {
+    text.lines()
+        .position(|line| line.trim_start().starts_with(key))
+        .map_or_else(|| "config".into(), |i| format!("line {}", i + 1))
+}
+
+/// The config as the daemon sees it: read again whenever the file changes.
+pub struct ConfigSource {
+    path: PathBuf,
+    state: Mutex<Loaded>,
+}
+
+/// The file's modification time when it was last read, and what reading it gave.
+type Loaded = (Option<SystemTime>, Result<Arc<Config>, String>);
+
+impl ConfigSource {
+    /// Reads `path` now.
+    pub fn new(path: PathBuf) -> Self {
+        let stamp = modified(&path);
+        let loaded = load(&path).map(Arc::new);
+        Self {
+            path,
+            state: Mutex::new((stamp, loaded)),
+        }
+    }
+
+    /// The current config, or why it does not load.
+    pub fn current(&self) -> Result<Arc<Config>, String> {
+        let stamp = modified(&self.path);
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.0 != stamp {
+            let loaded = load(&self.path).map(Arc::new);
+            match &loaded {
+                Ok(_) => tracing::info!(path = %self.path.display(), "config loaded"),
+                Err(e) => tracing::warn!(error = %e, "config does not load"),
+            }
+            *state = (stamp, loaded);
+        }
+        state.1.clone()
+    }
+
+    /// The file it reads.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+fn modified(path: &Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_text_is_the_default() {
+        assert_eq!(parse("").unwrap(), Config::default());
+        assert!(Config::default().safety.auth_guard);
+    }
+
+    #[test]
+    fn every_key_round_trips() {
+        let text = toml::to_string(&Config::default()).unwrap();
+        assert_eq!(parse(&text).unwrap(), Config::default());
+    }
+
+    #[test]
+    fn settings_are_read() {
+        let config = parse(
+            "[safety]\napps = [\"gedit\", \"firefox-esr\"]\nconfirm = true\n\n[journal]\nmax_bytes = 0\n",
+        )
+        .unwrap();
+        assert_eq!(config.safety.apps.unwrap(), ["gedit", "firefox-esr"]);
+        assert!(config.safety.confirm);
+        assert_eq!(config.journal.max_bytes, 0);
+    }
+
+    #[test]
+    fn errors_name_the_key_and_line() {
+        let cases = [
+            (
+                "[safety]\ncolour = 1\n",
+                "line 2, key `colour`",
+                "unknown field `colour`",
+            ),
+            (
+                "[safety]\nconfirm = \"yes\"\n",
+                "line 2, key `confirm`",
+                "invalid type: string \"yes\", expected a boolean",
+            ),
+            (
+                "[safety]\napps = [\"gedit\", 5]\n",
+                "line 2, key `apps`",
+                "invalid type: integer `5`, expected a string",
+            ),
+            ("[deamon]\n", "line 1 ([deamon])", "unknown field `deamon`"),
+            (
+                "[safety]\nkill_hotkey = \"ctrl+Retrun\"\n",
+                "line 2, key `kill_hotkey`",
+                "unknown key \"Retrun\"",
+            ),
+            (
+                "[safety]\napps = [\"\"]\n",
+                "line 2, key `apps`",
+                "an entry is empty",
+            ),
+        ];
+        for (text, line, want) in cases {
+            let err = parse(text).unwrap_err();
+            assert!(err.contains(line) && err.contains(want), "{text:?}: {err}");
+        }
+    }
+}

@@ -1,0 +1,798 @@
+//! The safety controls on the rig: config errors, stop and resume (and from another user), the
+//! kill hotkey, the acting marker, the app allowlist, confirm mode, dry run, read-only, the
+//! auth guard and the journal. Every action is judged by what the fixture app received.
+
+mod common;
+
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::{Daemon, Fixture, Mcp, Reply, decode_png, require_desktop, run, wait_for};
+use serde_json::{Value, json};
+
+fn desk(daemon: &Daemon, verb: &str, args: Value) -> Reply {
+    daemon.call(&format!("desk_{verb}"), args)
+}
+
+/// The text the fixture's entry last reported.
+fn entry_text(fixture: &Fixture) -> String {
+    fixture
+        .events_of("text")
+        .last()
+        .and_then(|e| e["text"].as_str().map(String::from))
+        .unwrap_or_default()
+}
+
+/// Input events a bystander must never see.
+fn input_events(fixture: &Fixture) -> Vec<Value> {
+    fixture
+        .events()
+        .into_iter()
+        .filter(|e| {
+            [
+                "key", "text", "press", "release", "scroll", "clicked", "secret",
+            ]
+            .contains(&e["event"].as_str().unwrap_or_default())
+        })
+        .collect()
+}
+
+/// The centre of a fixture's client area, in desk coordinates.
+fn centre(fixture: &Fixture) -> (i64, i64) {
+    let r = &fixture.ready;
+    (
+        r["x"].as_i64().unwrap() + r["width"].as_i64().unwrap() / 2,
+        r["y"].as_i64().unwrap() + r["height"].as_i64().unwrap() * 3 / 4,
+    )
+}
+
+fn active_window() -> u64 {
+    run("xdotool", &["getactivewindow"]).trim().parse().unwrap()
+}
+
+fn fixture_xid(fixture: &Fixture) -> u64 {
+    u64::from_str_radix(fixture.id().trim_start_matches("0x"), 16).unwrap()
+}
+
+#[test]
+fn a_config_that_does_not_load_refuses_every_call_but_stop_and_resume() {
+    require_desktop();
+    let daemon = Daemon::start_configured(Some("[safety]\nconfirm = \"yes\"\n"), &[]);
+    let cases = [
+        (
+            "[safety]\nconfirm = \"yes\"\n",
+            "line 2, key `confirm`: invalid type: string \"yes\", expected a boolean",
+        ),
+        (
+            "[daemon]\nturn_wait_ms = 100\n\n[safety]\ncolour = \"red\"\n",
+            "line 5, key `colour`: unknown field `colour`",
+        ),
+        (
+            "[safety]\napps = [\"gedit\", 7]\n",
+            "line 2, key `apps`: invalid type: integer `7`, expected a string",
+        ),
+    ];
+    for (text, want) in cases {
+        std::fs::write(daemon.config_path(), text).unwrap();
+        for tool in ["desk_windows", "desk_click", "status"] {
+            let reply = daemon.call(tool, json!({"x": 1, "y": 1}));
+            let error = reply.error();
+            assert!(error.contains(want), "{tool} under {text:?}: {error}");
+            assert!(error.contains("every call but safety_stop"), "{error}");
+        }
+        // The user's own controls still answer.
+        assert_eq!(
+            daemon.call("safety_stop", json!({})).json()["stopped"],
+            true
+        );
+        assert_eq!(
+            daemon.call("safety_resume", json!({})).json()["resumed"],
+            true
+        );
+        // `shuttle config check` names the same problem.
+        let out = daemon.cli(&["config", "check"]);
+        assert_eq!(out.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&out.stderr).contains(want));
+    }
+    // Fixed, the file is read again on the next call.
+    std::fs::write(daemon.config_path(), "[safety]\nauth_guard = true\n").unwrap();
+    assert!(desk(&daemon, "windows", json!({})).json().is_array());
+    let out = daemon.cli(&["config", "check"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("auth_guard = true"));
+    // The refusals are in the journal with their reason.
+    let refused: Vec<Value> = daemon
+        .journal()
+        .into_iter()
+        .filter(|e| e["outcome"] == "refused" && e["tool"] == "desk_click")
+        .collect();
+    assert_eq!(refused.len(), 3);
+    assert!(
+        refused[1]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("unknown field `colour`")
+    );
+}
+
+#[test]
+fn stop_ends_calls_in_flight_and_refuses_new_ones_until_resume() {
+    require_desktop();
+    let daemon = Daemon::start();
+    // Resume without a stop is an error.
+    let out = daemon.cli(&["resume"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not stopped"));
+
+    let since = desk(&daemon, "windows", json!({})).json();
+    let mut wire = daemon.connect();
+    wire.send("desk_wait", json!({"since": since, "timeout_ms": 5000}));
+    let started = Instant::now();
+    let out = daemon.cli(&["stop"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ended = wire.read().expect("the wait answers");
+    assert!(
+        ended.error().contains("stopped by the user"),
+        "{}",
+        ended.text
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "the stop ended the wait"
+    );
+
+    for verb in ["windows", "screen"] {
+        let error = desk(&daemon, verb, json!({}));
+        assert!(
+            error.error().contains("stopped by the user"),
+            "{}",
+            error.text
+        );
+    }
+    let refused = desk(&daemon, "key", json!({"keys": "Escape"}));
+    assert!(
+        refused.error().contains("outcome: refused"),
+        "{}",
+        refused.text
+    );
+    assert_eq!(daemon.call("status", json!({})).json()["stopped"], true);
+
+    let out = daemon.cli(&["resume"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(desk(&daemon, "windows", json!({})).json().is_array());
+    assert_eq!(daemon.call("status", json!({})).json()["stopped"], false);
+}
+
+/// Runs `command` as root, directly or through sudo.
+fn as_root(command: &[&str]) -> std::process::Output {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let mut cmd = if root {
+        Command::new(command[0])
+    } else {
+        let mut sudo = Command::new("sudo");
+        sudo.args(["-n", command[0]]);
+        sudo
+    };
+    cmd.args(&command[1..]).output().unwrap()
+}
+
+#[test]
+fn the_socket_opens_to_its_group_but_stop_answers_only_its_user() {
+    require_desktop();
+    const GROUP: &str = "shuttle-peers";
+    const USER: &str = "shuttle-peer";
+    let out = as_root(&["groupadd", "-f", GROUP]);
+    assert!(
+        out.status.success(),
+        "cannot create group {GROUP} (this test needs root or passwordless sudo): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if !Command::new("id")
+        .arg(USER)
+        .output()
+        .unwrap()
+        .status
+        .success()
+    {
+        let out = as_root(&[
+            "useradd",
+            "-M",
+            "-N",
+            "-g",
+            GROUP,
+            "-s",
+            "/usr/sbin/nologin",
+            USER,
+        ]);
+        assert!(
+            out.status.success(),
+            "cannot create user {USER}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let daemon = Daemon::start_configured(
+        Some(&format!("[daemon]\nsocket_group = \"{GROUP}\"\n")),
+        &[],
+    );
+    let socket_meta = std::fs::metadata(&daemon.socket).unwrap();
+    assert_eq!(socket_meta.permissions().mode() & 0o777, 0o660);
+    let gid: u32 = run("getent", &["group", GROUP])
+        .split(':')
+        .nth(2)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(socket_meta.gid(), gid);
+
+    // The other user runs a copy of the binary it can reach.
+    let binary = daemon.scratch.path("shuttle");
+    std::fs::copy(common::SHUTTLE, &binary).unwrap();
+    std::fs::set_permissions(&binary, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let as_peer = |args: &[&str]| {
+        let mut command = vec![
+            "setpriv",
+            "--reuid",
+            USER,
+            "--regid",
+            GROUP,
+            "--init-groups",
+            "env",
+        ];
+        let socket = format!("SHUTTLE_SOCKET={}", daemon.socket.display());
+        command.push(&socket);
+        command.push(binary.to_str().unwrap());
+        command.extend_from_slice(args);
+        as_root(&command)
+    };
+    // A member of the group may use the desk...
+    let out = as_peer(&["desk", "screen"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("width"));
+    // ...but not stop or resume it.
+    for control in ["stop", "resume"] {
+        let out = as_peer(&[control]);
+        assert_eq!(out.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("answered only to the daemon's own user"),
+            "{stderr}"
+        );
+    }
+    assert_eq!(daemon.call("status", json!({})).json()["stopped"], false);
+}
+
+/// Whether any key is down on the X server, read with our own connection.
+fn keys_down() -> Vec<usize> {
+    use x11rb::connection::Connection as _;
+    use x11rb::protocol::xproto::ConnectionExt as _;
+    let (conn, _) = x11rb::connect(None).unwrap();
+    let keymap = conn.query_keymap().unwrap().reply().unwrap().keys;
+    let down = (0..256)
+        .filter(|&code| keymap[code / 8] & (1 << (code % 8)) != 0)
+        .collect();
+    drop(conn.flush());
+    down
+}
+
+#[test]
+fn the_kill_hotkey_stops_a_long_type_midway() {
+    require_desktop();
+    let daemon = Daemon::start();
+    let fixture = Fixture::start("Hotkey target", &[]);
+    wait_for(
+        "the kill hotkey to be grabbed",
+        Duration::from_secs(5),
+        || {
+            let status = daemon.call("status", json!({})).json();
+            (status["safety"]["kill_hotkey"]["grabbed"] == true).then_some(())
+        },
+    );
+    let text = "abcdefghij".repeat(300);
+    let typing = std::thread::spawn({
+        let socket = daemon.socket.clone();
+        let (text, window) = (text.clone(), fixture.id());
+        move || {
+            common::Wire::connect(&socket)
+                .call("desk_type", json!({"text": text, "window": window}))
+        }
+    });
+    wait_for("typing to begin", Duration::from_secs(5), || {
+        (!entry_text(&fixture).is_empty()).then_some(())
+    });
+    // The person presses the hotkey (xdotool sends it as a keyboard would, over XTest).
+    run("xdotool", &["key", "super+shift+Escape"]);
+    let reply = typing.join().unwrap();
+    let error = reply.error();
+    assert!(error.contains("stopped by the user"), "{error}");
+    assert!(error.contains("outcome: unknown"), "{error}");
+    let typed: usize = error
+        .split(" of 3000 characters")
+        .next()
+        .and_then(|head| head.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count in {error}"));
+    assert!(typed > 0 && typed < 3000, "{error}");
+    let received = wait_for(
+        "the fixture to read what was sent",
+        Duration::from_secs(5),
+        || {
+            let now = entry_text(&fixture);
+            (now.len() == typed).then_some(now)
+        },
+    );
+    assert_eq!(received, text[..typed], "the fixture got exactly a prefix");
+    assert!(keys_down().is_empty(), "keys left down: {:?}", keys_down());
+    assert_eq!(daemon.call("status", json!({})).json()["stopped"], true);
+    assert!(
+        desk(&daemon, "windows", json!({}))
+            .error()
+            .contains("stopped by the user")
+    );
+    let stop = daemon
+        .journal()
+        .into_iter()
+        .find(|e| e["tool"] == "kill hotkey")
+        .expect("the hotkey's stop is journaled");
+    assert_eq!(stop["kind"], "control");
+    assert!(daemon.cli(&["resume"]).status.success());
+    assert!(desk(&daemon, "windows", json!({})).json().is_array());
+}
+
+/// How many pixels of the marker's red the top right corner shows.
+fn red_in_corner(daemon: &Daemon) -> usize {
+    let screen = desk(daemon, "screen", json!({})).json();
+    let width = screen["width"].as_i64().unwrap();
+    let shot = desk(
+        daemon,
+        "shot",
+        json!({"x": width - 32, "y": 0, "w": 32, "h": 32}),
+    );
+    let (_, _, pixels) = decode_png(shot.image.as_ref().unwrap());
+    pixels
+        .chunks(3)
+        .filter(|p| p[0] > 200 && p[1] < 60 && p[2] < 60)
+        .count()
+}
+
+#[test]
+fn the_marker_shows_while_an_action_runs_and_goes_after() {
+    require_desktop();
+    let daemon = Daemon::start();
+    let fixture = Fixture::start("Marker target", &[]);
+    assert_eq!(red_in_corner(&daemon), 0, "no marker before any action");
+    let typing = std::thread::spawn({
+        let socket = daemon.socket.clone();
+        let window = fixture.id();
+        move || {
+            common::Wire::connect(&socket).call(
+                "desk_type",
+                json!({"text": "marker ".repeat(200), "window": window}),
+            )
+        }
+    });
+    wait_for("the marker to show", Duration::from_secs(3), || {
+        (red_in_corner(&daemon) > 100).then_some(())
+    });
+    // It never takes the focus.
+    assert_eq!(active_window(), fixture_xid(&fixture));
+    assert!(typing.join().unwrap().json()["outcome"] == "completed");
+    wait_for("the marker to go", Duration::from_secs(3), || {
+        (red_in_corner(&daemon) == 0).then_some(())
+    });
+}
+
+#[test]
+fn the_allowlist_limits_what_agents_see_and_touch_and_the_journal_keeps_the_refusals() {
+    require_desktop();
+    let daemon = Daemon::start_configured(Some("[safety]\napps = [\"fixture-a\"]\n"), &[]);
+    let allowed = Fixture::start("Allowed A", &["--comm", "fixture-a"]);
+    let foreign = Fixture::start("Foreign B", &["--comm", "fixture-b", "--size", "300x200"]);
+    // Put the foreign window where it covers nothing of the allowed one.
+    run(
+        "wmctrl",
+        &["-i", "-r", &foreign.id(), "-e", "0,20,60,300,200"],
+    );
+    let foreign_point = wait_for("the foreign window to move", Duration::from_secs(3), || {
+        let geometry = run("xdotool", &["getwindowgeometry", "--shell", &foreign.id()]);
+        let value = |key: &str| -> i64 {
+            geometry
+                .lines()
+                .find_map(|l| l.strip_prefix(&format!("{key}=")))
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        (value("X") < 100).then(|| (value("X") + 150, value("Y") + 150))
+    });
+
+    let windows = desk(&daemon, "windows", json!({})).json();
+    let titles: Vec<&str> = windows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(titles, ["Allowed A"]);
+    let unchanged = desk(
+        &daemon,
+        "wait",
+        json!({"since": windows, "timeout_ms": 200}),
+    )
+    .json();
+    assert_eq!(unchanged["changed"], false, "a foreign window is no change");
+
+    let focus = desk(&daemon, "focus", json!({"window": "Foreign B"}));
+    assert!(
+        focus.error().contains("not in the app allowlist"),
+        "{}",
+        focus.text
+    );
+    assert!(focus.error().contains("outcome: refused"));
+    let click = desk(
+        &daemon,
+        "click",
+        json!({"x": foreign_point.0, "y": foreign_point.1}),
+    );
+    assert!(click.error().contains("\"Foreign B\""), "{}", click.text);
+    assert!(
+        click.error().contains("not in the app allowlist"),
+        "{}",
+        click.text
+    );
+    for args in [
+        json!({}),
+        json!({"x": 0, "y": 0, "w": 10, "h": 10}),
+        json!({"window": "Foreign B"}),
+    ] {
+        let shot = desk(&daemon, "shot", args.clone());
+        assert!(
+            shot.error().contains("refused"),
+            "shot {args}: {}",
+            shot.text
+        );
+    }
+    let shot = desk(&daemon, "shot", json!({"window": "Allowed A"}));
+    assert!(shot.image.is_some());
+
+    let (x, y) = centre(&allowed);
+    let click = desk(&daemon, "click", json!({"x": x, "y": y})).json();
+    assert_eq!(click["outcome"], "completed");
+    allowed.await_events("press", 1);
+    let typed = desk(
+        &daemon,
+        "type",
+        json!({"text": "secret words", "window": "Allowed A"}),
+    )
+    .json();
+    assert_eq!(typed["outcome"], "completed");
+    wait_for("the text", Duration::from_secs(3), || {
+        (entry_text(&allowed) == "secret words").then_some(())
+    });
+    assert!(
+        input_events(&foreign).is_empty(),
+        "the foreign app got {:?}",
+        input_events(&foreign)
+    );
+
+    // The journal: refusals with their reason, typed text only as its length and digest.
+    let journal = std::fs::read_to_string(daemon.journal_path()).unwrap();
+    assert!(!journal.contains("secret words"));
+    let entries = daemon.journal();
+    let refusal = entries
+        .iter()
+        .find(|e| e["tool"] == "desk_click" && e["outcome"] == "refused")
+        .unwrap();
+    assert!(
+        refusal["reason"]
+            .as_str()
+            .unwrap()
+            .contains("not in the app allowlist"),
+        "{refusal}"
+    );
+    assert_eq!(refusal["kind"], "act");
+    assert_eq!(refusal["sent"], false);
+    let typing = entries.iter().find(|e| e["tool"] == "desk_type").unwrap();
+    assert_eq!(typing["args"]["text"]["chars"], 12);
+    assert_eq!(typing["outcome"], "completed");
+    let shots = entries.iter().filter(|e| e["tool"] == "desk_shot").count();
+    assert_eq!(shots, 4, "observations are recorded as having happened");
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&daemon.journal_path()), 0o600);
+    assert_eq!(mode(daemon.journal_path().parent().unwrap()), 0o700);
+    let out = daemon.cli(&["journal", "--refused"]);
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        printed.contains("REFUSED") && printed.contains("Foreign B"),
+        "{printed}"
+    );
+    assert!(!printed.contains("desk_type"), "{printed}");
+}
+
+/// The confirm dialog's window, once it shows.
+fn dialog() -> String {
+    wait_for("the confirm dialog", Duration::from_secs(5), || {
+        let out = Command::new("xdotool")
+            .args(["search", "--name", "shuttle: allow this action"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()
+            .map(String::from)
+    })
+}
+
+fn no_dialog() -> bool {
+    !Command::new("xdotool")
+        .args(["search", "--name", "shuttle: allow this action"])
+        .output()
+        .unwrap()
+        .status
+        .success()
+}
+
+#[test]
+fn confirm_mode_asks_the_person_and_takes_no_answer_as_deny() {
+    require_desktop();
+    let daemon = Daemon::start_configured(
+        Some("[safety]\nconfirm = true\nconfirm_timeout_s = 3\n"),
+        &[],
+    );
+    let fixture = Fixture::start("Confirm target", &[]);
+    let (x, y) = centre(&fixture);
+    let ask = || {
+        let socket = daemon.socket.clone();
+        std::thread::spawn(move || {
+            common::Wire::connect(&socket).call("desk_click", json!({"x": x, "y": y}))
+        })
+    };
+    // Allow, with the pointer, as the person would; the target keeps the focus meanwhile.
+    let pending = ask();
+    let window = dialog();
+    assert_eq!(
+        active_window(),
+        fixture_xid(&fixture),
+        "the dialog took the focus"
+    );
+    run(
+        "xdotool",
+        &["mousemove", "--window", &window, "350", "181", "click", "1"],
+    );
+    assert_eq!(pending.join().unwrap().json()["outcome"], "completed");
+    fixture.await_events("press", 1);
+
+    let pending = ask();
+    let window = dialog();
+    run(
+        "xdotool",
+        &["mousemove", "--window", &window, "460", "181", "click", "1"],
+    );
+    let denied = pending.join().unwrap();
+    assert!(denied.error().contains("denied it"), "{}", denied.text);
+    assert!(
+        denied.error().contains("outcome: refused"),
+        "{}",
+        denied.text
+    );
+
+    let pending = ask();
+    dialog();
+    let started = Instant::now();
+    let unanswered = pending.join().unwrap();
+    assert!(
+        unanswered.error().contains("did not answer within 3 s"),
+        "{}",
+        unanswered.text
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+
+    let pending = ask();
+    dialog();
+    run("wmctrl", &["-c", "shuttle: allow this action?"]);
+    let closed = pending.join().unwrap();
+    assert!(
+        closed.error().contains("closed the confirm dialog"),
+        "{}",
+        closed.text
+    );
+    assert!(no_dialog());
+    assert_eq!(
+        fixture.events_of("press").len(),
+        1,
+        "only the allowed click landed"
+    );
+}
+
+#[test]
+fn dry_run_describes_actions_and_delivers_nothing() {
+    require_desktop();
+    let daemon = Daemon::start_configured(Some("[safety]\ndry_run = true\n"), &[]);
+    let target = Fixture::start("Dry target", &[]);
+    let focused = Fixture::start("Dry bystander", &["--size", "300x200"]);
+    wait_for(
+        "the bystander to have the focus",
+        Duration::from_secs(3),
+        || (active_window() == fixture_xid(&focused)).then_some(()),
+    );
+    let (x, y) = centre(&target);
+    let calls = [
+        (
+            "type",
+            json!({"text": "hello", "window": "Dry target"}),
+            "type 5 characters in window",
+        ),
+        (
+            "key",
+            json!({"keys": "ctrl+a", "window": "Dry target"}),
+            "press ctrl+a in window",
+        ),
+        ("click", json!({"x": x, "y": y}), "click left at"),
+        ("focus", json!({"window": "Dry target"}), "focus window"),
+        ("close", json!({"window": "Dry target"}), "close window"),
+    ];
+    for (verb, args, would) in calls {
+        let reply = desk(&daemon, verb, args).json();
+        assert_eq!(reply["outcome"], "refused");
+        assert_eq!(reply["dry_run"], true);
+        let said = reply["would"].as_str().unwrap();
+        assert!(said.contains(would), "{verb}: {said}");
+    }
+    // A dry run still runs every guard: a bad argument is an error, not a plan.
+    assert!(
+        desk(&daemon, "key", json!({"keys": "ctrl+nope"}))
+            .error()
+            .contains("nope")
+    );
+    assert!(
+        input_events(&target).is_empty(),
+        "{:?}",
+        input_events(&target)
+    );
+    assert!(input_events(&focused).is_empty());
+    assert_eq!(
+        active_window(),
+        fixture_xid(&focused),
+        "not even the focus moved"
+    );
+    let titles: Vec<String> = desk(&daemon, "windows", json!({}))
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["title"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        titles.contains(&"Dry target".to_string()),
+        "the close was not sent"
+    );
+    let journal = daemon.journal();
+    assert!(journal.iter().filter(|e| e["dry_run"] == true).count() >= 5);
+}
+
+#[test]
+fn read_only_serves_observations_and_tells_agents_so() {
+    require_desktop();
+    let daemon = Daemon::start_configured(Some("[safety]\nread_only = true\n"), &[]);
+    let fixture = Fixture::start("Read-only target", &[]);
+    let refused = desk(
+        &daemon,
+        "type",
+        json!({"text": "x", "window": "Read-only target"}),
+    );
+    assert!(refused.error().contains("read-only"), "{}", refused.text);
+    assert!(refused.error().contains("outcome: refused"));
+    assert!(desk(&daemon, "windows", json!({})).json().is_array());
+    assert!(input_events(&fixture).is_empty());
+
+    let config = daemon.config_path();
+    let mut mcp = Mcp::start(
+        &daemon.socket,
+        &[("SHUTTLE_CONFIG", config.to_str().unwrap())],
+    );
+    mcp.initialize("2025-06-18");
+    let id = mcp.request("tools/list", json!({}));
+    let tools = mcp.response(id)["result"]["tools"].clone();
+    let description = tools[0]["description"].as_str().unwrap();
+    assert!(description.contains("READ-ONLY"), "{description}");
+    let verbs = tools[0]["inputSchema"]["properties"]["verb"]["enum"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(
+        verbs.contains(&json!("snapshot")) && !verbs.contains(&json!("type")),
+        "{verbs:?}"
+    );
+}
+
+#[test]
+fn the_auth_guard_keeps_agents_out_of_passwords_and_authentication_dialogs() {
+    require_desktop();
+    let daemon = Daemon::start();
+    let fixture = Fixture::start("Login form", &["--widgets"]);
+    let found = desk(
+        &daemon,
+        "find",
+        json!({"name": "Password", "window": "Login form"}),
+    )
+    .json();
+    let id = found["nodes"][0]["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        desk(&daemon, "act", json!({"id": id, "action": "focus"})).json()["outcome"],
+        "completed"
+    );
+    for (verb, args) in [
+        ("type", json!({"text": "letmein", "window": "Login form"})),
+        ("key", json!({"keys": "x", "window": "Login form"})),
+    ] {
+        let refused = desk(&daemon, verb, args);
+        assert!(
+            refused.error().contains("password field"),
+            "{verb}: {}",
+            refused.text
+        );
+        assert!(refused.error().contains("outcome: refused"));
+    }
+    // Shortcuts are not typing.
+    assert_eq!(
+        desk(
+            &daemon,
+            "key",
+            json!({"keys": "End", "window": "Login form"})
+        )
+        .json()["outcome"],
+        "completed"
+    );
+    assert!(
+        fixture.events_of("secret").is_empty(),
+        "{:?}",
+        fixture.events_of("secret")
+    );
+    let allowed = desk(
+        &daemon,
+        "type",
+        json!({"text": "!", "window": "Login form", "allow_auth": true}),
+    );
+    assert_eq!(allowed.json()["outcome"], "completed");
+    let secrets = fixture.await_events("secret", 1);
+    assert_eq!(secrets.last().unwrap()["text"], "hunter2!");
+
+    // Any input into an authentication dialog is refused.
+    let prompt = Fixture::start("Authentication Required", &["--size", "300x200"]);
+    let (x, y) = centre(&prompt);
+    let click = desk(&daemon, "click", json!({"x": x, "y": y}));
+    assert!(
+        click.error().contains("authentication dialog"),
+        "{}",
+        click.text
+    );
+    let key = desk(
+        &daemon,
+        "key",
+        json!({"keys": "Return", "window": "Authentication Required"}),
+    );
+    assert!(
+        key.error().contains("authentication dialog"),
+        "{}",
+        key.text
+    );
+    assert!(input_events(&prompt).is_empty());
+    let allowed = desk(
+        &daemon,
+        "click",
+        json!({"x": x, "y": y, "allow_auth": true}),
+    );
+    assert_eq!(allowed.json()["outcome"], "completed");
+    prompt.await_events("press", 1);
+}
