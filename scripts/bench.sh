@@ -94,6 +94,21 @@ compare "key combination" \
   "xdotool key ctrl+a" "xdotool key ctrl+a" \
   "xdotool key --delay 0 ctrl+a" "xdotool key --delay 0 ctrl+a"
 
+# What the safety controls cost: a second daemon with the auth guard, the marker and the
+# journal off. The default daemon asks AT-SPI whether a password field has the focus before
+# typing a character; a shortcut (ctrl+a above) skips that.
+printf '[safety]\nauth_guard = false\nindicator = false\n\n[journal]\nenabled = false\n' >"$work/plain.toml"
+SHUTTLE_SOCKET=$work/plain.sock SHUTTLE_CONFIG=$work/plain.toml SHUTTLE_LOG=warn \
+  "$SHUTTLE" serve --foreground 2>/dev/null & pids+=($!)
+for _ in $(seq 200); do
+  SHUTTLE_SOCKET=$work/plain.sock "$SHUTTLE" status >/dev/null 2>&1 && break
+  sleep 0.05
+done
+compare "type one character, with and without the safety controls" \
+  "shuttle desk type text=a (defaults)" "$SHUTTLE desk type text=a" \
+  "shuttle desk type text=a (auth guard, marker, journal off)" "env SHUTTLE_SOCKET=$work/plain.sock $SHUTTLE desk type text=a" \
+  "xdotool type a" "xdotool type a"
+
 /usr/bin/python3 scripts/bench_input.py "$SHUTTLE" tests/fixture/fixture.py "$work"
 
 echo "#### Wire decode (criterion, 74-byte frame)"

@@ -54,7 +54,7 @@ pub struct Entry {
     /// When the call ended, RFC 3339 in UTC.
     pub ts: String,
     /// The agent that made it ("" from the CLI).
-    pub agent: String,
+    pub agent_id: String,
     /// The wire tool.
     pub tool: String,
     /// Act, observe or control.
@@ -222,7 +222,7 @@ mod tests {
         Entry {
             seq: 0,
             ts: String::new(),
-            agent: "a1".into(),
+            agent_id: "a1".into(),
             tool: tool.into(),
             kind: Kind::Act,
             args: json!({}),

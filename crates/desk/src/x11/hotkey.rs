@@ -87,6 +87,13 @@ impl Hotkey {
     }
 }
 
+impl Hotkey {
+    /// Whether the grab still holds: false once its display connection broke.
+    pub fn alive(&self) -> bool {
+        self.thread.as_ref().is_some_and(|t| !t.is_finished())
+    }
+}
+
 impl Drop for Hotkey {
     fn drop(&mut self) {
         let event = ClientMessageEvent::new(32, self.wake, 0u32, [0u32; 5]);

@@ -94,10 +94,10 @@ fn render(entry: &Entry) -> String {
         Kind::Observe => "observe",
         Kind::Control => "control",
     };
-    let agent = if entry.agent.is_empty() {
+    let agent = if entry.agent_id.is_empty() {
         "(cli)".to_string()
     } else {
-        format!("{:?}", entry.agent)
+        format!("{:?}", entry.agent_id)
     };
     let outcome = match (entry.outcome, entry.dry_run) {
         (Outcome::Completed, _) => "completed",
@@ -200,7 +200,7 @@ mod tests {
         let entry = Entry {
             seq: 14,
             ts: "2026-12-02T16:40:01.5Z".into(),
-            agent: "claude".into(),
+            agent_id: "claude".into(),
             tool: "desk_type".into(),
             kind: Kind::Act,
             args: json!({"text": {"chars": 5, "sha256": "ab"}, "window": "My Notes"}),

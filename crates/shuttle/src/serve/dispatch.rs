@@ -133,7 +133,7 @@ impl Daemon {
             Entry {
                 seq: 0,
                 ts: String::new(),
-                agent: String::new(),
+                agent_id: String::new(),
                 tool: who.into(),
                 kind: Kind::Control,
                 args: Value::Null,
@@ -212,7 +212,7 @@ impl Daemon {
             Entry {
                 seq: 0,
                 ts: String::new(),
-                agent: request.agent_id.clone(),
+                agent_id: request.agent_id.clone(),
                 tool: request.tool.clone(),
                 kind: ended.kind,
                 args,

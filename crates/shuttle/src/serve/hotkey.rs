@@ -24,7 +24,8 @@ impl HotkeyKeeper {
     /// Blocking: it talks to the X server.
     pub fn ensure(&self, combo: &str, pressed: impl Fn() + Send + 'static) {
         let mut held = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if held.combo == combo && (held.hotkey.is_some() || combo.is_empty()) {
+        let holding = held.hotkey.as_ref().is_some_and(Hotkey::alive);
+        if held.combo == combo && (holding || combo.is_empty()) {
             return;
         }
         held.hotkey = None;
@@ -56,7 +57,8 @@ impl HotkeyKeeper {
     /// For `status`: the combination and whether it is grabbed.
     pub fn describe(&self) -> Value {
         let held = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let mut value = json!({"keys": held.combo, "grabbed": held.hotkey.is_some()});
+        let grabbed = held.hotkey.as_ref().is_some_and(Hotkey::alive);
+        let mut value = json!({"keys": held.combo, "grabbed": grabbed});
         if let Some(problem) = &held.problem {
             value["problem"] = json!(problem);
         }
