@@ -608,6 +608,39 @@ fn confirm_mode_asks_the_person_and_takes_no_answer_as_deny() {
         closed.text
     );
     assert!(no_dialog());
+
+    // What is at the point may change while the person decides: then nothing is sent.
+    let cover = Fixture::start("Cover", &["--size", "200x200"]);
+    run("wmctrl", &["-i", "-r", &cover.id(), "-e", "0,0,0,200,200"]);
+    let pending = ask();
+    let window = dialog();
+    let frame = format!("0,{},{},200,200", x - 100, y - 100);
+    run("wmctrl", &["-i", "-r", &cover.id(), "-e", &frame]);
+    run("wmctrl", &["-i", "-a", &cover.id()]);
+    wait_for(
+        "the cover to be on top at the point",
+        Duration::from_secs(3),
+        || {
+            let at = desk(&daemon, "at", json!({"x": x, "y": y}));
+            (!at.is_error && at.json()["window"]["title"] == "Cover").then_some(())
+        },
+    );
+    run(
+        "xdotool",
+        &["mousemove", "--window", &window, "350", "181", "click", "1"],
+    );
+    let moved = pending.join().unwrap();
+    assert!(
+        moved.error().contains("changed after it was checked"),
+        "{}",
+        moved.text
+    );
+    assert!(moved.error().contains("Cover"), "{}", moved.text);
+    assert!(
+        input_events(&cover).is_empty(),
+        "{:?}",
+        input_events(&cover)
+    );
     assert_eq!(
         fixture.events_of("press").len(),
         1,

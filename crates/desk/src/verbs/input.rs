@@ -3,6 +3,8 @@
 //! Each result says where the input went and whether the app there confirmed it handled it
 //! (`confirmed`); without that confirmation the input was sent but may not have been read yet.
 
+use std::time::{Duration, Instant};
+
 use desk_core::call::{Button, ClickArgs, Direction, DragArgs, KeyArgs, ScrollArgs, TypeArgs};
 use desk_core::window::Window;
 use serde_json::{Value, json};
@@ -29,7 +31,18 @@ fn keyboard_target(
             Some(window) => Target::window(window),
             None => Target::Bare("no window (nothing has the keyboard focus)".into()),
         };
+        let checked_at = Instant::now();
         backend.admit(&intent(place))?;
+        if checked_at.elapsed() >= RECHECK_AFTER {
+            let now = target::active(backend)?;
+            if now.as_ref().map(|w| &w.id) != active.as_ref().map(|w| &w.id) {
+                return Err(DeskError::Invalid(
+                    "the keyboard focus moved to another window while the action was being \
+                     checked; nothing was sent: look again, or name the window"
+                        .into(),
+                ));
+            }
+        }
         return Ok(active);
     }
     let window = target::pick(backend, window, pid)?;
@@ -82,14 +95,19 @@ pub(super) fn type_text(
     ))
 }
 
-/// Where point input goes: a desk point, where it lands, and the window named for it, which
-/// must be on top there when the input goes out.
+/// Where point input goes: a desk point and the window that receives input there (none: the
+/// desktop background). A named window must be on top at the point when the input goes out.
 struct Aim {
     x: i32,
     y: i32,
-    target: Target,
-    named: Option<Window>,
+    under: Option<Window>,
+    named: bool,
+    checked_at: Instant,
 }
+
+/// How old the check of what is at the point may be when the input goes out; an older one
+/// (a confirm dialog stood open meanwhile) is made again.
+const RECHECK_AFTER: Duration = Duration::from_millis(20);
 
 impl Aim {
     /// Aims at `x`, `y`: desk coordinates, or pixels of the named window's shot.
@@ -105,8 +123,9 @@ impl Aim {
             return Ok(Self {
                 x,
                 y,
-                target: target::target_at(backend, x, y)?,
-                named: None,
+                under: target::window_at(backend, x, y)?,
+                named: false,
+                checked_at: Instant::now(),
             });
         }
         let window = target::pick(backend, window, pid)?;
@@ -115,17 +134,43 @@ impl Aim {
         Ok(Self {
             x,
             y,
-            target: Target::window(&window),
-            named: Some(window),
+            under: Some(window),
+            named: true,
+            checked_at: Instant::now(),
         })
     }
 
-    /// After admission: raises the named window where another one covers the point.
-    fn uncover(&self, backend: &dyn Backend) -> Result<(), DeskError> {
-        match &self.named {
-            Some(window) => target::bring_to_top(backend, window, self.x, self.y),
-            None => Ok(()),
+    /// Where the input lands, for admission.
+    fn target(&self) -> Target {
+        match &self.under {
+            Some(window) => Target::window(window),
+            None => Target::Bare("the desktop background".into()),
         }
+    }
+
+    /// After admission: raises the named window where another one covers the point; else,
+    /// when admission took a while, checks that what is at the point is still what was
+    /// admitted.
+    fn uncover(&self, backend: &dyn Backend) -> Result<(), DeskError> {
+        if let (Some(window), true) = (&self.under, self.named) {
+            return target::bring_to_top(backend, window, self.x, self.y);
+        }
+        if self.checked_at.elapsed() < RECHECK_AFTER {
+            return Ok(());
+        }
+        let now = target::window_at(backend, self.x, self.y)?;
+        if now.as_ref().map(|w| &w.id) == self.under.as_ref().map(|w| &w.id) {
+            return Ok(());
+        }
+        let now = now.map_or_else(
+            || "the desktop background".into(),
+            |w| Target::window(&w).to_string(),
+        );
+        Err(DeskError::Invalid(format!(
+            "what is at ({}, {}) changed after it was checked: it is now {now}; nothing was sent, \
+             look again before retrying",
+            self.x, self.y
+        )))
     }
 }
 
@@ -140,12 +185,11 @@ pub(super) fn click(backend: &dyn Backend, args: &ClickArgs) -> Result<Outcome, 
         n => format!(" {n} times"),
     };
     let what = format!("click {}{times} at ({x}, {y})", button_name(button));
-    backend.admit(&Intent::new(what, vec![aim.target.clone()]))?;
+    backend.admit(&Intent::new(what, vec![aim.target()]))?;
     aim.uncover(backend)?;
-    let under = target::window_at(backend, x, y)?;
     backend.move_pointer(x, y)?;
     backend.click(button, count)?;
-    let (window, confirmed) = delivery(backend, under.as_ref());
+    let (window, confirmed) = delivery(backend, aim.under.as_ref());
     Ok(Outcome::of(json!({
         "x": x, "y": y, "button": button_name(button), "count": count,
         "window": window, "confirmed": confirmed
@@ -175,12 +219,11 @@ pub(super) fn scroll(
         "scroll {} {amount} notches at ({x}, {y})",
         direction_name(args.direction)
     );
-    backend.admit(&Intent::new(what, vec![aim.target.clone()]))?;
+    backend.admit(&Intent::new(what, vec![aim.target()]))?;
     aim.uncover(backend)?;
-    let under = target::window_at(backend, x, y)?;
     backend.move_pointer(x, y)?;
     backend.scroll(args.direction, amount, cancel)?;
-    let (window, confirmed) = delivery(backend, under.as_ref());
+    let (window, confirmed) = delivery(backend, aim.under.as_ref());
     Ok(Outcome::of(json!({
         "x": x, "y": y, "amount": amount, "window": window, "confirmed": confirmed
     })))
@@ -198,8 +241,9 @@ fn focused_centre(backend: &dyn Backend) -> Result<Aim, DeskError> {
         Some(top) if top.id == focused.id => Ok(Aim {
             x,
             y,
-            target: Target::window(&focused),
-            named: None,
+            under: Some(focused),
+            named: false,
+            checked_at: Instant::now(),
         }),
         Some(top) => Err(DeskError::Invalid(format!(
             "the centre of the focused window {} {:?} is covered by {} {:?}; pass x and y, or focus the window first",
@@ -224,19 +268,18 @@ pub(super) fn drag(
     cancel: &Cancel,
 ) -> Result<Outcome, DeskError> {
     let from = Aim::at(backend, args.x, args.y, args.window.as_deref(), args.pid)?;
-    let to = match &from.named {
-        Some(window) => target::window_point(backend, window, args.to_x, args.to_y)?,
-        None => (args.to_x, args.to_y),
+    let to = match (&from.under, from.named) {
+        (Some(window), true) => target::window_point(backend, window, args.to_x, args.to_y)?,
+        _ => (args.to_x, args.to_y),
     };
     target::on_screen(backend, to.0, to.1)?;
     // What is under the end is what receives the drop, so it is gated as the start is.
     let drop_target = target::target_at(backend, to.0, to.1)?;
     let what = format!("drag from ({}, {}) to ({}, {})", from.x, from.y, to.0, to.1);
-    backend.admit(&Intent::new(what, vec![from.target.clone(), drop_target]))?;
+    backend.admit(&Intent::new(what, vec![from.target(), drop_target]))?;
     from.uncover(backend)?;
-    let under = target::window_at(backend, from.x, from.y)?;
     backend.drag((from.x, from.y), to, cancel)?;
-    let (window, confirmed) = delivery(backend, under.as_ref());
+    let (window, confirmed) = delivery(backend, from.under.as_ref());
     Ok(Outcome::of(json!({
         "from": [from.x, from.y], "to": [to.0, to.1], "window": window, "confirmed": confirmed
     })))
