@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Input benchmarks for scripts/bench.sh: typing exactness and speed against xdotool, and the
-latency of `still`. Run inside a desktop with a shuttle daemon listening; prints
+"""Input benchmarks for scripts/bench.sh: typing exactness and speed against xdotool, stopping a
+long type (shuttle's kill hotkey against killing xdotool), and the latency of `still`. Run inside a desktop with a shuttle daemon listening; prints
 markdown. Usage: bench_input.py SHUTTLE FIXTURE WORKDIR"""
 import json
 import os
@@ -112,5 +112,55 @@ def still_latency():
           f"max {max(over)} ms.\n")
 
 
+def length_at(log, moment):
+    """How long the entry's text was at `moment` (time.monotonic, the fixture's clock too)."""
+    texts = [e for e in events(log) if e["event"] == "text" and e["t"] <= moment]
+    return len(texts[-1]["text"]) if texts else 0
+
+
+def stopping():
+    proc, log = start_fixture("bench stopping")
+    window = shuttle("desk", "windows")
+    wid = next(w["id"] for w in window if w["title"] == "bench stopping")
+    shuttle("desk", "focus", f"window={wid}")
+    long_text = "abcdefghij" * 200
+    ways = {
+        "shuttle desk type, then the kill hotkey": (
+            [SHUTTLE, "desk", "type", f"text={long_text}"],
+            lambda p: subprocess.run(["xdotool", "key", "super+shift+Escape"], check=True)),
+        "xdotool type --delay 0, then SIGTERM to it": (
+            ["xdotool", "type", "--delay", "0", long_text],
+            lambda p: p.terminate()),
+    }
+    rows = []
+    for name, (cmd, stop) in ways.items():
+        ended_ms, late, stopped = [], [], 0
+        for _ in range(RUNS // 2 or 1):
+            subprocess.run(["xdotool", "key", "ctrl+a", "BackSpace"], check=True)
+            settle_text(log, "")
+            typist = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            while len(text_now(log)[0]) < 100:
+                time.sleep(0.005)
+            pressed = time.monotonic()
+            stop(typist)
+            typist.wait()
+            ended_ms.append((time.monotonic() - pressed) * 1000)
+            final = len(settle_text(log, long_text)[0])
+            stopped += final < len(long_text)
+            late.append(final - length_at(log, pressed))
+            subprocess.run([SHUTTLE, "resume"], capture_output=True)
+        rows.append(f"| {name} | {statistics.median(ended_ms):.0f} | {statistics.median(late):.0f} | "
+                    f"{stopped}/{len(late)} |")
+    proc.terminate()
+    proc.wait()
+    print(f"#### Stopping a 2000-character type once 100 characters have landed\n")
+    print("| how | command ended after the stop, median ms | characters that still landed after it, median | runs stopped short |")
+    print("|---|---|---|---|")
+    print("\n".join(rows))
+    print()
+
+
+# Typing comes after stopping: its keymap changes keep the window manager busy for a while.
+stopping()
 typing()
 still_latency()
