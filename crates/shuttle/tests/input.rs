@@ -48,18 +48,6 @@ fn clear_entry(daemon: &Daemon, fixture: &Fixture) {
     }
 }
 
-fn assert_untouched(bystander: &Fixture) {
-    let touched: Vec<Value> = bystander
-        .events()
-        .into_iter()
-        .filter(|e| !["shown", "ready"].contains(&e["event"].as_str().unwrap()))
-        .collect();
-    assert!(
-        touched.is_empty(),
-        "the bystander window received {touched:?}"
-    );
-}
-
 #[test]
 fn typed_text_arrives_exactly() {
     require_desktop();
@@ -99,7 +87,7 @@ fn typed_text_arrives_exactly() {
             .json();
         await_text(&fixture, mixed);
     }
-    assert_untouched(&bystander);
+    bystander.assert_untouched();
     // With Caps Lock on, letters keep their case, and Caps Lock stays on.
     clear_entry(&daemon, &fixture);
     run("xdotool", &["key", "Caps_Lock"]);
@@ -171,7 +159,7 @@ fn key_combinations_arrive_once_with_their_modifiers() {
         json!([]),
         "a modifier stayed down"
     );
-    assert_untouched(&bystander);
+    bystander.assert_untouched();
 }
 
 #[test]
@@ -233,7 +221,7 @@ fn clicks_land_on_the_right_pixel_in_both_coordinate_modes() {
         .map(|p| p["count"].as_i64().unwrap())
         .collect();
     assert_eq!(presses, [1, 1, 2], "{:?}", fixture.events());
-    assert_untouched(&bystander);
+    bystander.assert_untouched();
 }
 
 #[test]

@@ -24,20 +24,6 @@ fn entry_text(fixture: &Fixture) -> String {
         .unwrap_or_default()
 }
 
-/// Input events a bystander must never see.
-fn input_events(fixture: &Fixture) -> Vec<Value> {
-    fixture
-        .events()
-        .into_iter()
-        .filter(|e| {
-            [
-                "key", "text", "press", "release", "scroll", "clicked", "secret",
-            ]
-            .contains(&e["event"].as_str().unwrap_or_default())
-        })
-        .collect()
-}
-
 /// The centre of a fixture's client area, in desk coordinates.
 fn centre(fixture: &Fixture) -> (i64, i64) {
     let r = &fixture.ready;
@@ -480,11 +466,7 @@ fn the_allowlist_limits_what_agents_see_and_touch_and_the_journal_keeps_the_refu
     wait_for("the text", Duration::from_secs(3), || {
         (entry_text(&allowed) == "secret words").then_some(())
     });
-    assert!(
-        input_events(&foreign).is_empty(),
-        "the foreign app got {:?}",
-        input_events(&foreign)
-    );
+    foreign.assert_untouched();
 
     // The journal: refusals with their reason, typed text only as its length and digest.
     let journal = std::fs::read_to_string(daemon.journal_path()).unwrap();
@@ -636,11 +618,7 @@ fn confirm_mode_asks_the_person_and_takes_no_answer_as_deny() {
         moved.text
     );
     assert!(moved.error().contains("Cover"), "{}", moved.text);
-    assert!(
-        input_events(&cover).is_empty(),
-        "{:?}",
-        input_events(&cover)
-    );
+    cover.assert_untouched();
     assert_eq!(
         fixture.events_of("press").len(),
         1,
@@ -688,12 +666,8 @@ fn dry_run_describes_actions_and_delivers_nothing() {
             .error()
             .contains("nope")
     );
-    assert!(
-        input_events(&target).is_empty(),
-        "{:?}",
-        input_events(&target)
-    );
-    assert!(input_events(&focused).is_empty());
+    target.assert_untouched();
+    focused.assert_untouched();
     assert_eq!(
         active_window(),
         fixture_xid(&focused),
@@ -727,7 +701,7 @@ fn read_only_serves_observations_and_tells_agents_so() {
     assert!(refused.error().contains("read-only"), "{}", refused.text);
     assert!(refused.error().contains("outcome: refused"));
     assert!(desk(&daemon, "windows", json!({})).json().is_array());
-    assert!(input_events(&fixture).is_empty());
+    fixture.assert_untouched();
 
     let config = daemon.config_path();
     let mut mcp = Mcp::start(
@@ -820,7 +794,7 @@ fn the_auth_guard_keeps_agents_out_of_passwords_and_authentication_dialogs() {
         "{}",
         key.text
     );
-    assert!(input_events(&prompt).is_empty());
+    prompt.assert_untouched();
     let allowed = desk(
         &daemon,
         "click",

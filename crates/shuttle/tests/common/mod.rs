@@ -344,6 +344,21 @@ impl Fixture {
             .collect()
     }
 
+    /// Fails the test if the fixture logged anything besides starting up: a bystander, or a
+    /// window whose input was refused.
+    pub fn assert_untouched(&self) {
+        let touched: Vec<Value> = self
+            .events()
+            .into_iter()
+            .filter(|e| !["shown", "ready"].contains(&e["event"].as_str().unwrap()))
+            .collect();
+        assert!(
+            touched.is_empty(),
+            "window {:?} received {touched:?}",
+            self.title
+        );
+    }
+
     /// Waits until the fixture has logged at least `count` events of `kind`, and returns them.
     /// An app acknowledges input once it has read it, and handles it a moment later.
     pub fn await_events(&self, kind: &str, count: usize) -> Vec<Value> {
