@@ -96,7 +96,7 @@ pub trait Backend: Send + Sync {
     fn press_keys(
         &self,
         keysyms: &[u32],
-        focused: Option<&str>,
+        focused: Option<&Window>,
         cancel: &Cancel,
     ) -> Result<(), DeskError>;
 
@@ -106,7 +106,7 @@ pub trait Backend: Send + Sync {
     fn type_text(
         &self,
         text: &str,
-        focused: Option<&str>,
+        focused: Option<&Window>,
         cancel: &Cancel,
     ) -> Result<usize, DeskError>;
 

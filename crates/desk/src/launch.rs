@@ -21,20 +21,10 @@ pub struct Launched {
     pub scoped: bool,
 }
 
-/// Starts `app` with `args`.
-pub fn spawn(app: &str, args: &[String]) -> Result<Launched, DeskError> {
-    let program = resolve(app)?;
-    let scoped = scopes_work();
-    let mut command = if scoped {
-        let mut c = Command::new("systemd-run");
-        c.args(["--user", "--scope", "--quiet", "--collect", "--"])
-            .arg(&program);
-        c
-    } else {
-        Command::new(&program)
-    };
+/// Makes `command` start detached: in a session of its own (so it outlives its starter and no
+/// terminal hangup reaches it), its input and output going nowhere.
+pub fn detach(command: &mut Command) {
     command
-        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
@@ -47,6 +37,22 @@ pub fn spawn(app: &str, args: &[String]) -> Result<Launched, DeskError> {
             Ok(())
         });
     }
+}
+
+/// Starts `app` with `args`.
+pub fn spawn(app: &str, args: &[String]) -> Result<Launched, DeskError> {
+    let program = resolve(app)?;
+    let scoped = scopes_work();
+    let mut command = if scoped {
+        let mut c = Command::new("systemd-run");
+        c.args(["--user", "--scope", "--quiet", "--collect", "--"])
+            .arg(&program);
+        c
+    } else {
+        Command::new(&program)
+    };
+    command.args(args);
+    detach(&mut command);
     let mut child = command
         .spawn()
         .map_err(|e| DeskError::Invalid(format!("cannot start {}: {e}", program.display())))?;

@@ -208,23 +208,10 @@ async fn start_daemon(socket: &Path) -> Result<UnixStream, CallError> {
             "cannot find the shuttle binary to start the daemon: {e}"
         ))
     })?;
-    let mut command = tokio::process::Command::new(exe);
-    command
-        .arg("serve")
-        .env(endpoint::SOCKET_ENV, socket)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
-    // SAFETY: setsid is async-signal-safe; the child leaves our session and terminal, so it
-    // outlives this client and no terminal hangup reaches it.
-    unsafe {
-        command.pre_exec(|| {
-            if libc::setsid() == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    let mut command = std::process::Command::new(exe);
+    command.arg("serve").env(endpoint::SOCKET_ENV, socket);
+    desk::launch::detach(&mut command);
+    let mut command = tokio::process::Command::from(command);
     let mut child = command
         .spawn()
         .map_err(|e| CallError::NotSent(format!("cannot start shuttle serve: {e}")))?;

@@ -149,8 +149,12 @@ impl AtSpi {
         direct
     }
 
-    async fn accessible(&self, node: &NodeRef) -> Result<AccessibleProxy<'static>, DeskError> {
-        AccessibleProxy::builder(&self.conn)
+    /// A proxy of interface `P` on `node` that reads no properties up front.
+    async fn proxy<P>(&self, node: &NodeRef) -> Result<P, DeskError>
+    where
+        P: From<zbus::Proxy<'static>> + zbus::proxy::Defaults,
+    {
+        zbus::proxy::Builder::<P>::new(&self.conn)
             .destination(node.bus.clone())
             .and_then(|b| b.path(node.path.clone()))
             .map_err(|e| bad_id(node, &e))?
@@ -158,28 +162,18 @@ impl AtSpi {
             .build()
             .await
             .map_err(|e| bad_id(node, &e))
+    }
+
+    async fn accessible(&self, node: &NodeRef) -> Result<AccessibleProxy<'static>, DeskError> {
+        self.proxy(node).await
     }
 
     async fn component(&self, node: &NodeRef) -> Result<ComponentProxy<'static>, DeskError> {
-        ComponentProxy::builder(&self.conn)
-            .destination(node.bus.clone())
-            .and_then(|b| b.path(node.path.clone()))
-            .map_err(|e| bad_id(node, &e))?
-            .cache_properties(CacheProperties::No)
-            .build()
-            .await
-            .map_err(|e| bad_id(node, &e))
+        self.proxy(node).await
     }
 
     async fn action(&self, node: &NodeRef) -> Result<ActionProxy<'static>, DeskError> {
-        ActionProxy::builder(&self.conn)
-            .destination(node.bus.clone())
-            .and_then(|b| b.path(node.path.clone()))
-            .map_err(|e| bad_id(node, &e))?
-            .cache_properties(CacheProperties::No)
-            .build()
-            .await
-            .map_err(|e| bad_id(node, &e))
+        self.proxy(node).await
     }
 
     /// The process behind an application's bus name.
@@ -393,14 +387,7 @@ impl Accessibility for AtSpi {
                 id: node.to_id(),
                 reason: "it has no parent to select it in".into(),
             })?;
-            let selection = SelectionProxy::builder(&self.conn)
-                .destination(parent.bus.clone())
-                .and_then(|b| b.path(parent.path.clone()))
-                .map_err(|e| bad_id(&parent, &e))?
-                .cache_properties(CacheProperties::No)
-                .build()
-                .await
-                .map_err(|e| bad_id(&parent, &e))?;
+            let selection: SelectionProxy<'_> = self.proxy(&parent).await?;
             selection
                 .select_child(index)
                 .await

@@ -339,14 +339,7 @@ async fn extras(at: &AtSpi, node: &NodeRef, info: &Info, want: Want) -> Result<E
         }
         let has_value = info.has_value();
         if has_value == Some(Interface::Value) {
-            let proxy = ValueProxy::builder(&at.conn)
-                .destination(node.bus.clone())
-                .and_then(|b| b.path(node.path.clone()))
-                .map_err(|e| super::bad_id(node, &e))?
-                .cache_properties(CacheProperties::No)
-                .build()
-                .await
-                .map_err(|e| super::bad_id(node, &e))?;
+            let proxy: ValueProxy<'_> = at.proxy(node).await?;
             let current = proxy
                 .current_value()
                 .await
@@ -357,14 +350,7 @@ async fn extras(at: &AtSpi, node: &NodeRef, info: &Info, want: Want) -> Result<E
             || (want.text && info.may_have(Interface::Text));
         if readable {
             let limit = if want.text { TEXT_CHARS } else { VALUE_CHARS };
-            let proxy = TextProxy::builder(&at.conn)
-                .destination(node.bus.clone())
-                .and_then(|b| b.path(node.path.clone()))
-                .map_err(|e| super::bad_id(node, &e))?
-                .cache_properties(CacheProperties::No)
-                .build()
-                .await
-                .map_err(|e| super::bad_id(node, &e))?;
+            let proxy: TextProxy<'_> = at.proxy(node).await?;
             let text = proxy
                 .get_text(0, limit)
                 .await

@@ -206,18 +206,13 @@ impl Guarded {
         self.policy.auth_guard && !self.allow_auth
     }
 
-    /// Refuses typing while a password field has the focus in the app of `focused` (or of the
-    /// focused window). Where accessibility cannot tell, typing goes ahead.
-    fn check_password_field(&self, focused: Option<&str>) -> Result<(), DeskError> {
+    /// Refuses typing while a password field has the focus in the app of `focused`. Where
+    /// accessibility cannot tell, typing goes ahead.
+    fn check_password_field(&self, focused: Option<&Window>) -> Result<(), DeskError> {
         if !self.auth_guarded() {
             return Ok(());
         }
-        let windows = self.inner.windows()?;
-        let window = match focused {
-            Some(id) => windows.iter().find(|w| w.id == id),
-            None => windows.iter().find(|w| w.active),
-        };
-        let Some(pid) = window.and_then(|w| w.pid) else {
+        let Some(pid) = focused.and_then(|w| w.pid) else {
             return Ok(());
         };
         let Ok(acc) = self.inner.accessibility() else {
@@ -308,7 +303,7 @@ impl Backend for Guarded {
     fn press_keys(
         &self,
         keysyms: &[u32],
-        focused: Option<&str>,
+        focused: Option<&Window>,
         cancel: &Cancel,
     ) -> Result<(), DeskError> {
         let combo = KeyCombo {
@@ -324,7 +319,7 @@ impl Backend for Guarded {
     fn type_text(
         &self,
         text: &str,
-        focused: Option<&str>,
+        focused: Option<&Window>,
         cancel: &Cancel,
     ) -> Result<usize, DeskError> {
         self.check_password_field(focused)?;

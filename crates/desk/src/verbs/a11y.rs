@@ -316,6 +316,28 @@ fn node_target(
     )
 }
 
+/// Node `id` with its bounds, once the action `verb` on it has been admitted.
+fn admitted_node(
+    backend: &dyn Backend,
+    acc: &dyn Accessibility,
+    id: &str,
+    verb: &str,
+) -> Result<Node, DeskError> {
+    let node = acc.node(
+        id,
+        Want {
+            bounds: true,
+            ..Want::default()
+        },
+    )?;
+    let place = node_target(backend, acc, &node)?;
+    backend.admit(&Intent::new(
+        format!("{verb} {}", node_words(&node)),
+        vec![place],
+    ))?;
+    Ok(node)
+}
+
 /// A node in words: `button "OK"`.
 fn node_words(node: &Node) -> String {
     if node.name.is_empty() {
@@ -336,18 +358,7 @@ const MENU_ITEMS: [&str; 4] = ["menu item", "check menu item", "radio menu item"
 
 pub(super) fn press(backend: &dyn Backend, args: &PressArgs) -> Result<Outcome, DeskError> {
     let acc = backend.accessibility()?;
-    let node = acc.node(
-        &args.id,
-        Want {
-            bounds: true,
-            ..Want::default()
-        },
-    )?;
-    let place = node_target(backend, acc.as_ref(), &node)?;
-    backend.admit(&Intent::new(
-        format!("press {}", node_words(&node)),
-        vec![place],
-    ))?;
+    let node = admitted_node(backend, acc.as_ref(), &args.id, "press")?;
     if SELECTABLE.contains(&node.role.as_str()) && acc.select(&node.id)? {
         return Ok(Outcome::of(json!({"pressed": node.id, "how": "selected"})));
     }
@@ -377,24 +388,13 @@ pub(super) fn press(backend: &dyn Backend, args: &PressArgs) -> Result<Outcome, 
 
 pub(super) fn act(backend: &dyn Backend, args: &ActArgs) -> Result<Outcome, DeskError> {
     let acc = backend.accessibility()?;
-    let node = acc.node(
-        &args.id,
-        Want {
-            bounds: true,
-            ..Want::default()
-        },
-    )?;
-    let place = node_target(backend, acc.as_ref(), &node)?;
     let verb = match args.action {
         NodeAction::Click => "click",
         NodeAction::Action => "run the action of",
         NodeAction::Select => "select",
         NodeAction::Focus => "focus",
     };
-    backend.admit(&Intent::new(
-        format!("{verb} {}", node_words(&node)),
-        vec![place],
-    ))?;
+    let node = admitted_node(backend, acc.as_ref(), &args.id, verb)?;
     let refused = |what: &str| {
         DeskError::Invalid(format!(
             "{} {:?} refused to {what}; nothing was done",

@@ -69,8 +69,7 @@ pub(super) fn key(
     let window = keyboard_target(backend, args.window.as_deref(), args.pid, |place| {
         Intent::new(what, vec![place])
     })?;
-    let id = window.as_ref().map(|w| w.id.as_str());
-    backend.press_keys(&combo.keysyms, id, cancel)?;
+    backend.press_keys(&combo.keysyms, window.as_ref(), cancel)?;
     let (window, confirmed) = delivery(backend, window.as_ref());
     Ok(Outcome::of(
         json!({"keys": args.keys, "window": window, "confirmed": confirmed}),
@@ -87,8 +86,7 @@ pub(super) fn type_text(
         text: Some(args.text.clone()),
         ..Intent::new(format!("type {chars} characters"), vec![place])
     })?;
-    let id = window.as_ref().map(|w| w.id.as_str());
-    let typed = backend.type_text(&args.text, id, cancel)?;
+    let typed = backend.type_text(&args.text, window.as_ref(), cancel)?;
     let (window, confirmed) = delivery(backend, window.as_ref());
     Ok(Outcome::of(
         json!({"typed": typed, "window": window, "confirmed": confirmed}),

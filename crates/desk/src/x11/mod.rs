@@ -102,11 +102,11 @@ impl X11Backend {
     /// Runs `input` with the keycode lender, waiting on the app of `focused` where it must.
     fn with_typing<T>(
         &self,
-        focused: Option<&str>,
+        focused: Option<&Window>,
         cancel: &Cancel,
         input: impl FnOnce(Typing<'_>) -> Result<T, DeskError>,
     ) -> Result<T, DeskError> {
-        let focused = focused.and_then(parse_window_id);
+        let focused = focused.and_then(|w| parse_window_id(&w.id));
         let mut settle = || {
             let answered = focused.is_some_and(|w| self.ping(w, TYPE_SETTLE));
             if !answered {
@@ -196,7 +196,7 @@ impl Backend for X11Backend {
     fn press_keys(
         &self,
         keysyms: &[u32],
-        focused: Option<&str>,
+        focused: Option<&Window>,
         cancel: &Cancel,
     ) -> Result<(), DeskError> {
         self.with_typing(focused, cancel, |typing| {
@@ -207,7 +207,7 @@ impl Backend for X11Backend {
     fn type_text(
         &self,
         text: &str,
-        focused: Option<&str>,
+        focused: Option<&Window>,
         cancel: &Cancel,
     ) -> Result<usize, DeskError> {
         self.with_typing(focused, cancel, |typing| {

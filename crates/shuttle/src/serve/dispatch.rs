@@ -126,24 +126,13 @@ impl Daemon {
     pub fn stop_by(&self, who: &str) {
         let cancelled = self.stop.stop();
         tracing::warn!(by = who, cancelled, "stopped by the user");
-        let config = self.config().ok();
-        let fallback = JournalConfig::default();
-        self.journal.record(
-            config.as_ref().map_or(&fallback, |c| &c.journal),
-            Entry {
-                seq: 0,
-                ts: String::new(),
-                agent_id: String::new(),
-                tool: who.into(),
-                kind: Kind::Control,
-                args: Value::Null,
-                outcome: Outcome::Completed,
-                reason: None,
-                sent: None,
-                dry_run: false,
-                ms: 0,
-            },
-        );
+        let request = Request {
+            agent_id: String::new(),
+            tool: who.into(),
+            args: Value::Null,
+        };
+        let ended = Ended::completed(Kind::Control, Reply::ok(String::new()));
+        self.write_journal(&request, &ended, 0);
     }
 
     /// Grabs the kill hotkey the config names, if it is not held yet. Blocking.
@@ -203,10 +192,7 @@ impl Daemon {
         let config = self.config().ok();
         let fallback = JournalConfig::default();
         let journal_config = config.as_ref().map_or(&fallback, |c| &c.journal);
-        let args = match ended.kind {
-            Kind::Act => journal::redact(&request.tool, &request.args, journal_config.record_text),
-            _ => journal::redact(&request.tool, &request.args, false),
-        };
+        let args = journal::redact(&request.tool, &request.args, journal_config.record_text);
         self.journal.record(
             journal_config,
             Entry {
