@@ -6,13 +6,15 @@
 //! - [`geometry`]: desk coordinates.
 //! - [`window`]: the window record the `windows` verb returns.
 //! - [`matching`]: how a `window` argument (an id or a title) picks one window.
+//! - [`outcome`]: how a call ended, for the reply and the journal alike.
 //!
-//! Backends (`crates/desk`) and the binary (`crates/shuttle`) build on these; anything that needs
+//! The desk (`crates/desk`), its backends and the binary (`crates/shuttle`) build on these; anything that needs
 //! a display, a socket or a file belongs there, not here.
 
 pub mod a11y;
 pub mod call;
 pub mod geometry;
 pub mod matching;
+pub mod outcome;
 pub mod window;
 pub mod wire;

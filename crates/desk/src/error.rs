@@ -1,41 +1,41 @@
-//! What can go wrong on the desk. Every message names what failed and what to do about it.
+//! What can go wrong on the desk, in words true for any backend. Every message names what
+//! failed and what to do about it.
 
 use desk_core::matching::MatchError;
+use desk_core::outcome::Control;
 
 /// A desk call that could not be carried out.
 #[derive(Debug, thiserror::Error)]
 pub enum DeskError {
-    /// No display to talk to.
-    #[error(
-        "no X display: DISPLAY is not set in the environment shuttle serve started with; \
-         set it (for example DISPLAY=:0) and restart the daemon, or run scripts/desktop.sh \
-         for a virtual desktop"
-    )]
-    NoDisplay,
-    /// The display refused or dropped the connection.
-    #[error(
-        "cannot reach X display {display}: {reason}; check that the X server is running and DISPLAY is right"
-    )]
-    Connect {
-        /// The display name.
-        display: String,
-        /// What the connection attempt said.
+    /// The desktop cannot be reached: no display named, or the connection refused.
+    #[error("cannot reach the {system} desktop: {reason}")]
+    Unreachable {
+        /// The windowing system: `x11`.
+        system: &'static str,
+        /// What went wrong and what to do.
         reason: String,
     },
-    /// The connection to the display broke during a call.
-    #[error("the X display connection broke: {0}; the next call reconnects")]
-    ConnectionLost(String),
-    /// The X server refused a request.
-    #[error("the X server refused {what}: {reason}")]
-    Protocol {
+    /// The connection to the desktop broke during a call.
+    #[error("the connection to the {system} desktop broke: {reason}; the next call reconnects")]
+    Disconnected {
+        /// The windowing system.
+        system: &'static str,
+        /// What the connection said.
+        reason: String,
+    },
+    /// The desktop refused a request.
+    #[error("the {system} desktop refused {what}: {reason}")]
+    Rejected {
+        /// The windowing system.
+        system: &'static str,
         /// The request, in words.
         what: String,
-        /// The server's error.
+        /// The desktop's error.
         reason: String,
     },
-    /// The window manager lacks something the verb needs.
+    /// The desktop lacks something the verb needs (a window manager feature, a pixel format).
     #[error("{0}")]
-    WindowManager(String),
+    Unsupported(String),
     /// The named window does not exist (any more).
     #[error("window {id} no longer exists; call `windows` for the current list")]
     WindowGone {
@@ -58,6 +58,10 @@ pub enum DeskError {
     /// The arguments are well-formed but cannot be satisfied.
     #[error("{0}")]
     Invalid(String),
+    /// What was checked before the input changed before it could go out (the focus moved,
+    /// another window came on top); nothing was sent in its place.
+    #[error("{0}")]
+    Changed(String),
     /// A file could not be written.
     #[error("cannot write {path}: {reason}")]
     Write {
@@ -72,11 +76,8 @@ pub enum DeskError {
         /// What reached the desk before the cancel.
         done: String,
     },
-    /// The focus could not be moved to the window the call named, so no input was sent.
-    #[error(
-        "could not give window {id} {title:?} the focus (the focused window is {active}); \
-         nothing was sent"
-    )]
+    /// The focus could not be moved to the window the call named.
+    #[error("could not give window {id} {title:?} the focus (the focused window is {active})")]
     FocusRefused {
         /// The window.
         id: String,
@@ -120,12 +121,16 @@ pub enum DeskError {
         /// Why it is gone, if known.
         reason: String,
     },
-    /// A safety control said no before anything was sent: the app allowlist, the auth guard,
-    /// the person at the desktop (confirm mode), read-only mode.
-    #[error("refused: {0}")]
-    Refused(String),
+    /// A safety control said no before anything was sent.
+    #[error("refused: {reason}")]
+    Refused {
+        /// The control.
+        by: Control,
+        /// Why, and what the agent can do.
+        reason: String,
+    },
     /// Dry run: the call passed every check and guard, and this is what it would have done.
-    #[error("dry run, nothing was sent: would {0}")]
+    #[error("dry run: would {0}")]
     DryRun(String),
     /// The accessibility bus is out of reach or misbehaved.
     #[error("{0}")]
@@ -133,8 +138,25 @@ pub enum DeskError {
 }
 
 impl DeskError {
-    /// Whether the display connection should be dropped and made again for the next call.
+    /// A refusal by a safety control.
+    pub fn refused(by: Control, reason: impl Into<String>) -> Self {
+        DeskError::Refused {
+            by,
+            reason: reason.into(),
+        }
+    }
+
+    /// Whether the desktop connection should be dropped and made again for the next call.
     pub fn needs_reconnect(&self) -> bool {
-        matches!(self, DeskError::ConnectionLost(_))
+        matches!(self, DeskError::Disconnected { .. })
+    }
+
+    /// The safety control behind the error, if one said no.
+    pub fn control(&self) -> Option<Control> {
+        match self {
+            DeskError::Refused { by, .. } => Some(*by),
+            DeskError::DryRun(_) => Some(Control::DryRun),
+            _ => None,
+        }
     }
 }

@@ -76,7 +76,7 @@ pub fn shrink(image: &RgbImage, width: u32) -> RgbImage {
 }
 
 /// The source range that shrunken coordinate `i` of `small` covers in `large`.
-pub(crate) fn span(i: u32, small: u32, large: u32) -> (u32, u32) {
+pub fn span(i: u32, small: u32, large: u32) -> (u32, u32) {
     let start = (u64::from(i) * u64::from(large) / u64::from(small)) as u32;
     let end = (u64::from(i + 1) * u64::from(large) / u64::from(small)) as u32;
     (start, end.max(start + 1))

@@ -1,11 +1,13 @@
 //! What an action is about to do, told to the safety controls before any input is sent.
 //!
 //! Every acting verb resolves its target first (the named window, the window at the point, the
-//! focused window, the program to launch) and hands an [`Intent`] to [`Backend::admit`]; only
-//! then does it send input. The allowlist, the auth guard, confirm mode and dry run all judge
-//! the same description, and the person at the desktop reads it in the confirm dialog.
+//! focused window, the program to launch) and hands an [`Intent`] to [`Desk::admit`]; only
+//! the [`Admitted`] it gets back can send input, and only to those targets. The allowlist, the
+//! auth guard, confirm mode and dry run all judge the same description, and the person at the
+//! desktop reads it in the confirm dialog.
 //!
-//! [`Backend::admit`]: crate::Backend::admit
+//! [`Desk::admit`]: crate::guard::Desk::admit
+//! [`Admitted`]: crate::guard::Admitted
 
 use std::fmt;
 
@@ -25,9 +27,10 @@ pub enum Target {
         /// Its executable's name.
         app: Option<String>,
     },
-    /// No app window: the desktop background, or the focus when no window has it. `0` says
-    /// where, in words.
-    Bare(String),
+    /// The desktop background, where no window is.
+    Background,
+    /// Whatever gets the keys when no window has the focus.
+    NoFocus,
     /// A program about to be started, by the name the call gave.
     Program(String),
 }
@@ -64,7 +67,8 @@ impl fmt::Display for Target {
                     (None, None) => Ok(()),
                 }
             }
-            Target::Bare(place) => f.write_str(place),
+            Target::Background => f.write_str("the desktop background"),
+            Target::NoFocus => f.write_str("no window (nothing has the keyboard focus)"),
             Target::Program(program) => write!(f, "program {program:?}"),
         }
     }
@@ -80,7 +84,7 @@ pub struct Intent {
     /// The text it types, shown to the person asked to confirm (never journaled or logged).
     pub text: Option<String>,
     /// Whether the targets are what the action acts on (`focus window ...`) rather than where
-    /// its input lands (`click ... in window ...`).
+    /// its input lands (`click ... in window ...`); it only changes the wording.
     pub on_target: bool,
 }
 
@@ -139,13 +143,15 @@ mod tests {
         );
         let launch = Intent::new("launch gedit", vec![Target::Program("gedit".into())]);
         assert_eq!(launch.describe(), "launch gedit");
-        let bare = Intent::new(
-            "press Return",
-            vec![Target::Bare("no window (nothing has the focus)".into())],
-        );
+        let bare = Intent::new("press Return", vec![Target::NoFocus]);
         assert_eq!(
             bare.describe(),
-            "press Return in no window (nothing has the focus)"
+            "press Return in no window (nothing has the keyboard focus)"
+        );
+        let background = Intent::new("click left at (1, 2)", vec![Target::Background]);
+        assert_eq!(
+            background.describe(),
+            "click left at (1, 2) in the desktop background"
         );
         let close = Intent::on(
             "close",

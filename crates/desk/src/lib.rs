@@ -1,27 +1,40 @@
-//! The desk: what shuttle can see and do on a desktop.
+//! The desk: what shuttle can see and do on a desktop, and the safety controls around it.
 //!
-//! [`Backend`] is the boundary between the verbs and an operating system. The verbs themselves
-//! ([`verbs`]) are written once against it; [`x11::X11Backend`] implements it for Linux X11.
-//! A macOS or Windows desk would be another `Backend`, leaving the verbs and the daemon as they are.
+//! This crate knows no operating system: it has no X11, D-Bus or libc in its dependencies.
+//!
+//! - [`system`]: the role traits a backend implements ([`Display`], [`Input`], [`Presence`],
+//!   [`Apps`]) and [`Accessibility`]; a [`Platform`] connects them into a [`Backend`].
+//! - [`guard`]: the policy. [`guard::Desk`] is the only view of a backend a verb gets: reads
+//!   come filtered, and input needs the [`guard::Admitted`] that admission hands back.
+//! - [`verbs`]: the verbs, written once against [`guard::Desk`]; [`run`] runs one call.
+//! - [`intent`]: what an action is about to do, as the safety controls and the person read it.
+//! - [`keys`], [`image`], [`cancel`], [`error`], [`done`]: key names, pixels, cancellation,
+//!   errors and results.
+//! - [`fake`] (feature `fake`): an in-memory desktop for tests without a display.
 //!
 //! Everything here is blocking: the daemon runs desk calls on its blocking thread pool.
 
 pub mod accessibility;
-pub mod atspi;
-pub mod backend;
 pub mod cancel;
+pub mod done;
 pub mod error;
+#[cfg(feature = "fake")]
+pub mod fake;
 pub mod guard;
 pub mod image;
 pub mod intent;
 pub mod keys;
-pub mod launch;
-pub mod verbs;
-pub mod x11;
+mod run;
+pub mod system;
+mod verbs;
 
 pub use accessibility::Accessibility;
-pub use backend::{Answer, Backend, BackendInfo, Question};
 pub use cancel::Cancel;
+pub use done::{Body, Done};
 pub use error::DeskError;
 pub use intent::{Intent, Target};
-pub use verbs::{Outcome, run};
+pub use run::run;
+pub use system::{
+    Answer, Apps, Backend, Display, DisplayInfo, Hotkey, Input, Launched, Platform, Presence,
+    Question,
+};

@@ -83,6 +83,21 @@ impl Default for SafetyConfig {
     }
 }
 
+impl From<&SafetyConfig> for desk::guard::Policy {
+    fn from(safety: &SafetyConfig) -> Self {
+        Self {
+            apps: safety.apps.clone(),
+            auth_guard: safety.auth_guard,
+            confirm: safety
+                .confirm
+                .then(|| std::time::Duration::from_secs(safety.confirm_timeout_s)),
+            dry_run: safety.dry_run,
+            read_only: safety.read_only,
+            indicator: safety.indicator,
+        }
+    }
+}
+
 /// `[journal]`
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]

@@ -15,36 +15,13 @@ use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use desk_core::call::{Kind, Verb};
+use desk_core::outcome::Outcome;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::config::JournalConfig;
-
-/// What kind of call a line records.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    /// Input to the desktop (or an attempt at it).
-    Act,
-    /// Looking: windows, shots, trees, status.
-    Observe,
-    /// The person's own controls: stop and resume.
-    Control,
-}
-
-/// How a call ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Outcome {
-    /// It did what it was asked.
-    Completed,
-    /// A safety control said no (the allowlist, the auth guard, the person, read-only, dry
-    /// run, a stop, a config that does not load).
-    Refused,
-    /// It failed.
-    Error,
-}
 
 /// One line of the journal.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -61,11 +38,10 @@ pub struct Entry {
     pub kind: Kind,
     /// The arguments, redacted.
     pub args: Value,
-    /// How it ended.
+    /// How it ended: `outcome`, and for a call that did not complete `reason` and, when a
+    /// safety control refused it, `by`.
+    #[serde(flatten)]
     pub outcome: Outcome,
-    /// Why it was refused or failed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
     /// For an act that did not complete: whether input may have reached the desktop.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sent: Option<bool>,
@@ -191,21 +167,22 @@ fn now() -> String {
         .unwrap_or_default()
 }
 
-/// A call's arguments as the journal keeps them: typed text becomes its length and a digest
-/// unless `record_text`; a `since` window list becomes its length.
+/// A call's arguments as the journal keeps them: the fields a verb marks secret (typed text)
+/// become their length and a digest unless `record_text`; a `since` window list becomes its
+/// length.
 pub fn redact(tool: &str, args: &Value, record_text: bool) -> Value {
     let mut args = args.clone();
     let Some(fields) = args.as_object_mut() else {
         return args;
     };
-    if tool == "desk_type"
-        && !record_text
-        && let Some(Value::String(text)) = fields.get("text")
-    {
-        let digest = Sha256::digest(text.as_bytes());
-        let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
-        let redacted = json!({"chars": text.chars().count(), "sha256": hex});
-        fields.insert("text".into(), redacted);
+    let secret = Verb::from_tool(tool).map_or(&[][..], Verb::secret_fields);
+    for field in secret.iter().filter(|_| !record_text) {
+        if let Some(Value::String(text)) = fields.get(*field) {
+            let digest = Sha256::digest(text.as_bytes());
+            let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
+            let redacted = json!({"chars": text.chars().count(), "sha256": hex});
+            fields.insert((*field).into(), redacted);
+        }
     }
     if let Some(Value::Array(since)) = fields.get("since") {
         let count = since.len();
@@ -227,7 +204,6 @@ mod tests {
             kind: Kind::Act,
             args: json!({}),
             outcome: Outcome::Completed,
-            reason: None,
             sent: None,
             dry_run: false,
             ms: 1,
@@ -278,5 +254,31 @@ mod tests {
         assert_eq!(last.seq, 9);
         assert_eq!(last.tool, "desk_key");
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_line_says_how_the_call_ended_in_the_shared_words() {
+        let entry = Entry {
+            outcome: Outcome::refused_by(
+                desk_core::outcome::Control::Allowlist,
+                "not in the app allowlist",
+            ),
+            sent: Some(false),
+            ..entry("desk_click")
+        };
+        let line = serde_json::to_value(&entry).unwrap();
+        assert_eq!(line["outcome"], "refused");
+        assert_eq!(line["by"], "allowlist");
+        assert_eq!(line["reason"], "not in the app allowlist");
+        assert_eq!(line["sent"], false);
+        assert_eq!(line["kind"], "act");
+        let back: Entry = serde_json::from_value(line).unwrap();
+        assert_eq!(back, entry);
+        let completed = serde_json::to_value(entry_completed()).unwrap();
+        assert!(completed.get("reason").is_none() && completed.get("by").is_none());
+    }
+
+    fn entry_completed() -> Entry {
+        entry("desk_key")
     }
 }

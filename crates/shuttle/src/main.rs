@@ -1,18 +1,11 @@
 //! The `shuttle` binary: `mcp`, `serve`, `desk`, `status`, `stop`, `resume`, `config` and
-//! `journal`.
-
-mod cli;
-mod client;
-mod config;
-mod endpoint;
-mod journal;
-mod logging;
-mod mcp;
-mod serve;
+//! `journal`. The work is in the library; this file is the command line.
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use desk_core::wire::tools;
+use shuttle::{cli, mcp, serve};
 
 /// Computer use for AI agents: read and drive the desktop over MCP or from a shell.
 #[derive(Parser)]
@@ -89,9 +82,9 @@ fn main() -> ExitCode {
                 .map(|()| ExitCode::SUCCESS)
         }
         Command::Desk { words } => runtime(false).block_on(cli::desk::run(words)),
-        Command::Status => runtime(false).block_on(cli::daemon::call(serve::dispatch::STATUS_TOOL)),
-        Command::Stop => runtime(false).block_on(cli::daemon::call(serve::dispatch::STOP_TOOL)),
-        Command::Resume => runtime(false).block_on(cli::daemon::call(serve::dispatch::RESUME_TOOL)),
+        Command::Status => runtime(false).block_on(cli::daemon::call(tools::STATUS)),
+        Command::Stop => runtime(false).block_on(cli::daemon::call(tools::SAFETY_STOP)),
+        Command::Resume => runtime(false).block_on(cli::daemon::call(tools::SAFETY_RESUME)),
         Command::Config(ConfigCommand::Check { file }) => cli::config::check(file),
         Command::Journal {
             acts,

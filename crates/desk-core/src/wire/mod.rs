@@ -11,13 +11,15 @@
 //! stays usable; only a frame longer than [`frame::MAX_FRAME`] or a truncated one ends it, since
 //! the stream can no longer be split into frames.
 //!
-//! [`peek::peek_tool`] reads the `tool` of a request without decoding the rest, so the daemon can
+//! [`tools`] names what a request can call. [`peek::peek_tool`] reads the `tool` of a request without decoding the rest, so the daemon can
 //! route a frame before paying for a full decode.
 
 pub mod frame;
 pub mod message;
 pub mod peek;
+pub mod tools;
 
 pub use frame::{FrameError, FrameReader, MAX_FRAME, encode_frame, write_frame};
 pub use message::{Reply, Request, RequestError, decode_reply, decode_request};
 pub use peek::peek_tool;
+pub use tools::Tool;

@@ -9,11 +9,11 @@ use desk_core::geometry::Rect;
 use desk_core::window::Window;
 use serde_json::{Value, json};
 
-use super::Outcome;
 use super::target::{self, SETTLE_WAIT};
-use crate::accessibility::{Accessibility, AppWindow, Want};
-use crate::backend::Backend;
+use crate::accessibility::{AppWindow, Want};
+use crate::done::Done;
 use crate::error::DeskError;
+use crate::guard::{ActingNodes, Admitted, Desk, Nodes, Seen, Spot};
 use crate::intent::{Intent, Target};
 
 /// How far outside its window a node may reach before its bounds count as bogus (toolkits
@@ -23,14 +23,13 @@ const BOUNDS_SLACK: i32 = 64;
 const MENU_WAIT: Duration = Duration::from_secs(2);
 
 /// The accessible top-level window that is `window` on the screen: same process, same title.
-fn frame_of(acc: &dyn Accessibility, window: &Window) -> Result<AppWindow, DeskError> {
+fn frame_of(nodes: &Nodes<'_>, window: &Window) -> Result<AppWindow, DeskError> {
     let no_tree = || DeskError::NoTree {
         id: window.id.clone(),
         title: window.title.clone(),
         app: window.app.clone().unwrap_or_else(|| "its app".into()),
     };
-    let pid = window.pid.ok_or_else(no_tree)?;
-    let frames = acc.windows_of(pid)?.ok_or_else(no_tree)?;
+    let frames = nodes.windows_of(window)?.ok_or_else(no_tree)?;
     if let [only] = frames.as_slice() {
         return Ok(only.clone());
     }
@@ -53,7 +52,7 @@ fn frame_of(acc: &dyn Accessibility, window: &Window) -> Result<AppWindow, DeskE
             {
                 [one] => Ok((**one).clone()),
                 _ => Err(DeskError::Invalid(format!(
-                    "cannot tell which of {} accessible windows of process {pid} is window {} {:?}; \
+                    "cannot tell which of {} accessible windows of its process is window {} {:?}; \
                      give the window a title of its own",
                     pool.len(),
                     window.id,
@@ -66,16 +65,16 @@ fn frame_of(acc: &dyn Accessibility, window: &Window) -> Result<AppWindow, DeskE
 
 /// The window a call names by `window`, `id` or `pid`, else the focused one.
 fn named_or_focused(
-    backend: &dyn Backend,
+    desk: &Desk,
     window: Option<&str>,
     pid: Option<u32>,
 ) -> Result<Window, DeskError> {
     if window.is_none() && pid.is_none() {
-        return target::focused(backend)?.ok_or_else(|| {
+        return desk.focused_window()?.ok_or_else(|| {
             DeskError::Invalid("no window has the focus; name one with window or pid".into())
         });
     }
-    target::pick(backend, window, pid)
+    desk.pick(window, pid)
 }
 
 /// Drops bounds that lie outside the window (or have no area): those nodes are not on screen.
@@ -115,51 +114,53 @@ fn window_json(window: &Window) -> Value {
     json!({"id": window.id, "title": window.title})
 }
 
-pub(super) fn snapshot(backend: &dyn Backend, args: &SnapshotArgs) -> Result<Outcome, DeskError> {
+pub(super) fn snapshot(desk: &Desk, args: &SnapshotArgs) -> Result<Done, DeskError> {
     let name = args.id.as_deref().or(args.window.as_deref());
-    let window = target::pick(backend, name, args.pid).map_err(|e| match (name, args.pid) {
-        (None, None) => DeskError::Invalid("name the window: pass window, id or pid".into()),
-        _ => e,
-    })?;
-    let acc = backend.accessibility()?;
-    let frame = frame_of(acc.as_ref(), &window)?;
+    let window = desk
+        .pick(name, args.pid)
+        .map_err(|e| match (name, args.pid) {
+            (None, None) => DeskError::Invalid("name the window: pass window, id or pid".into()),
+            _ => e,
+        })?;
+    let nodes = desk.nodes();
+    let frame = frame_of(&nodes, &window)?;
     let want = Want {
         bounds: args.bounds,
         keys: args.keys,
         text: false,
     };
-    let mut nodes = acc.tree(&frame.id, want)?;
+    let mut tree = nodes.tree(&frame.id, want)?;
     if args.bounds
-        && let Some(rect) = backend.window_rect(&window.id)?
+        && let Some(rect) = desk.window_rect(&window)?
     {
-        drop_bogus_bounds(&mut nodes, rect);
+        drop_bogus_bounds(&mut tree, rect);
     }
     if args.text {
         let header = format!(
             "window {} {:?}: {} nodes\n",
             window.id,
             window.title,
-            nodes.len()
+            tree.len()
         );
         let limit = args
             .max_chars
             .map(|m| (m as usize).saturating_sub(header.len()));
-        return Ok(Outcome::text(header + &a11y::outline(&nodes, limit)));
+        return Ok(Done::text(header + &a11y::outline(&tree, limit)));
     }
-    Ok(Outcome::of(
-        json!({"window": window_json(&window), "nodes": nodes}),
+    Ok(Done::json(
+        json!({"window": window_json(&window), "nodes": tree}),
     ))
 }
 
-pub(super) fn find(backend: &dyn Backend, args: &FindArgs) -> Result<Outcome, DeskError> {
-    let window = named_or_focused(backend, args.window.as_deref(), args.pid)?;
-    let acc = backend.accessibility()?;
-    let frame = frame_of(acc.as_ref(), &window)?;
-    let nodes = acc.tree(&frame.id, Want::default())?;
-    let rect = backend.window_rect(&window.id)?;
+pub(super) fn find(desk: &Desk, args: &FindArgs) -> Result<Done, DeskError> {
+    let window = named_or_focused(desk, args.window.as_deref(), args.pid)?;
+    let nodes = desk.nodes();
+    let frame = frame_of(&nodes, &window)?;
+    let tree = nodes.tree(&frame.id, Want::default())?;
+    let rect = desk.window_rect(&window)?;
     let mut found: Vec<Node> = Vec::new();
-    for hit in a11y::find_by_name(&nodes, &args.name, args.role.as_deref()) {
-        let mut node = acc.node(
+    for hit in a11y::find_by_name(&tree, &args.name, args.role.as_deref()) {
+        let mut node = nodes.node(
             &hit.id,
             Want {
                 bounds: true,
@@ -174,15 +175,13 @@ pub(super) fn find(backend: &dyn Backend, args: &FindArgs) -> Result<Outcome, De
     if let Some(rect) = rect {
         drop_bogus_bounds(&mut found, rect);
     }
-    Ok(Outcome::of(
+    Ok(Done::json(
         json!({"window": window_json(&window), "nodes": found}),
     ))
 }
 
-pub(super) fn read(backend: &dyn Backend, args: &ReadArgs) -> Result<Outcome, DeskError> {
-    let acc = backend.accessibility()?;
-    check_app(backend, acc.as_ref(), &args.id)?;
-    let node = acc.node(
+pub(super) fn read(desk: &Desk, args: &ReadArgs) -> Result<Done, DeskError> {
+    let node = desk.nodes().node(
         &args.id,
         Want {
             bounds: true,
@@ -190,16 +189,16 @@ pub(super) fn read(backend: &dyn Backend, args: &ReadArgs) -> Result<Outcome, De
             text: args.text,
         },
     )?;
-    Ok(Outcome::of(lone(&node)))
+    Ok(Done::json(lone(&node)))
 }
 
 /// The centre of a node's bounds, when it has bounds on the screen.
-fn centre(backend: &dyn Backend, node: &Node) -> Result<Option<(i32, i32)>, DeskError> {
+fn centre(desk: &Desk, node: &Node) -> Result<Option<(i32, i32)>, DeskError> {
     let Some([x, y, w, h]) = node.bounds.filter(|b| b[2] > 0 && b[3] > 0) else {
         return Ok(None);
     };
     let point = (x + w / 2, y + h / 2);
-    Ok(backend
+    Ok(desk
         .screen()?
         .contains_point(point.0, point.1)
         .then_some(point))
@@ -209,40 +208,70 @@ fn is_hidden(node: &Node) -> bool {
     node.states.iter().any(|s| s == "hidden")
 }
 
-/// Clicks a node's centre and says where the click went.
-fn click_node(backend: &dyn Backend, node: &Node, at: (i32, i32)) -> Result<Value, DeskError> {
-    let under = target::window_at(backend, at.0, at.1)?;
-    backend.move_pointer(at.0, at.1)?;
-    backend.click(desk_core::call::Button::Left, 1)?;
-    let confirmed = under
-        .as_ref()
-        .is_some_and(|w| backend.settle(&w.id, SETTLE_WAIT));
-    Ok(json!({"pressed": node.id, "how": "clicked", "at": [at.0, at.1], "confirmed": confirmed}))
+/// A node of an admitted action, with the screen window it is in, when that is known.
+struct Pressed<'d> {
+    admitted: Admitted<'d>,
+    node: Node,
+    window: Option<Window>,
 }
 
-/// Runs a node's first action and says which.
-fn run_action(acc: &dyn Accessibility, node: &Node) -> Result<Value, DeskError> {
-    let actions = acc.actions(&node.id)?;
-    let Some(name) = actions.first() else {
-        return Err(DeskError::Invalid(format!(
-            "{} {:?} ({}) has no action to run and cannot be clicked where it is; nothing was done",
-            node.role, node.name, node.id
-        )));
-    };
-    if !acc.do_action(&node.id, 0)? {
-        return Err(DeskError::Invalid(format!(
-            "{} {:?} refused its action {name:?}; nothing was done",
-            node.role, node.name
-        )));
+impl Pressed<'_> {
+    /// Clicks the node's centre, which must show its window on top (raised if need be), and
+    /// says where the click went.
+    fn click(&self, at: (i32, i32)) -> Result<Value, DeskError> {
+        let window = self.window.clone().ok_or_else(|| {
+            DeskError::Invalid(format!(
+                "{} is in no window on the screen, so it cannot be clicked; try action or select",
+                node_words(&self.node)
+            ))
+        })?;
+        let spot = Spot {
+            x: at.0,
+            y: at.1,
+            on: Seen::Window(window),
+            raise: true,
+        };
+        self.admitted
+            .click(&spot, desk_core::call::Button::Left, 1)?;
+        let confirmed = spot
+            .on
+            .window()
+            .is_some_and(|w| self.admitted.settle(w, SETTLE_WAIT));
+        Ok(
+            json!({"pressed": self.node.id, "how": "clicked", "at": [at.0, at.1], "confirmed": confirmed}),
+        )
     }
-    Ok(json!({"pressed": node.id, "how": "action", "action": name}))
+
+    /// Runs the node's first action and says which.
+    fn run_action(&self, nodes: &Nodes<'_>) -> Result<Value, DeskError> {
+        let node = &self.node;
+        let actions = nodes.actions(&node.id)?;
+        let Some(name) = actions.first() else {
+            return Err(DeskError::Invalid(format!(
+                "{} ({}) has no action to run and cannot be clicked where it is",
+                node_words(node),
+                node.id
+            )));
+        };
+        if !self.admitted.nodes().do_action(&node.id, 0)? {
+            return Err(DeskError::Invalid(format!(
+                "{} refused its action {name:?}",
+                node_words(node)
+            )));
+        }
+        Ok(json!({"pressed": node.id, "how": "action", "action": name}))
+    }
 }
 
 /// Opens the menus above a hidden menu item, outermost first, waiting for each to open. A
 /// popup menu that is itself hidden is opened by what it belongs to (a combo box, a menu
 /// button).
-fn open_menus_above(acc: &dyn Accessibility, node: &Node) -> Result<Vec<String>, DeskError> {
-    let ancestors = acc.ancestors(&node.id)?;
+fn open_menus_above(
+    nodes: &Nodes<'_>,
+    acting: &ActingNodes<'_>,
+    node: &Node,
+) -> Result<Vec<String>, DeskError> {
+    let ancestors = nodes.ancestors(&node.id)?;
     let menus = ancestors.iter().take_while(|a| a.role == "menu").count();
     let mut chain: Vec<Node> = ancestors[..menus].to_vec();
     chain.reverse();
@@ -254,12 +283,12 @@ fn open_menus_above(acc: &dyn Accessibility, node: &Node) -> Result<Vec<String>,
     let mut opened = Vec::new();
     for (i, menu) in chain.iter().enumerate() {
         let inner = chain.get(i + 1).map_or(node.id.as_str(), |m| m.id.as_str());
-        if !is_hidden(&acc.node(inner, Want::default())?) {
+        if !is_hidden(&nodes.node(inner, Want::default())?) {
             continue;
         }
-        if acc.actions(&menu.id)?.is_empty() || !acc.do_action(&menu.id, 0)? {
+        if nodes.actions(&menu.id)?.is_empty() || !acting.do_action(&menu.id, 0)? {
             return Err(DeskError::Invalid(format!(
-                "{} {:?} did not open its menu; nothing was run",
+                "{} {:?} did not open its menu; its item was not run",
                 menu.role, menu.name
             )));
         }
@@ -269,10 +298,10 @@ fn open_menus_above(acc: &dyn Accessibility, node: &Node) -> Result<Vec<String>,
             menu.name.clone()
         });
         let deadline = Instant::now() + MENU_WAIT;
-        while is_hidden(&acc.node(inner, Want::default())?) {
+        while is_hidden(&nodes.node(inner, Want::default())?) {
             if Instant::now() >= deadline {
                 return Err(DeskError::Invalid(format!(
-                    "menu {:?} did not open within {} s; nothing was run",
+                    "menu {:?} did not open within {} s; its item was not run",
                     menu.name,
                     MENU_WAIT.as_secs()
                 )));
@@ -283,59 +312,58 @@ fn open_menus_above(acc: &dyn Accessibility, node: &Node) -> Result<Vec<String>,
     Ok(opened)
 }
 
-/// Refuses a node of an app outside the allowlist.
-fn check_app(backend: &dyn Backend, acc: &dyn Accessibility, id: &str) -> Result<u32, DeskError> {
-    let pid = acc.pid_of(id)?;
-    backend
-        .allows(Some(pid))
-        .map_err(|why| DeskError::Refused(format!("node {id}: {why}")))?;
-    Ok(pid)
-}
-
-/// Where input to a node lands: the screen window of its top-level accessible window.
+/// Where input to a node lands: the screen window of its top-level accessible window, and that
+/// window when it is on the screen.
 fn node_target(
-    backend: &dyn Backend,
-    acc: &dyn Accessibility,
+    desk: &Desk,
+    nodes: &Nodes<'_>,
     node: &Node,
-) -> Result<Target, DeskError> {
-    let pid = check_app(backend, acc, &node.id)?;
-    let frame = acc.ancestors(&node.id)?.pop();
+) -> Result<(Target, Option<Window>), DeskError> {
+    let pid = nodes.pid_of(&node.id)?;
+    let frame = nodes.ancestors(&node.id)?.pop();
     let title = frame.map_or_else(|| node.name.clone(), |f| f.name);
-    let windows = backend.windows()?;
+    let windows = desk.windows()?;
     let mine = || windows.iter().filter(|w| w.pid == Some(pid));
     Ok(
         match mine().find(|w| w.title == title).or_else(|| mine().next()) {
-            Some(window) => Target::window(window),
-            None => Target::Window {
-                id: String::new(),
-                title,
-                pid: Some(pid),
-                app: None,
-            },
+            Some(window) => (Target::window(window), Some(window.clone())),
+            None => (
+                Target::Window {
+                    id: String::new(),
+                    title,
+                    pid: Some(pid),
+                    app: None,
+                },
+                None,
+            ),
         },
     )
 }
 
 /// Node `id` with its bounds, once the action `verb` on it has been admitted.
-fn admitted_node(
-    backend: &dyn Backend,
-    acc: &dyn Accessibility,
+fn admitted_node<'d>(
+    desk: &'d Desk,
+    nodes: &Nodes<'_>,
     id: &str,
     verb: &str,
-) -> Result<Node, DeskError> {
-    let node = acc.node(
+) -> Result<Pressed<'d>, DeskError> {
+    let node = nodes.node(
         id,
         Want {
             bounds: true,
             ..Want::default()
         },
     )?;
-    let place = node_target(backend, acc, &node)?;
-    backend.admit(&Intent::new(
+    let (place, window) = node_target(desk, nodes, &node)?;
+    let admitted = desk.admit(Intent::new(
         format!("{verb} {}", node_words(&node)),
         vec![place],
     ))?;
-    Ok(node)
+    Ok(Pressed {
+        admitted,
+        node,
+        window,
+    })
 }
 
 /// A node in words: `button "OK"`.
@@ -356,165 +384,151 @@ const SELECTABLE: [&str; 5] = [
 ];
 const MENU_ITEMS: [&str; 4] = ["menu item", "check menu item", "radio menu item", "menu"];
 
-pub(super) fn press(backend: &dyn Backend, args: &PressArgs) -> Result<Outcome, DeskError> {
-    let acc = backend.accessibility()?;
-    let node = admitted_node(backend, acc.as_ref(), &args.id, "press")?;
-    if SELECTABLE.contains(&node.role.as_str()) && acc.select(&node.id)? {
-        return Ok(Outcome::of(json!({"pressed": node.id, "how": "selected"})));
+pub(super) fn press(desk: &Desk, args: &PressArgs) -> Result<Done, DeskError> {
+    let nodes = desk.nodes();
+    let pressed = admitted_node(desk, &nodes, &args.id, "press")?;
+    let node = &pressed.node;
+    let acting = pressed.admitted.nodes();
+    if SELECTABLE.contains(&node.role.as_str()) && acting.select(&node.id)? {
+        return Ok(Done::json(json!({"pressed": node.id, "how": "selected"})));
     }
     if MENU_ITEMS.contains(&node.role.as_str()) {
-        let opened = if is_hidden(&node) {
-            open_menus_above(acc.as_ref(), &node)?
+        let opened = if is_hidden(node) {
+            open_menus_above(&nodes, &acting, node)?
         } else {
             Vec::new()
         };
-        let mut done = run_action(acc.as_ref(), &node)?;
+        let mut done = pressed.run_action(&nodes)?;
         if !opened.is_empty() {
             done["opened"] = json!(opened);
         }
-        return Ok(Outcome::of(done));
+        return Ok(Done::json(done));
     }
     // Anything else: a click at its centre when the node itself is what is there, so the app
     // sees a real click; else its own action.
-    if let Some(point) = centre(backend, &node)? {
-        let window = acc.ancestors(&node.id)?.pop();
-        let root = window.as_ref().map_or(node.id.as_str(), |w| w.id.as_str());
-        if acc.at_point(root, point.0, point.1)?.as_deref() == Some(node.id.as_str()) {
-            return Ok(Outcome::of(click_node(backend, &node, point)?));
+    if let (Some(point), Some(_)) = (centre(desk, node)?, &pressed.window) {
+        let top = nodes.ancestors(&node.id)?.pop();
+        let root = top.as_ref().map_or(node.id.as_str(), |w| w.id.as_str());
+        if nodes.at_point(root, point.0, point.1)?.as_deref() == Some(node.id.as_str()) {
+            return Ok(Done::json(pressed.click(point)?));
         }
     }
-    Ok(Outcome::of(run_action(acc.as_ref(), &node)?))
+    Ok(Done::json(pressed.run_action(&nodes)?))
 }
 
-pub(super) fn act(backend: &dyn Backend, args: &ActArgs) -> Result<Outcome, DeskError> {
-    let acc = backend.accessibility()?;
+pub(super) fn act(desk: &Desk, args: &ActArgs) -> Result<Done, DeskError> {
     let verb = match args.action {
         NodeAction::Click => "click",
         NodeAction::Action => "run the action of",
         NodeAction::Select => "select",
         NodeAction::Focus => "focus",
     };
-    let node = admitted_node(backend, acc.as_ref(), &args.id, verb)?;
-    let refused = |what: &str| {
-        DeskError::Invalid(format!(
-            "{} {:?} refused to {what}; nothing was done",
-            node.role, node.name
-        ))
-    };
+    let nodes = desk.nodes();
+    let pressed = admitted_node(desk, &nodes, &args.id, verb)?;
+    let node = &pressed.node;
+    let refused =
+        |what: &str| DeskError::Invalid(format!("{} refused to {what}", node_words(node)));
     let done = match args.action {
         NodeAction::Click => {
-            let point = centre(backend, &node)?.ok_or_else(|| {
+            let point = centre(desk, node)?.ok_or_else(|| {
                 DeskError::Invalid(format!(
-                    "{} {:?} has no bounds on the screen to click; try action or select",
-                    node.role, node.name
+                    "{} has no bounds on the screen to click; try action or select",
+                    node_words(node)
                 ))
             })?;
-            click_node(backend, &node, point)?
+            pressed.click(point)?
         }
-        NodeAction::Action => run_action(acc.as_ref(), &node)?,
+        NodeAction::Action => pressed.run_action(&nodes)?,
         NodeAction::Select => {
-            if !acc.select(&node.id)? {
+            if !pressed.admitted.nodes().select(&node.id)? {
                 return Err(refused("be selected"));
             }
             json!({"pressed": node.id, "how": "selected"})
         }
         NodeAction::Focus => {
-            if !acc.grab_focus(&node.id)? {
+            if !pressed.admitted.nodes().grab_focus(&node.id)? {
                 return Err(refused("take the focus"));
             }
             json!({"pressed": node.id, "how": "focused"})
         }
     };
-    Ok(Outcome::of(done))
+    Ok(Done::json(done))
 }
 
-/// The topmost window at a point that is an app's (not a panel or the desktop).
-fn app_window_at(
-    backend: &dyn Backend,
-    x: i32,
-    y: i32,
-) -> Result<Option<(Window, Vec<Window>)>, DeskError> {
-    let windows = backend.windows()?;
-    for window in &windows {
-        if window.shell || matches!(window.role.as_str(), "dock" | "desktop") {
-            continue;
-        }
-        if let Some(rect) = backend.window_rect(&window.id)?
-            && rect.contains_point(x, y)
-        {
-            return Ok(Some((window.clone(), windows)));
-        }
-    }
-    Ok(None)
-}
-
-pub(super) fn at(backend: &dyn Backend, args: &AtArgs) -> Result<Outcome, DeskError> {
-    target::on_screen(backend, args.x, args.y)?;
-    let top = app_window_at(backend, args.x, args.y)?;
+pub(super) fn at(desk: &Desk, args: &AtArgs) -> Result<Done, DeskError> {
+    target::on_screen(desk, args.x, args.y)?;
+    let top = desk.top_app_at(args.x, args.y)?;
     let window = if args.window.is_some() || args.pid.is_some() {
-        target::pick(backend, args.window.as_deref(), args.pid)?
+        desk.pick(args.window.as_deref(), args.pid)?
     } else {
-        top.as_ref().map(|(w, _)| w.clone()).ok_or_else(|| {
-            DeskError::Invalid(format!(
-                "no app window is at ({}, {}); nothing to read there",
-                args.x, args.y
-            ))
-        })?
+        match &top {
+            Seen::Window(window) => window.clone(),
+            Seen::Foreign(target) => return Err(desk.refusal_of(target)),
+            Seen::Nothing => {
+                return Err(DeskError::Invalid(format!(
+                    "no app window is at ({}, {}); nothing to read there",
+                    args.x, args.y
+                )));
+            }
+        }
     };
-    if backend.allows(window.pid).is_err() {
-        return Err(target::refused(backend, &window));
-    }
-    let acc = backend.accessibility()?;
-    let frame = frame_of(acc.as_ref(), &window)?;
-    let id = acc.at_point(&frame.id, args.x, args.y)?.unwrap_or(frame.id);
-    let node = acc.node(
+    let nodes = desk.nodes();
+    let frame = frame_of(&nodes, &window)?;
+    let id = nodes
+        .at_point(&frame.id, args.x, args.y)?
+        .unwrap_or(frame.id);
+    let node = nodes.node(
         &id,
         Want {
             bounds: true,
             ..Want::default()
         },
     )?;
-    let ancestors = acc.ancestors(&id)?;
+    let ancestors = nodes.ancestors(&id)?;
     let mut result = json!({
         "window": window_json(&window),
         "pid": window.pid,
         "node": lone(&node),
         "ancestors": ancestors.iter().map(lone).collect::<Vec<_>>(),
     });
-    if let Some((above, windows)) = top
-        && above.id != window.id
-    {
-        let same_process_alike = above.pid == window.pid
-            && (windows.iter().filter(|w| w.pid == window.pid).count() == 1
-                || above.title == window.title);
-        if !same_process_alike {
-            result["covered"] = if backend.allows(above.pid).is_ok() {
-                json!({"title": above.title, "pid": above.pid})
-            } else {
-                json!({"title": null, "pid": null, "note": "a window of an app outside the allowlist"})
-            };
+    match top {
+        Seen::Window(above) if above.id != window.id => {
+            let same_process_alike = above.pid == window.pid
+                && (desk
+                    .windows()?
+                    .iter()
+                    .filter(|w| w.pid == window.pid)
+                    .count()
+                    == 1
+                    || above.title == window.title);
+            if !same_process_alike {
+                result["covered"] = json!({"title": above.title, "pid": above.pid});
+            }
         }
+        Seen::Foreign(_) => {
+            result["covered"] = json!({"title": null, "pid": null, "note": "a window of an app outside the allowlist"});
+        }
+        _ => {}
     }
-    Ok(Outcome::of(result))
+    Ok(Done::json(result))
 }
 
-pub(super) fn unanswered(backend: &dyn Backend) -> Result<Outcome, DeskError> {
-    let Some(active) = target::active(backend)? else {
-        return Ok(Outcome::of(Value::Null));
+pub(super) fn unanswered(desk: &Desk) -> Result<Done, DeskError> {
+    let Seen::Window(active) = desk.focused()? else {
+        return Ok(Done::json(Value::Null));
     };
-    let Some(pid) = active.pid.filter(|&pid| backend.allows(Some(pid)).is_ok()) else {
-        return Ok(Outcome::of(Value::Null));
+    let Some(pid) = active.pid else {
+        return Ok(Done::json(Value::Null));
     };
-    let acc = backend.accessibility()?;
-    let silent = match acc.windows_of(pid) {
+    let silent = match desk.nodes().windows_of(&active) {
         Ok(Some(frames)) => frames.is_empty(),
         Ok(None) | Err(DeskError::NotAnswering { .. }) => true,
         Err(other) => return Err(other),
     };
     if !silent {
-        return Ok(Outcome::of(Value::Null));
+        return Ok(Done::json(Value::Null));
     }
-    Ok(Outcome::of(json!({
+    Ok(Done::json(json!({
         "id": "",
         "title": active.title,
         "pid": pid,

@@ -5,13 +5,10 @@ use std::time::{Duration, Instant};
 use desk_core::call::{CloseArgs, FocusArgs, LaunchArgs};
 use serde_json::json;
 
-use super::Outcome;
-use super::target;
-use crate::backend::Backend;
-use crate::cancel::Cancel;
+use crate::done::Done;
 use crate::error::DeskError;
+use crate::guard::Desk;
 use crate::intent::{Intent, Target};
-use crate::launch;
 
 /// How long `close` waits for the window to go.
 const CLOSE_WAIT: Duration = Duration::from_secs(3);
@@ -20,32 +17,28 @@ const LAUNCH_WAIT: Duration = Duration::from_secs(5);
 /// How often they look.
 const POLL: Duration = Duration::from_millis(20);
 
-pub(super) fn focus(backend: &dyn Backend, args: &FocusArgs) -> Result<Outcome, DeskError> {
-    let window = target::pick(backend, args.window.as_deref(), args.pid)?;
-    backend.admit(&Intent::on("focus", vec![Target::window(&window)]))?;
-    target::focus(backend, &window)?;
-    Ok(Outcome::of(
+pub(super) fn focus(desk: &Desk, args: &FocusArgs) -> Result<Done, DeskError> {
+    let window = desk.pick(args.window.as_deref(), args.pid)?;
+    let admitted = desk.admit(Intent::on("focus", vec![Target::window(&window)]))?;
+    admitted.focus(&window)?;
+    Ok(Done::json(
         json!({"focused": true, "window": window.id, "title": window.title}),
     ))
 }
 
-pub(super) fn close(
-    backend: &dyn Backend,
-    args: &CloseArgs,
-    cancel: &Cancel,
-) -> Result<Outcome, DeskError> {
-    let window = target::pick(backend, args.window.as_deref(), args.pid)?;
-    backend.admit(&Intent::on("close", vec![Target::window(&window)]))?;
-    backend.request_close(&window.id)?;
+pub(super) fn close(desk: &Desk, args: &CloseArgs) -> Result<Done, DeskError> {
+    let window = desk.pick(args.window.as_deref(), args.pid)?;
+    let admitted = desk.admit(Intent::on("close", vec![Target::window(&window)]))?;
+    admitted.close(&window)?;
     let deadline = Instant::now() + CLOSE_WAIT;
     loop {
-        if !backend.windows()?.iter().any(|w| w.id == window.id) {
-            return Ok(Outcome::of(
+        if !desk.windows()?.iter().any(|w| w.id == window.id) {
+            return Ok(Done::json(
                 json!({"closed": true, "window": window.id, "title": window.title}),
             ));
         }
-        if Instant::now() >= deadline || cancel.is_cancelled() {
-            return Ok(Outcome::of(json!({
+        if Instant::now() >= deadline || desk.cancel().is_cancelled() {
+            return Ok(Done::json(json!({
                 "closed": false, "window": window.id, "title": window.title,
                 "note": format!(
                     "the window was asked to close but is still open after {} s; it may be asking \
@@ -58,30 +51,26 @@ pub(super) fn close(
     }
 }
 
-pub(super) fn launch(
-    backend: &dyn Backend,
-    args: &LaunchArgs,
-    cancel: &Cancel,
-) -> Result<Outcome, DeskError> {
+pub(super) fn launch(desk: &Desk, args: &LaunchArgs) -> Result<Done, DeskError> {
     let mut what = format!("launch {}", args.app);
     for arg in &args.args {
         what.push(' ');
         what.push_str(arg);
     }
-    backend.admit(&Intent::new(what, vec![Target::Program(args.app.clone())]))?;
-    let launched = launch::spawn(&args.app, &args.args)?;
+    let admitted = desk.admit(Intent::new(what, vec![Target::Program(args.app.clone())]))?;
+    let launched = admitted.launch(&args.app, &args.args)?;
     let deadline = Instant::now() + LAUNCH_WAIT;
     let window = loop {
-        let found = backend.windows()?.into_iter().find(|w| {
+        let found = desk.windows()?.into_iter().find(|w| {
             w.pid
-                .is_some_and(|pid| launch::descends_from(pid, launched.pid))
+                .is_some_and(|pid| desk.descends_from(pid, launched.pid))
         });
-        if found.is_some() || Instant::now() >= deadline || cancel.is_cancelled() {
+        if found.is_some() || Instant::now() >= deadline || desk.cancel().is_cancelled() {
             break found;
         }
         std::thread::sleep(POLL);
     };
-    Ok(Outcome::of(json!({
+    Ok(Done::json(json!({
         "pid": launched.pid,
         "scoped": launched.scoped,
         "window": window,

@@ -1,4 +1,6 @@
-//! The desk verbs, written once against [`Backend`].
+//! The desk verbs, written once against [`Desk`]: what a verb reads comes filtered by the
+//! policy, and what it sends goes through the [`Admitted`](crate::guard::Admitted) that
+//! admission hands back.
 
 mod a11y;
 mod input;
@@ -9,61 +11,37 @@ mod target;
 mod wait;
 
 use desk_core::call::DeskCall;
-use serde::Serialize;
 use serde_json::json;
 
-use crate::backend::Backend;
-use crate::cancel::Cancel;
+use crate::done::Done;
 use crate::error::DeskError;
+use crate::guard::Desk;
 
-/// A verb's result: JSON for the reply text, and a PNG when the verb took one.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Outcome {
-    /// The reply's text: JSON, or an outline meant for reading.
-    pub text: String,
-    /// A PNG to attach to the reply.
-    pub png: Option<Vec<u8>>,
-}
-
-impl Outcome {
-    pub(crate) fn of(value: impl Serialize) -> Self {
-        Self {
-            text: serde_json::to_string(&value).expect("desk results always serialise"),
-            png: None,
-        }
-    }
-
-    /// A result that is plain text.
-    pub(crate) fn text(text: String) -> Self {
-        Self { text, png: None }
-    }
-}
-
-/// Runs one desk call; long calls check `cancel` as they go.
-pub fn run(backend: &dyn Backend, call: &DeskCall, cancel: &Cancel) -> Result<Outcome, DeskError> {
+/// Runs one desk call's verb.
+pub(crate) fn dispatch(desk: &Desk, call: &DeskCall) -> Result<Done, DeskError> {
     match call {
-        DeskCall::Windows(_) => Ok(Outcome::of(target::allowed(backend, backend.windows()?))),
+        DeskCall::Windows(_) => Ok(Done::of(desk.windows()?)),
         DeskCall::Screen(_) => {
-            let screen = backend.screen()?;
-            Ok(Outcome::of(json!({"width": screen.w, "height": screen.h})))
+            let screen = desk.screen()?;
+            Ok(Done::json(json!({"width": screen.w, "height": screen.h})))
         }
-        DeskCall::Shot(args) => shot::shot(backend, args),
-        DeskCall::Wait(args) => wait::wait(backend, args, cancel),
-        DeskCall::Still(args) => still::still(backend, args, cancel),
-        DeskCall::Key(args) => input::key(backend, args, cancel),
-        DeskCall::Type(args) => input::type_text(backend, args, cancel),
-        DeskCall::Click(args) => input::click(backend, args),
-        DeskCall::Scroll(args) => input::scroll(backend, args, cancel),
-        DeskCall::Drag(args) => input::drag(backend, args, cancel),
-        DeskCall::Focus(args) => manage::focus(backend, args),
-        DeskCall::Close(args) => manage::close(backend, args, cancel),
-        DeskCall::Launch(args) => manage::launch(backend, args, cancel),
-        DeskCall::Snapshot(args) => a11y::snapshot(backend, args),
-        DeskCall::Find(args) => a11y::find(backend, args),
-        DeskCall::Read(args) => a11y::read(backend, args),
-        DeskCall::Press(args) => a11y::press(backend, args),
-        DeskCall::Act(args) => a11y::act(backend, args),
-        DeskCall::At(args) => a11y::at(backend, args),
-        DeskCall::Unanswered(_) => a11y::unanswered(backend),
+        DeskCall::Shot(args) => shot::shot(desk, args),
+        DeskCall::Wait(args) => wait::wait(desk, args),
+        DeskCall::Still(args) => still::still(desk, args),
+        DeskCall::Key(args) => input::key(desk, args),
+        DeskCall::Type(args) => input::type_text(desk, args),
+        DeskCall::Click(args) => input::click(desk, args),
+        DeskCall::Scroll(args) => input::scroll(desk, args),
+        DeskCall::Drag(args) => input::drag(desk, args),
+        DeskCall::Focus(args) => manage::focus(desk, args),
+        DeskCall::Close(args) => manage::close(desk, args),
+        DeskCall::Launch(args) => manage::launch(desk, args),
+        DeskCall::Snapshot(args) => a11y::snapshot(desk, args),
+        DeskCall::Find(args) => a11y::find(desk, args),
+        DeskCall::Read(args) => a11y::read(desk, args),
+        DeskCall::Press(args) => a11y::press(desk, args),
+        DeskCall::Act(args) => a11y::act(desk, args),
+        DeskCall::At(args) => a11y::at(desk, args),
+        DeskCall::Unanswered(_) => a11y::unanswered(desk),
     }
 }

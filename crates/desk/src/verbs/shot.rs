@@ -1,29 +1,21 @@
-//! `shot`: a PNG of the screen, a rectangle of it, or one window.
+//! `shot`: a PNG of the screen, a rectangle of it, or one window's own pixels.
 
 use desk_core::call::ShotArgs;
 use desk_core::geometry::Rect;
 use serde_json::json;
 
-use super::Outcome;
-use super::target;
-use crate::backend::Backend;
+use crate::done::Done;
 use crate::error::DeskError;
+use crate::guard::Desk;
+use crate::image::RgbImage;
 
-pub(super) fn shot(backend: &dyn Backend, args: &ShotArgs) -> Result<Outcome, DeskError> {
-    let screen = backend.screen()?;
+pub(super) fn shot(desk: &Desk, args: &ShotArgs) -> Result<Done, DeskError> {
+    let screen = desk.screen()?;
     let crop = args.rect().map_err(DeskError::Invalid)?;
-    let (area, window) = if args.window.is_some() || args.pid.is_some() {
-        let (area, origin, id) = window_area(backend, args, crop, screen)?;
-        (area, Some((origin, id)))
+    let (image, placed) = if args.window.is_some() || args.pid.is_some() {
+        let (image, origin, id) = window_shot(desk, args, crop, screen)?;
+        (image, Some((origin, id)))
     } else {
-        if target::restricted(backend) {
-            return Err(DeskError::Refused(
-                "a shot of the screen or a rectangle of it is refused under the app allowlist \
-                 ([safety] apps), since it would show other apps; pass window to shoot a window \
-                 of an allowed app"
-                    .into(),
-            ));
-        }
         let area = crop.unwrap_or(screen);
         if !screen.contains_rect(&area) {
             return Err(DeskError::Invalid(format!(
@@ -32,12 +24,11 @@ pub(super) fn shot(backend: &dyn Backend, args: &ShotArgs) -> Result<Outcome, De
                 screen.w, screen.h
             )));
         }
-        (area, None)
+        (desk.capture_screen(area)?, None)
     };
-    let image = backend.capture(area)?;
     let png = image.to_png();
     let mut result = json!({"width": image.width, "height": image.height});
-    if let Some((origin, id)) = window {
+    if let Some((origin, id)) = placed {
         result["origin"] = json!(origin);
         result["window"] = json!(id);
     }
@@ -45,26 +36,22 @@ pub(super) fn shot(backend: &dyn Backend, args: &ShotArgs) -> Result<Outcome, De
         write_png(path, &png)?;
         result["path"] = json!(path);
     }
-    Ok(Outcome {
-        text: result.to_string(),
+    Ok(Done {
         png: Some(png),
+        ..Done::json(result)
     })
 }
 
-/// The on-screen part of the named window (cropped to `crop`, in the window's own pixels), the
-/// top left of that part within the whole window image, and the window's id.
-fn window_area(
-    backend: &dyn Backend,
+/// The named window's own pixels where it is on the screen (cropped to `crop`, in the window's
+/// own pixels), the top left of that part within the whole window image, and the window's id.
+fn window_shot(
+    desk: &Desk,
     args: &ShotArgs,
     crop: Option<Rect>,
     screen: Rect,
-) -> Result<(Rect, [i64; 2], String), DeskError> {
-    let window = &target::pick(backend, args.window.as_deref(), args.pid)?;
-    let hidden = || DeskError::WindowHidden {
-        id: window.id.clone(),
-        title: window.title.clone(),
-    };
-    let frame = backend.window_rect(&window.id)?.ok_or_else(hidden)?;
+) -> Result<(RgbImage, [i64; 2], String), DeskError> {
+    let window = desk.pick(args.window.as_deref(), args.pid)?;
+    let frame = desk.rect_of(&window)?;
     let whole = Rect::new(0, 0, frame.w, frame.h);
     let crop = crop.unwrap_or(whole);
     if !whole.contains_rect(&crop) {
@@ -74,12 +61,21 @@ fn window_area(
         )));
     }
     let wanted = Rect::new(frame.x + crop.x, frame.y + crop.y, crop.w, crop.h);
-    let visible = screen.intersect(&wanted).ok_or_else(hidden)?;
-    let origin = [
-        i64::from(visible.x) - i64::from(frame.x),
-        i64::from(visible.y) - i64::from(frame.y),
-    ];
-    Ok((visible, origin, window.id.clone()))
+    let visible = screen
+        .intersect(&wanted)
+        .ok_or_else(|| DeskError::WindowHidden {
+            id: window.id.clone(),
+            title: window.title.clone(),
+        })?;
+    let area = Rect::new(
+        visible.x - frame.x,
+        visible.y - frame.y,
+        visible.w,
+        visible.h,
+    );
+    let image = desk.capture_window(&window, frame, area)?;
+    let origin = [i64::from(area.x), i64::from(area.y)];
+    Ok((image, origin, window.id))
 }
 
 fn write_png(path: &str, png: &[u8]) -> Result<(), DeskError> {

@@ -12,10 +12,9 @@ use std::time::{Duration, Instant};
 use desk_core::call::StillArgs;
 use serde_json::json;
 
-use super::Outcome;
-use crate::backend::Backend;
-use crate::cancel::Cancel;
+use crate::done::Done;
 use crate::error::DeskError;
+use crate::guard::Desk;
 use crate::image::RgbImage;
 
 /// Width of the shrunken capture.
@@ -29,19 +28,15 @@ const VOLATILE_AFTER: usize = 3;
 /// Pause between captures.
 const TICK: Duration = Duration::from_millis(2);
 
-pub(super) fn still(
-    backend: &dyn Backend,
-    args: &StillArgs,
-    cancel: &Cancel,
-) -> Result<Outcome, DeskError> {
+pub(super) fn still(desk: &Desk, args: &StillArgs) -> Result<Done, DeskError> {
     let (timeout, hold) = args.timing().map_err(DeskError::Invalid)?;
     let (timeout, hold) = (Duration::from_millis(timeout), Duration::from_millis(hold));
-    let screen = backend.screen()?;
+    let screen = desk.screen()?;
     let start = Instant::now();
-    let mut tracker = Tracker::new(backend.capture_scaled(screen, WIDTH)?);
+    let mut tracker = Tracker::new(desk.watch(screen, WIDTH)?);
     // shuttle's own marker comes and goes with its actions; the screen is still without it.
     let scale = f64::from(WIDTH) / f64::from(screen.w.max(1));
-    for overlay in backend.overlays() {
+    for overlay in desk.overlays() {
         let shrunk = |v: i32| (f64::from(v.max(0)) * scale) as u32;
         tracker.ignore(
             shrunk(overlay.x),
@@ -53,13 +48,13 @@ pub(super) fn still(
     let mut last_change = Instant::now();
     let mut changed = false;
     let still = loop {
-        if cancel.is_cancelled() {
+        if desk.cancel().is_cancelled() {
             return Err(DeskError::Cancelled {
-                done: "the screen was being watched; nothing was sent".into(),
+                done: "the screen was being watched".into(),
             });
         }
         std::thread::sleep(TICK);
-        if tracker.update(backend.capture_scaled(screen, WIDTH)?) {
+        if tracker.update(desk.watch(screen, WIDTH)?) {
             changed = true;
             last_change = Instant::now();
         }
@@ -70,7 +65,7 @@ pub(super) fn still(
             break false;
         }
     };
-    Ok(Outcome::of(json!({
+    Ok(Done::json(json!({
         "still": still,
         "changed": changed,
         "ms": start.elapsed().as_millis() as u64,

@@ -11,29 +11,25 @@ use desk_core::call::WaitArgs;
 use desk_core::window::Window;
 use serde_json::json;
 
-use super::Outcome;
-use super::target;
-use crate::backend::Backend;
-use crate::cancel::Cancel;
+use crate::done::Done;
 use crate::error::DeskError;
+use crate::guard::Desk;
 
 const FINGERPRINT_EVERY: Duration = Duration::from_millis(10);
 const FULL_READ_EVERY: Duration = Duration::from_millis(100);
 
-pub(super) fn wait(
-    backend: &dyn Backend,
-    args: &WaitArgs,
-    cancel: &Cancel,
-) -> Result<Outcome, DeskError> {
+pub(super) fn wait(desk: &Desk, args: &WaitArgs) -> Result<Done, DeskError> {
     let timeout = Duration::from_millis(args.timeout().map_err(DeskError::Invalid)?);
     let deadline = Instant::now() + timeout;
     let answer = |windows: Vec<Window>, changed: bool| {
-        Outcome::of(json!({"changed": changed, "windows": windows}))
+        Done::json(json!({"changed": changed, "windows": windows}))
     };
 
-    let since = target::allowed(backend, args.since.clone());
-    let mut fingerprint = backend.fingerprint()?;
-    let (mut windows, mut read_at, mut read_cost) = timed_read(backend)?;
+    // Both sides of the comparison are what the agent may see: a window of another app coming
+    // or going is no change to it.
+    let since = desk.visible(args.since.clone());
+    let mut fingerprint = desk.fingerprint()?;
+    let (mut windows, mut read_at, mut read_cost) = timed_read(desk)?;
     loop {
         if windows != since {
             return Ok(answer(windows, true));
@@ -42,28 +38,26 @@ pub(super) fn wait(
         if now >= deadline {
             return Ok(answer(windows, false));
         }
-        if cancel.is_cancelled() {
+        if desk.cancel().is_cancelled() {
             return Err(DeskError::Cancelled {
                 done: "no change had been seen".into(),
             });
         }
         std::thread::sleep(FINGERPRINT_EVERY.min(deadline - now));
-        let moved = backend.fingerprint()?;
+        let moved = desk.fingerprint()?;
         let at_deadline = Instant::now() >= deadline;
         if moved != fingerprint
             || at_deadline
             || read_at.elapsed() >= FULL_READ_EVERY.max(read_cost)
         {
             fingerprint = moved;
-            (windows, read_at, read_cost) = timed_read(backend)?;
+            (windows, read_at, read_cost) = timed_read(desk)?;
         }
     }
 }
 
-fn timed_read(backend: &dyn Backend) -> Result<(Vec<Window>, Instant, Duration), DeskError> {
+fn timed_read(desk: &Desk) -> Result<(Vec<Window>, Instant, Duration), DeskError> {
     let start = Instant::now();
-    // Both sides of the comparison are what the agent may see: a window of another app coming
-    // or going is no change to it.
-    let windows = target::allowed(backend, backend.windows()?);
+    let windows = desk.windows()?;
     Ok((windows, Instant::now(), start.elapsed()))
 }

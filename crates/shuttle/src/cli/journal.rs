@@ -7,13 +7,16 @@ use serde_json::Value;
 
 use super::EXIT_FAILED;
 use crate::config::{self, JournalConfig};
-use crate::journal::{self, Entry, Kind, Outcome};
+use desk_core::call::Kind;
+use desk_core::outcome::{Control, Outcome};
+
+use crate::journal::{self, Entry};
 
 /// What to show.
 pub struct Filter {
     /// Acting calls only.
     pub acts: bool,
-    /// Refused calls only.
+    /// Calls a safety control refused only.
     pub refused: bool,
     /// The last this many (after the other filters).
     pub last: Option<usize>,
@@ -46,7 +49,7 @@ pub fn show(filter: &Filter) -> anyhow::Result<ExitCode> {
     let mut shown: Vec<&(Entry, String)> = entries
         .iter()
         .filter(|(e, _)| !filter.acts || e.kind == Kind::Act)
-        .filter(|(e, _)| !filter.refused || e.outcome == Outcome::Refused)
+        .filter(|(e, _)| !filter.refused || e.outcome.by().is_some())
         .collect();
     if let Some(last) = filter.last {
         shown.drain(..shown.len().saturating_sub(last));
@@ -99,26 +102,30 @@ fn render(entry: &Entry) -> String {
     } else {
         format!("{:?}", entry.agent_id)
     };
-    let outcome = match (entry.outcome, entry.dry_run) {
-        (Outcome::Completed, _) => "completed",
-        (Outcome::Refused, true) => "DRY RUN",
-        (Outcome::Refused, false) => "REFUSED",
-        (Outcome::Error, _) => "ERROR",
-    };
-    let maybe = if entry.sent == Some(true) && entry.outcome != Outcome::Completed {
-        " (input may have landed)"
-    } else {
-        ""
+    let outcome = match &entry.outcome {
+        Outcome::Completed => "completed",
+        Outcome::Refused {
+            by: Some(Control::DryRun),
+            ..
+        } => "DRY RUN",
+        Outcome::Refused { by: Some(_), .. } => "REFUSED",
+        Outcome::Refused { by: None, .. } => "not done (nothing sent)",
+        Outcome::Unknown { .. } => "FAILED (input may have landed)",
+        Outcome::Failed { .. } => "FAILED",
     };
     let mut text = format!(
-        "{:>5} {time} {kind:<7} {:<14} {agent} {}  {outcome}{maybe} {} ms\n",
+        "{:>5} {time} {kind:<7} {:<14} {agent} {}  {outcome} {} ms\n",
         entry.seq,
         entry.tool,
         arguments(&entry.args),
         entry.ms
     );
-    if let Some(reason) = &entry.reason {
-        text.push_str(&format!("      {reason}\n"));
+    if let Some(reason) = entry.outcome.reason() {
+        let by = entry
+            .outcome
+            .by()
+            .map_or(String::new(), |c| format!(" [{}]", c.name()));
+        text.push_str(&format!("      {reason}{by}\n"));
     }
     text
 }
@@ -153,7 +160,7 @@ struct Totals {
     dry: usize,
     observations: usize,
     refused: usize,
-    errors: usize,
+    others: usize,
 }
 
 impl Totals {
@@ -163,8 +170,8 @@ impl Totals {
             acts: count(&|e| e.kind == Kind::Act),
             dry: count(&|e| e.dry_run && e.kind == Kind::Act),
             observations: count(&|e| e.kind == Kind::Observe),
-            refused: count(&|e| e.outcome == Outcome::Refused && !e.dry_run),
-            errors: count(&|e| e.outcome == Outcome::Error),
+            refused: count(&|e| e.outcome.by().is_some_and(|by| by != Control::DryRun)),
+            others: count(&|e| e.outcome.by().is_none() && e.outcome != Outcome::Completed),
         }
     }
 }
@@ -180,12 +187,13 @@ impl std::fmt::Display for Totals {
         };
         write!(
             f,
-            "{} ({} dry run), {}, {} refused by a safety control, {}",
+            "{} ({} dry run), {}, {} refused by a safety control, {} that did not complete \
+             otherwise",
             plural(self.acts, "action"),
             self.dry,
             plural(self.observations, "observation"),
             self.refused,
-            plural(self.errors, "error")
+            self.others
         )
     }
 }
@@ -204,8 +212,7 @@ mod tests {
             tool: "desk_type".into(),
             kind: Kind::Act,
             args: json!({"text": {"chars": 5, "sha256": "ab"}, "window": "My Notes"}),
-            outcome: Outcome::Refused,
-            reason: Some("refused: not in the allowlist".into()),
+            outcome: Outcome::refused_by(Control::Allowlist, "refused: not in the allowlist"),
             sent: Some(false),
             dry_run: false,
             ms: 12,
@@ -220,7 +227,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.ends_with("      refused: not in the allowlist\n"),
+            text.ends_with("      refused: not in the allowlist [allowlist]\n"),
             "{text}"
         );
     }

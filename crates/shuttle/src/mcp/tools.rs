@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use desk_core::call::{Verb, VerbKind};
+use desk_core::call::{Kind, Verb};
 use desk_core::wire::Reply;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
 use serde_json::{Value, json};
@@ -75,7 +75,7 @@ fn desk_tool(mode: Mode) -> Tool {
     let listed: Vec<Verb> = Verb::ALL
         .iter()
         .copied()
-        .filter(|v| !mode.read_only || v.kind() == VerbKind::Read)
+        .filter(|v| !mode.read_only || v.kind() == Kind::Observe)
         .collect();
     for verb in &listed {
         description.push_str(&format!("\n{}: {}", verb.signature(), verb.about()));
@@ -143,7 +143,7 @@ pub fn to_wire(
             Ok((verb.tool_name(), Value::Object(args)))
         }
         SCREENSHOT => Ok((Verb::Shot.tool_name(), Value::Object(args))),
-        STATUS => Ok((crate::serve::dispatch::STATUS_TOOL.into(), Value::Null)),
+        STATUS => Ok((desk_core::wire::tools::STATUS.into(), Value::Null)),
         other => Err(format!(
             "unknown tool {other:?}; tools: {DESK}, {SCREENSHOT}, {STATUS}"
         )),

@@ -10,7 +10,7 @@ use desk_core::wire::{FrameError, FrameReader, Reply, write_frame};
 use tokio::net::UnixStream;
 use tokio::net::unix::OwnedWriteHalf;
 
-use super::dispatch::{Daemon, Peer};
+use super::daemon::{Daemon, Peer};
 
 /// What reading the next frame gave.
 type Next = Result<Option<Vec<u8>>, FrameError>;

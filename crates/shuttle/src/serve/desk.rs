@@ -2,32 +2,40 @@
 
 use std::sync::{Arc, Mutex};
 
-use desk::{Backend, DeskError, x11::X11Backend};
+use desk::{Backend, DeskError, Platform};
 
 /// The backend, made when a call first needs it.
-#[derive(Default)]
 pub struct DeskHandle {
-    backend: Mutex<Option<Arc<dyn Backend>>>,
+    platform: Arc<dyn Platform>,
+    backend: Mutex<Option<Backend>>,
 }
 
 impl DeskHandle {
-    fn slot(&self) -> std::sync::MutexGuard<'_, Option<Arc<dyn Backend>>> {
+    /// A handle that connects through `platform`.
+    pub fn new(platform: Arc<dyn Platform>) -> Self {
+        Self {
+            platform,
+            backend: Mutex::new(None),
+        }
+    }
+
+    fn slot(&self) -> std::sync::MutexGuard<'_, Option<Backend>> {
         self.backend.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The connected backend, connecting now if need be. Blocking.
-    pub fn get(&self) -> Result<Arc<dyn Backend>, DeskError> {
+    pub fn get(&self) -> Result<Backend, DeskError> {
         let mut slot = self.slot();
         if let Some(backend) = slot.as_ref() {
             return Ok(backend.clone());
         }
-        let backend: Arc<dyn Backend> = Arc::new(X11Backend::connect()?);
+        let backend = self.platform.connect()?;
         *slot = Some(backend.clone());
         Ok(backend)
     }
 
     /// The backend if one is connected, without connecting.
-    pub fn current(&self) -> Option<Arc<dyn Backend>> {
+    pub fn current(&self) -> Option<Backend> {
         self.slot().clone()
     }
 

@@ -1,30 +1,38 @@
 //! Keeping the kill hotkey grabbed: at start, after the config names another combination, and
 //! again after the display comes back.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-use desk::x11::Hotkey;
+use desk::{Hotkey, Platform};
 use serde_json::{Value, json};
 
 /// The hotkey as it stands.
-#[derive(Default)]
 pub struct HotkeyKeeper {
+    platform: Arc<dyn Platform>,
     state: Mutex<Held>,
 }
 
 #[derive(Default)]
 struct Held {
     combo: String,
-    hotkey: Option<Hotkey>,
+    hotkey: Option<Box<dyn Hotkey>>,
     problem: Option<String>,
 }
 
 impl HotkeyKeeper {
+    /// A keeper that grabs through `platform`.
+    pub fn new(platform: Arc<dyn Platform>) -> Self {
+        Self {
+            platform,
+            state: Mutex::default(),
+        }
+    }
+
     /// Grabs `combo` (empty: none) unless it is already held; `pressed` runs on each press.
-    /// Blocking: it talks to the X server.
-    pub fn ensure(&self, combo: &str, pressed: impl Fn() + Send + 'static) {
+    /// Blocking: it talks to the display.
+    pub fn ensure(&self, combo: &str, pressed: impl Fn() + Send + Sync + 'static) {
         let mut held = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let holding = held.hotkey.as_ref().is_some_and(Hotkey::alive);
+        let holding = held.hotkey.as_ref().is_some_and(|h| h.alive());
         if held.combo == combo && (holding || combo.is_empty()) {
             return;
         }
@@ -34,13 +42,9 @@ impl HotkeyKeeper {
             held.problem = None;
             return;
         }
-        let Ok(x_display) = std::env::var("DISPLAY") else {
-            held.problem = Some("no DISPLAY to grab it on".into());
-            return;
-        };
-        match Hotkey::grab(&x_display, combo, pressed) {
+        match self.platform.grab_hotkey(combo, Box::new(pressed)) {
             Ok(hotkey) => {
-                tracing::info!(%combo, %x_display, "kill hotkey grabbed");
+                tracing::info!(%combo, "kill hotkey grabbed");
                 held.hotkey = Some(hotkey);
                 held.problem = None;
             }
@@ -57,7 +61,7 @@ impl HotkeyKeeper {
     /// For `status`: the combination and whether it is grabbed.
     pub fn describe(&self) -> Value {
         let held = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let grabbed = held.hotkey.as_ref().is_some_and(Hotkey::alive);
+        let grabbed = held.hotkey.as_ref().is_some_and(|h| h.alive());
         let mut value = json!({"keys": held.combo, "grabbed": grabbed});
         if let Some(problem) = &held.problem {
             value["problem"] = json!(problem);

@@ -1,19 +1,26 @@
 //! `shuttle serve`: the per-user daemon that owns the desktop.
 //!
-//! - [`dispatch`]: routes a request to the tool that answers it.
-//! - [`connection`]: one client connection's read-call-reply loop.
-//! - [`turn`]: desk actions one at a time.
-//! - [`desk`]: the lazily connected desktop backend.
-//! - [`stop`]: the user's stop, which ends every call in flight.
-//! - [`hotkey`]: keeping the kill hotkey grabbed.
+//! - [`daemon`]: the shared state every call reaches, and its life cycle.
+//! - `pipeline`: one call's way from frame to reply, in a fixed order.
+//! - `ended`: how a call ended, as the reply and the journal read it.
+//! - `status`: the daemon's state.
+//! - `connection`: one client connection's read-call-reply loop.
+//! - `turn`: desk actions one at a time.
+//! - `desk`: the lazily connected desktop backend.
+//! - `stop`: the user's stop, which ends every call in flight.
+//! - `hotkey`: keeping the kill hotkey grabbed.
 
 mod connection;
+pub mod daemon;
 mod desk;
-pub mod dispatch;
+mod ended;
 mod hotkey;
+mod pipeline;
+mod status;
 mod stop;
 mod turn;
 
+use std::future::Future;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::sync::Arc;
@@ -26,7 +33,8 @@ use tokio::task::JoinSet;
 
 use crate::config::{self, ConfigSource};
 use crate::endpoint::{self, Claim};
-use dispatch::{Daemon, Peer};
+use crate::platform::LinuxX11;
+pub use daemon::{Daemon, Peer};
 
 /// How often the daemon looks at the config for a new kill hotkey, and tries again to grab one
 /// it could not.
@@ -66,10 +74,34 @@ pub async fn run(foreground: bool) -> anyhow::Result<()> {
     let listener = bind(&socket, group)?;
     tracing::info!(socket = %socket.display(), pid = std::process::id(), "listening");
 
-    let daemon = Daemon::new(socket.clone(), config);
-    tokio::spawn(keep_hotkey(Arc::downgrade(&daemon)));
+    let daemon = Daemon::new(socket.clone(), config, Arc::new(LinuxX11::from_env()));
     let mut terminate = signal(SignalKind::terminate())?;
     let mut interrupt = signal(SignalKind::interrupt())?;
+    let signalled = async move {
+        tokio::select! {
+            _ = terminate.recv() => {}
+            _ = interrupt.recv() => {}
+        }
+    };
+    serve(listener, daemon, group, signalled).await;
+    let _ = std::fs::remove_file(&socket);
+    Ok(())
+}
+
+/// Serves `listener` with `daemon` until `shutdown` resolves, admitting peers of the daemon's
+/// own user and of `group`. Then it cancels the calls in flight and gives back what the desk
+/// borrowed. Tests run a daemon in-process through this.
+pub async fn serve(
+    listener: UnixListener,
+    daemon: Arc<Daemon>,
+    group: Option<u32>,
+    shutdown: impl Future<Output = ()>,
+) {
+    tokio::spawn(keep_hotkey(Arc::downgrade(&daemon)));
+    // Connect the desktop at once, so the first call does not pay for it.
+    let early = daemon.clone();
+    tokio::task::spawn_blocking(move || early.connect_desk());
+    tokio::pin!(shutdown);
     let mut connections = JoinSet::new();
     loop {
         tokio::select! {
@@ -87,16 +119,13 @@ pub async fn run(foreground: bool) -> anyhow::Result<()> {
                 Err(e) => tracing::warn!(error = %e, "accept failed"),
             },
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
-            _ = terminate.recv() => break,
-            _ = interrupt.recv() => break,
+            () = &mut shutdown => break,
         }
     }
     tracing::info!("shutting down");
-    // Dropping the connection tasks cancels the calls in flight; then the endpoint is released.
+    // Dropping the connection tasks cancels the calls in flight.
     connections.shutdown().await;
     daemon.release().await;
-    let _ = std::fs::remove_file(&socket);
-    Ok(())
 }
 
 /// Keeps the kill hotkey grabbed as the config says, until the daemon goes.

@@ -64,7 +64,7 @@ impl StopSwitch {
         let running = self.running();
         self.stopped.store(true, Ordering::SeqCst);
         for cancel in running.values() {
-            cancel.cancel();
+            cancel.stop();
         }
         self.woken.notify_waiters();
         running.len()
@@ -100,7 +100,10 @@ mod tests {
         let cancel = Cancel::default();
         let running = switch.register(&cancel).unwrap();
         assert_eq!(switch.stop(), 1);
-        assert!(cancel.is_cancelled());
+        assert!(
+            cancel.is_stopped(),
+            "the call knows it was the person's stop"
+        );
         assert_eq!(switch.register(&Cancel::default()).err(), Some(STOPPED));
         drop(running);
         switch.resume().unwrap();

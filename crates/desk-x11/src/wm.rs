@@ -10,7 +10,7 @@ use x11rb::rust_connection::RustConnection;
 
 use super::atoms::Atoms;
 use super::{lost, parse_window_id, reply_error};
-use crate::error::DeskError;
+use desk::DeskError;
 
 /// EWMH source indication for requests from a pager or other direct user tool, which window
 /// managers honour without focus-stealing prevention.

@@ -1,4 +1,8 @@
-//! The Linux X11 desk: EWMH for windows, MIT-SHM (or GetImage) for pixels.
+//! The X11 desk: EWMH for windows, MIT-SHM (or GetImage) for pixels, XTest for input, and the
+//! person's side of an X11 screen (the kill hotkey, the acting marker, the confirm dialog).
+//!
+//! [`X11Backend`] is the [`Display`], [`Input`] and [`Presence`] of one X display; the
+//! accessibility tree and processes come from `desk_linux`, which a Wayland backend shares.
 
 mod atoms;
 mod capture;
@@ -8,6 +12,7 @@ mod indicator;
 mod input;
 mod keymap;
 mod lender;
+mod own;
 mod sync;
 mod windows;
 mod wm;
@@ -24,12 +29,8 @@ use x11rb::errors::{ConnectError, ConnectionError, ReplyError};
 use x11rb::protocol::xproto::{self, ConnectionExt as _};
 use x11rb::rust_connection::RustConnection;
 
-use crate::accessibility::Accessibility;
-use crate::atspi::AtSpi;
-use crate::backend::{Answer, Backend, BackendInfo, Question};
-use crate::cancel::Cancel;
-use crate::error::DeskError;
-use crate::image::RgbImage;
+use desk::image::RgbImage;
+use desk::{Answer, Cancel, DeskError, Display, DisplayInfo, Input, Presence, Question};
 
 pub use confirm::{ALLOW as CONFIRM_ALLOW, DENY as CONFIRM_DENY, TITLE as CONFIRM_TITLE};
 pub use hotkey::Hotkey;
@@ -57,35 +58,35 @@ pub struct X11Backend {
     lender: Arc<Mutex<Lender>>,
     /// Whether the thread that gives lent keycodes back runs.
     returning: std::sync::Once,
-    /// The accessibility bus, once a call needed it.
-    atspi: Mutex<Option<Arc<AtSpi>>>,
+    /// Whether every top-level window keeps its pixels in a pixmap of its own (Composite).
+    window_pixels: bool,
     /// The marker shown while agents act, made on first use (`None` if it could not be).
     indicator: std::sync::OnceLock<Option<Indicator>>,
 }
 
 impl X11Backend {
-    /// Connects to the display `DISPLAY` names.
-    pub fn connect() -> Result<Self, DeskError> {
-        let display = std::env::var("DISPLAY").map_err(|_| DeskError::NoDisplay)?;
+    /// Connects to X display `display` (such as `:0`).
+    pub fn connect(display: &str) -> Result<Self, DeskError> {
         let (conn, screen_num) =
-            RustConnection::connect(Some(&display)).map_err(|e| connect_error(&display, e))?;
+            RustConnection::connect(Some(display)).map_err(|e| connect_error(display, e))?;
         let screen = &conn.setup().roots[screen_num];
         let root = screen.root;
         let atoms = Atoms::new(&conn)
             .map_err(lost)?
             .reply()
             .map_err(|e| reply_error("interning atoms", e))?;
-        let capturer = Capturer::new(&conn, screen_num, is_local(&display));
+        let capturer = Capturer::new(&conn, screen_num, is_local(display));
+        let window_pixels = own::redirect(&conn, root);
         Ok(Self {
             conn: Arc::new(conn),
-            display,
+            display: display.to_string(),
             root,
             atoms,
             capturer: Mutex::new(capturer),
             pinger: Mutex::new(None),
             lender: Arc::new(Mutex::new(Lender::new(root, atoms._SHUTTLE_LENT_KEYCODES))),
             returning: std::sync::Once::new(),
-            atspi: Mutex::new(None),
+            window_pixels,
             indicator: std::sync::OnceLock::new(),
         })
     }
@@ -136,12 +137,13 @@ impl X11Backend {
     }
 }
 
-impl Backend for X11Backend {
-    fn info(&self) -> BackendInfo {
-        BackendInfo {
-            system: "x11",
+impl Display for X11Backend {
+    fn info(&self) -> DisplayInfo {
+        DisplayInfo {
+            system: SYSTEM,
             display: self.display.clone(),
             capture: self.capturer().method(),
+            window_pixels: self.window_pixels,
         }
     }
 
@@ -177,6 +179,15 @@ impl Backend for X11Backend {
             .capture(&self.conn, self.root, rect, Some(width))
     }
 
+    fn capture_window(&self, id: &str, area: Rect) -> Result<Option<RgbImage>, DeskError> {
+        if !self.window_pixels {
+            return Ok(None);
+        }
+        let window = parse_window_id(id).ok_or_else(|| DeskError::WindowGone { id: id.into() })?;
+        let mut capturer = self.capturer();
+        own::capture(&self.conn, self.root, &mut capturer, window, area).map(Some)
+    }
+
     fn fingerprint(&self) -> Result<u64, DeskError> {
         wm::fingerprint(&self.conn, self.root, &self.atoms)
     }
@@ -184,7 +195,9 @@ impl Backend for X11Backend {
     fn has_focus(&self, id: &str) -> Result<bool, DeskError> {
         wm::has_focus(&self.conn, self.root, &self.atoms, id)
     }
+}
 
+impl Input for X11Backend {
     fn request_focus(&self, id: &str) -> Result<(), DeskError> {
         wm::request_focus(&self.conn, self.root, &self.atoms, id)
     }
@@ -235,14 +248,12 @@ impl Backend for X11Backend {
         parse_window_id(id).is_some_and(|w| self.ping(w, limit))
     }
 
-    fn accessibility(&self) -> Result<Arc<dyn Accessibility>, DeskError> {
-        let mut atspi = self.atspi.lock().unwrap_or_else(|e| e.into_inner());
-        if atspi.is_none() {
-            *atspi = Some(Arc::new(AtSpi::connect()?));
-        }
-        Ok(atspi.clone().expect("connected above"))
+    fn release(&self) -> Result<(), DeskError> {
+        self.lender().give_back(&self.conn, Duration::ZERO)
     }
+}
 
+impl Presence for X11Backend {
     fn ask(&self, question: &Question, cancel: &Cancel) -> Result<Answer, DeskError> {
         confirm::ask(&self.display, question, cancel)
     }
@@ -268,10 +279,6 @@ impl Backend for X11Backend {
             .map(|i| vec![i.rect()])
             .unwrap_or_default()
     }
-
-    fn release(&self) -> Result<(), DeskError> {
-        self.lender().give_back(&self.conn, Duration::ZERO)
-    }
 }
 
 /// Gives lent keycodes back once typing has been idle for a while, until the backend is gone.
@@ -296,24 +303,42 @@ fn is_local(display: &str) -> bool {
     }
 }
 
+/// The windowing system, as errors and `status` name it.
+const SYSTEM: &str = "x11";
+
 fn connect_error(display: &str, e: ConnectError) -> DeskError {
-    DeskError::Connect {
-        display: display.into(),
+    DeskError::Unreachable {
+        system: SYSTEM,
+        reason: format!(
+            "cannot connect to X display {display}: {e}; check that the X server is running and \
+             DISPLAY is right"
+        ),
+    }
+}
+
+fn disconnected(e: impl std::fmt::Display) -> DeskError {
+    DeskError::Disconnected {
+        system: SYSTEM,
         reason: e.to_string(),
     }
 }
 
 fn lost(e: ConnectionError) -> DeskError {
-    DeskError::ConnectionLost(e.to_string())
+    disconnected(e)
+}
+
+fn rejected(what: &str, reason: String) -> DeskError {
+    DeskError::Rejected {
+        system: SYSTEM,
+        what: what.into(),
+        reason,
+    }
 }
 
 fn reply_error(what: &str, e: ReplyError) -> DeskError {
     match e {
         ReplyError::ConnectionError(e) => lost(e),
-        ReplyError::X11Error(x) => DeskError::Protocol {
-            what: what.into(),
-            reason: format!("{:?}", x.error_kind),
-        },
+        ReplyError::X11Error(x) => rejected(what, format!("{:?}", x.error_kind)),
     }
 }
 

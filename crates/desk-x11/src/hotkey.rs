@@ -18,8 +18,8 @@ use x11rb::rust_connection::RustConnection;
 
 use super::keymap::Keymap;
 use super::{connect_error, lost, reply_error};
-use crate::error::DeskError;
-use crate::keys;
+use desk::DeskError;
+use desk::keys;
 
 const NUM_LOCK: u32 = 0xff7f;
 
@@ -55,9 +55,7 @@ impl Hotkey {
         let grab = resolve(&conn, &keysyms, combo)?;
         take(&conn, root, grab, combo)?;
         // A window of our own to receive the wake-up that ends the thread.
-        let wake = conn
-            .generate_id()
-            .map_err(|e| DeskError::ConnectionLost(e.to_string()))?;
+        let wake = conn.generate_id().map_err(super::disconnected)?;
         conn.create_window(
             0,
             wake,
@@ -87,9 +85,8 @@ impl Hotkey {
     }
 }
 
-impl Hotkey {
-    /// Whether the grab still holds: false once its display connection broke.
-    pub fn alive(&self) -> bool {
+impl desk::Hotkey for Hotkey {
+    fn alive(&self) -> bool {
         self.thread.as_ref().is_some_and(|t| !t.is_finished())
     }
 }

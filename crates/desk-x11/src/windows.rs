@@ -16,7 +16,7 @@ use x11rb::rust_connection::RustConnection;
 
 use super::atoms::Atoms;
 use super::{lost, parse_window_id, reply_error};
-use crate::error::DeskError;
+use desk::DeskError;
 
 /// Longest title read, in 32-bit units (4 KiB).
 const TITLE_LONGS: u32 = 1024;
@@ -78,7 +78,7 @@ pub(super) fn list(
         (Some(ids), _) => ids.collect(),
         (None, Some(ids)) => ids.collect(),
         (None, None) => {
-            return Err(DeskError::WindowManager(
+            return Err(DeskError::Unsupported(
                 "the window manager publishes no _NET_CLIENT_LIST: run an EWMH window manager \
                  (openbox, xfwm4, mutter, kwin, i3, ...) so shuttle can list windows"
                     .into(),

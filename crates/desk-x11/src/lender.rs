@@ -23,8 +23,8 @@ use x11rb::wrapper::ConnectionExt as _;
 
 use super::keymap::Keymap;
 use super::{lost, xkbkeys};
-use crate::cancel::Cancel;
-use crate::error::DeskError;
+use desk::Cancel;
+use desk::DeskError;
 
 /// How long a lent keycode keeps its meaning after it was last pressed.
 const KEEP_FOR: Duration = Duration::from_millis(500);

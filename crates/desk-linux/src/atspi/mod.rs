@@ -2,7 +2,8 @@
 //!
 //! - [`ids`]: node ids, stable for the same object across snapshots.
 //! - [`tree`]: reading a window's tree in as few bus round trips as it takes.
-//! - this module: the connection, the applications, single nodes and the actions.
+//! - this module: the connection, the applications, single nodes and the actions; and
+//!   [`OnDemand`], which connects on first use.
 //!
 //! Every call has a deadline ([`CALL_TIMEOUT`]): an app that stopped answering makes the call
 //! fail with its name and pid, never hang the daemon. Calls run on zbus's own executor; the
@@ -12,7 +13,7 @@ mod ids;
 mod tree;
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use atspi::proxy::accessible::AccessibleProxy;
@@ -23,8 +24,8 @@ use atspi::{CoordType, MatchType, ObjectMatchRule, Role, SortOrder, State};
 use desk_core::a11y::Node;
 use zbus::proxy::CacheProperties;
 
-use crate::accessibility::{Accessibility, AppWindow, Want};
-use crate::error::DeskError;
+use desk::DeskError;
+use desk::accessibility::{Accessibility, AppWindow, Want};
 use ids::NodeRef;
 
 /// How long one accessibility call may take before the app counts as not answering.
@@ -224,7 +225,10 @@ impl AtSpi {
         let app = self
             .lock_pids()
             .get(&node.bus)
-            .map(|pid| format!("{} (pid {pid})", app_name(*pid)))
+            .map(|pid| {
+                let name = crate::proc::exe_name(*pid).unwrap_or_else(|| "the app".into());
+                format!("{name} (pid {pid})")
+            })
             .unwrap_or_else(|| format!("the app at {}", node.bus));
         match e {
             zbus::Error::InputOutput(ref io) if io.kind() == std::io::ErrorKind::TimedOut => {
@@ -506,10 +510,67 @@ fn bad_id(node: &NodeRef, e: &zbus::Error) -> DeskError {
     DeskError::Invalid(format!("{} is not a usable node id: {e}", node.to_id()))
 }
 
-/// The executable name of a process, for messages.
-fn app_name(pid: u32) -> String {
-    std::fs::read_link(format!("/proc/{pid}/exe"))
-        .ok()
-        .and_then(|p| Some(p.file_name()?.to_string_lossy().into_owned()))
-        .unwrap_or_else(|| "the app".into())
+/// The accessibility bus, connected when a call first needs it, and tried again on each call
+/// while it cannot be reached (the bus may start after the daemon).
+#[derive(Default)]
+pub struct OnDemand {
+    bus: Mutex<Option<Arc<AtSpi>>>,
+}
+
+impl OnDemand {
+    fn get(&self) -> Result<Arc<AtSpi>, DeskError> {
+        let mut bus = self.bus.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(connected) = bus.as_ref() {
+            return Ok(connected.clone());
+        }
+        let connected = Arc::new(AtSpi::connect()?);
+        *bus = Some(connected.clone());
+        Ok(connected)
+    }
+}
+
+impl Accessibility for OnDemand {
+    fn windows_of(&self, pid: u32) -> Result<Option<Vec<AppWindow>>, DeskError> {
+        self.get()?.windows_of(pid)
+    }
+
+    fn tree(&self, root: &str, want: Want) -> Result<Vec<Node>, DeskError> {
+        self.get()?.tree(root, want)
+    }
+
+    fn node(&self, id: &str, want: Want) -> Result<Node, DeskError> {
+        self.get()?.node(id, want)
+    }
+
+    fn ancestors(&self, id: &str) -> Result<Vec<Node>, DeskError> {
+        self.get()?.ancestors(id)
+    }
+
+    fn at_point(&self, root: &str, x: i32, y: i32) -> Result<Option<String>, DeskError> {
+        self.get()?.at_point(root, x, y)
+    }
+
+    fn actions(&self, id: &str) -> Result<Vec<String>, DeskError> {
+        self.get()?.actions(id)
+    }
+
+    fn do_action(&self, id: &str, index: usize) -> Result<bool, DeskError> {
+        self.get()?.do_action(id, index)
+    }
+
+    fn select(&self, id: &str) -> Result<bool, DeskError> {
+        self.get()?.select(id)
+    }
+
+    fn grab_focus(&self, id: &str) -> Result<bool, DeskError> {
+        self.get()?.grab_focus(id)
+    }
+
+    fn pid_of(&self, id: &str) -> Result<u32, DeskError> {
+        self.get()?.pid_of(id)
+    }
+
+    fn focused_in(&self, pid: u32) -> Result<Option<Node>, DeskError> {
+        self.get()?.focused_in(pid)
+    }
 }

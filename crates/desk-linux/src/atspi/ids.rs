@@ -6,7 +6,7 @@
 
 use atspi::ObjectRefOwned;
 
-use crate::error::DeskError;
+use desk::DeskError;
 
 /// Where toolkits put their accessible objects; ids leave it out.
 const PREFIX: &str = "/org/a11y/atspi/accessible/";

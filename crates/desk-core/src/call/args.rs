@@ -1,339 +1,44 @@
-//! The desk verbs and their arguments.
+//! The verb table and each verb's arguments, with the checks their values need.
 //!
-//! Each verb's arguments are a struct that refuses unknown fields, so a misspelt argument is an
-//! error rather than silently ignored. The structs' doc comments are the user-facing help: the
-//! CLI's `--help` and the MCP tool description are generated from their JSON schemas, so the
-//! documentation and the decoder cannot drift apart.
+//! A verb is one row of the table below and one struct: its doc comment is the verb's help,
+//! each field's doc comment the field's. [`Args`] says what the struct needs beyond decoding.
 
-use schemars::{JsonSchema, Schema};
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 
+use super::{Args, verbs};
 use crate::geometry::Rect;
 use crate::window::Window;
 
-/// Whether a verb only observes the desk or acts on it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum VerbKind {
-    /// Reads run alongside everything else.
-    Read,
-    /// Actions take the desk turn: one at a time, so two agents never type at once.
-    Action,
-}
-
-/// Why a call's arguments were refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{tool}: {reason}")]
-pub struct ArgsError {
-    /// The wire tool, such as `desk_click`.
-    pub tool: String,
-    /// What is wrong and how to fix it.
-    pub reason: String,
-}
-
-impl ArgsError {
-    fn new(verb: Verb, reason: impl Into<String>) -> Self {
-        Self {
-            tool: verb.tool_name(),
-            reason: reason.into(),
-        }
-    }
-}
-
-macro_rules! verbs {
-    ($($variant:ident($args:ident) = $name:literal, $kind:ident;)*) => {
-        /// A desk verb; on the wire it is the tool `desk_<name>`.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum Verb {
-            $(#[doc = concat!("`", $name, "`")] $variant,)*
-        }
-
-        impl Verb {
-            /// Every verb, in the order help lists them.
-            pub const ALL: &'static [Verb] = &[$(Verb::$variant,)*];
-
-            /// The verb's name, as `shuttle desk` and the MCP `desk` tool take it.
-            pub fn name(self) -> &'static str {
-                match self { $(Verb::$variant => $name,)* }
-            }
-
-            /// The verb a name stands for.
-            pub fn from_name(name: &str) -> Option<Self> {
-                match name { $($name => Some(Verb::$variant),)* _ => None }
-            }
-
-            /// Whether the verb reads or acts.
-            pub fn kind(self) -> VerbKind {
-                match self { $(Verb::$variant => VerbKind::$kind,)* }
-            }
-
-            /// The JSON schema of the verb's arguments.
-            pub fn schema(self) -> Schema {
-                match self { $(Verb::$variant => schemars::schema_for!($args),)* }
-            }
-        }
-
-        /// A desk call: a verb with its decoded arguments.
-        #[derive(Debug, Clone, PartialEq)]
-        pub enum DeskCall {
-            $(#[doc = concat!("`", $name, "`")] $variant($args),)*
-        }
-
-        impl DeskCall {
-            /// Decodes `args` (an object, or null for none) for `verb`, then checks the values.
-            pub fn parse(verb: Verb, args: Value) -> Result<Self, ArgsError> {
-                let args = match args {
-                    Value::Null => Value::Object(Default::default()),
-                    other => other,
-                };
-                let call = match verb {
-                    $(Verb::$variant => DeskCall::$variant(decode(verb, args)?),)*
-                };
-                call.check().map_err(|reason| ArgsError::new(verb, reason))?;
-                Ok(call)
-            }
-
-            /// The call's verb.
-            pub fn verb(&self) -> Verb {
-                match self { $(DeskCall::$variant(_) => Verb::$variant,)* }
-            }
-        }
-    };
-}
-
 verbs! {
-    Windows(WindowsArgs) = "windows", Read;
-    Screen(ScreenArgs) = "screen", Read;
-    Shot(ShotArgs) = "shot", Read;
-    Unanswered(UnansweredArgs) = "unanswered", Read;
-    Wait(WaitArgs) = "wait", Read;
-    Still(StillArgs) = "still", Read;
-    Snapshot(SnapshotArgs) = "snapshot", Read;
-    Find(FindArgs) = "find", Read;
-    Read(ReadArgs) = "read", Read;
-    At(AtArgs) = "at", Read;
-    Key(KeyArgs) = "key", Action;
-    Type(TypeArgs) = "type", Action;
-    Click(ClickArgs) = "click", Action;
-    Scroll(ScrollArgs) = "scroll", Action;
-    Drag(DragArgs) = "drag", Action;
-    Press(PressArgs) = "press", Action;
-    Act(ActArgs) = "act", Action;
-    Focus(FocusArgs) = "focus", Action;
-    Close(CloseArgs) = "close", Action;
-    Launch(LaunchArgs) = "launch", Action;
+    Windows(WindowsArgs) = "windows", Observe;
+    Screen(ScreenArgs) = "screen", Observe;
+    Shot(ShotArgs) = "shot", Observe;
+    Unanswered(UnansweredArgs) = "unanswered", Observe;
+    Wait(WaitArgs) = "wait", Observe;
+    Still(StillArgs) = "still", Observe;
+    Snapshot(SnapshotArgs) = "snapshot", Observe;
+    Find(FindArgs) = "find", Observe;
+    Read(ReadArgs) = "read", Observe;
+    At(AtArgs) = "at", Observe;
+    Key(KeyArgs) = "key", Act;
+    Type(TypeArgs) = "type", Act;
+    Click(ClickArgs) = "click", Act;
+    Scroll(ScrollArgs) = "scroll", Act;
+    Drag(DragArgs) = "drag", Act;
+    Press(PressArgs) = "press", Act;
+    Act(ActArgs) = "act", Act;
+    Focus(FocusArgs) = "focus", Act;
+    Close(CloseArgs) = "close", Act;
+    Launch(LaunchArgs) = "launch", Act;
 }
 
-impl Verb {
-    /// The wire tool that runs this verb: `desk_<name>`.
-    pub fn tool_name(self) -> String {
-        format!("desk_{}", self.name())
+/// Refuses a call that names no window.
+fn named(window: &Option<String>, pid: Option<u32>) -> Result<(), String> {
+    if window.is_none() && pid.is_none() {
+        return Err("name the window: pass window (an id or title from windows) or pid".into());
     }
-
-    /// The verb a wire tool name (`desk_<name>`) runs.
-    pub fn from_tool(tool: &str) -> Option<Self> {
-        tool.strip_prefix("desk_").and_then(Self::from_name)
-    }
-
-    /// The one-line description from the arguments' doc comment.
-    pub fn about(self) -> String {
-        self.schema()
-            .get("description")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string()
-    }
-
-    /// The verb's arguments, in declaration order.
-    pub fn fields(self) -> Vec<Field> {
-        let schema = self.schema();
-        let required: Vec<&str> = schema
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        let Some(props) = schema.get("properties").and_then(Value::as_object) else {
-            return Vec::new();
-        };
-        props
-            .iter()
-            .map(|(name, prop)| Field {
-                name: name.clone(),
-                required: required.contains(&name.as_str()),
-                kind: FieldKind::of(prop, schema.as_value()),
-                choices: choices(prop, schema.as_value()),
-                about: prop
-                    .get("description")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string(),
-            })
-            .collect()
-    }
-
-    /// `click x y button?(left|right|middle) count? window? pid?`: a compact signature for
-    /// help texts.
-    pub fn signature(self) -> String {
-        let mut out = self.name().to_string();
-        for f in self.fields() {
-            out.push(' ');
-            out.push_str(&f.name);
-            if !f.required {
-                out.push('?');
-            }
-            if !f.choices.is_empty() {
-                out.push_str(&format!("({})", f.choices.join("|")));
-            }
-        }
-        out
-    }
-}
-
-/// The values an enum argument accepts, in declaration order; empty for other arguments.
-fn choices(prop: &Value, root: &Value) -> Vec<String> {
-    let resolve = |v: &Value| -> Option<Value> {
-        let target = v.get("$ref")?.as_str()?.strip_prefix("#/$defs/")?;
-        root.get("$defs")?.get(target).cloned()
-    };
-    let mut values = Vec::new();
-    let mut pending = vec![resolve(prop).unwrap_or_else(|| prop.clone())];
-    while let Some(node) = pending.pop() {
-        if let Some(value) = node.get("const").and_then(Value::as_str) {
-            values.push(value.to_string());
-        }
-        for key in ["anyOf", "oneOf"] {
-            if let Some(Value::Array(alternatives)) = node.get(key) {
-                for alt in alternatives.iter().rev() {
-                    pending.push(resolve(alt).unwrap_or_else(|| alt.clone()));
-                }
-            }
-        }
-    }
-    values
-}
-
-/// One argument of a verb, read from its schema.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Field {
-    /// The argument's name.
-    pub name: String,
-    /// Whether the call must pass it.
-    pub required: bool,
-    /// What kind of JSON value it takes.
-    pub kind: FieldKind,
-    /// For an enum, the values it accepts.
-    pub choices: Vec<String>,
-    /// Its description.
-    pub about: String,
-}
-
-/// The JSON kind an argument takes, so a shell's `key=value` can be turned into the right value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FieldKind {
-    /// A string (text, titles, names, enum choices).
-    String,
-    /// A whole number.
-    Integer,
-    /// true or false.
-    Boolean,
-    /// Anything else: passed as JSON.
-    Json,
-}
-
-impl FieldKind {
-    fn of(prop: &Value, root: &Value) -> Self {
-        if let Some(target) = prop.get("$ref").and_then(Value::as_str) {
-            return target
-                .strip_prefix("#/$defs/")
-                .and_then(|name| root.get("$defs")?.get(name))
-                .map_or(Self::Json, |def| Self::of(def, root));
-        }
-        let alternatives = prop.get("anyOf").or_else(|| prop.get("oneOf"));
-        if let Some(Value::Array(alternatives)) = alternatives {
-            let mut kinds = alternatives
-                .iter()
-                .filter(|alt| alt.get("type").and_then(Value::as_str) != Some("null"))
-                .map(|alt| Self::of(alt, root));
-            let first = kinds.next().unwrap_or(Self::Json);
-            return if kinds.all(|k| k == first) {
-                first
-            } else {
-                Self::Json
-            };
-        }
-        let types: Vec<&str> = match prop.get("type") {
-            Some(Value::String(t)) => vec![t.as_str()],
-            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
-        };
-        match types
-            .into_iter()
-            .filter(|t| *t != "null")
-            .collect::<Vec<_>>()
-            .as_slice()
-        {
-            ["string"] => Self::String,
-            ["integer"] => Self::Integer,
-            ["boolean"] => Self::Boolean,
-            _ => Self::Json,
-        }
-    }
-}
-
-fn decode<T: for<'de> Deserialize<'de>>(verb: Verb, args: Value) -> Result<T, ArgsError> {
-    serde_path_to_error::deserialize(args)
-        .map_err(|e| ArgsError::new(verb, crate::wire::message::describe_path_error(&e)))
-}
-
-impl DeskCall {
-    /// Whether the call lets input reach a password field or an authentication dialog.
-    pub fn allow_auth(&self) -> bool {
-        match self {
-            DeskCall::Key(a) => a.allow_auth,
-            DeskCall::Type(a) => a.allow_auth,
-            DeskCall::Click(a) => a.allow_auth,
-            DeskCall::Scroll(a) => a.allow_auth,
-            DeskCall::Drag(a) => a.allow_auth,
-            DeskCall::Press(a) => a.allow_auth,
-            DeskCall::Act(a) => a.allow_auth,
-            _ => false,
-        }
-    }
-}
-
-impl DeskCall {
-    /// Checks values that the types alone do not rule out.
-    fn check(&self) -> Result<(), String> {
-        match self {
-            DeskCall::Shot(a) => a.rect().map(|_| ()),
-            DeskCall::Key(a) if a.keys.trim().is_empty() => {
-                Err("keys is empty; pass a combination such as ctrl+s or Return".into())
-            }
-            DeskCall::Type(a) if a.text.is_empty() => Err("text is empty; nothing to type".into()),
-            DeskCall::Click(a) => match a.count {
-                Some(count) if !(1..=3).contains(&count) => {
-                    Err(format!("count must be 1, 2 or 3, got {count}"))
-                }
-                _ => Ok(()),
-            },
-            DeskCall::Scroll(a) => a.point().map(|_| ()).and_then(|()| a.amount().map(|_| ())),
-            DeskCall::Wait(a) => a.timeout().map(|_| ()),
-            DeskCall::Still(a) => a.timing().map(|_| ()),
-            DeskCall::Focus(FocusArgs { window, pid })
-            | DeskCall::Close(CloseArgs { window, pid })
-                if window.is_none() && pid.is_none() =>
-            {
-                Err("name the window: pass window (an id or title from windows) or pid".into())
-            }
-            DeskCall::Launch(a) if a.app.trim().is_empty() => {
-                Err("app is empty; pass a program name or path".into())
-            }
-            DeskCall::Snapshot(SnapshotArgs {
-                max_chars: Some(0), ..
-            }) => Err("max_chars must be at least 1".into()),
-            _ => Ok(()),
-        }
-    }
+    Ok(())
 }
 
 /// The longest `wait` and `still` may wait.
@@ -344,10 +49,14 @@ pub const MAX_WAIT_MS: u64 = 5000;
 #[serde(deny_unknown_fields)]
 pub struct WindowsArgs {}
 
+impl Args for WindowsArgs {}
+
 /// The screen's width and height in pixels.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScreenArgs {}
+
+impl Args for ScreenArgs {}
 
 /// A PNG of the screen, of a rectangle x,y,w,h of it, or of one window (then x,y,w,h crop the window's image and origin gives the crop's top left in it).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
@@ -385,10 +94,18 @@ impl ShotArgs {
     }
 }
 
+impl Args for ShotArgs {
+    fn check(&self) -> Result<(), String> {
+        self.rect().map(|_| ())
+    }
+}
+
 /// The window that has the focus while its app no longer answers accessibility (busy or blocked), or null.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UnansweredArgs {}
+
+impl Args for UnansweredArgs {}
 
 /// Wait until the window list differs from `since`, or timeout_ms passes; answers changed and windows.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
@@ -409,6 +126,12 @@ impl WaitArgs {
                 "timeout_ms must be at most {MAX_WAIT_MS}, got {other}"
             )),
         }
+    }
+}
+
+impl Args for WaitArgs {
+    fn check(&self) -> Result<(), String> {
+        self.timeout().map(|_| ())
     }
 }
 
@@ -442,6 +165,12 @@ impl StillArgs {
     }
 }
 
+impl Args for StillArgs {
+    fn check(&self) -> Result<(), String> {
+        self.timing().map(|_| ())
+    }
+}
+
 /// A window's accessibility tree as nodes, or as an indented outline with text.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -470,6 +199,15 @@ pub struct SnapshotArgs {
     pub max_chars: Option<u32>,
 }
 
+impl Args for SnapshotArgs {
+    fn check(&self) -> Result<(), String> {
+        match self.max_chars {
+            Some(0) => Err("max_chars must be at least 1".into()),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// The window and the accessibility nodes whose name matches.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -484,6 +222,8 @@ pub struct FindArgs {
     pub pid: Option<u32>,
 }
 
+impl Args for FindArgs {}
+
 /// One accessibility node with its value and text.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -494,6 +234,8 @@ pub struct ReadArgs {
     #[serde(default)]
     pub text: bool,
 }
+
+impl Args for ReadArgs {}
 
 /// The accessibility node at a screen point, its ancestors and its process.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
@@ -509,6 +251,8 @@ pub struct AtArgs {
     pub pid: Option<u32>,
 }
 
+impl Args for AtArgs {}
+
 /// Press a key combination, such as ctrl+s or alt+F4.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -522,6 +266,19 @@ pub struct KeyArgs {
     /// Let input reach a password field or an authentication dialog, which the auth guard refuses otherwise.
     #[serde(default)]
     pub allow_auth: bool,
+}
+
+impl Args for KeyArgs {
+    fn check(&self) -> Result<(), String> {
+        if self.keys.trim().is_empty() {
+            return Err("keys is empty; pass a combination such as ctrl+s or Return".into());
+        }
+        Ok(())
+    }
+
+    fn allow_auth(&self) -> bool {
+        self.allow_auth
+    }
 }
 
 /// Type text exactly, any Unicode.
@@ -539,6 +296,23 @@ pub struct TypeArgs {
     pub allow_auth: bool,
 }
 
+impl Args for TypeArgs {
+    fn check(&self) -> Result<(), String> {
+        if self.text.is_empty() {
+            return Err("text is empty; nothing to type".into());
+        }
+        Ok(())
+    }
+
+    fn allow_auth(&self) -> bool {
+        self.allow_auth
+    }
+
+    fn secret_fields() -> &'static [&'static str] {
+        &["text"]
+    }
+}
+
 /// A mouse button.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -549,6 +323,17 @@ pub enum Button {
     Right,
     /// The wheel button.
     Middle,
+}
+
+impl Button {
+    /// The button's name, as the call gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Button::Left => "left",
+            Button::Right => "right",
+            Button::Middle => "middle",
+        }
+    }
 }
 
 /// Click at a screen point, or with window at a pixel of that window's shot.
@@ -572,6 +357,21 @@ pub struct ClickArgs {
     pub allow_auth: bool,
 }
 
+impl Args for ClickArgs {
+    fn check(&self) -> Result<(), String> {
+        match self.count {
+            Some(count) if !(1..=3).contains(&count) => {
+                Err(format!("count must be 1, 2 or 3, got {count}"))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn allow_auth(&self) -> bool {
+        self.allow_auth
+    }
+}
+
 /// A scroll direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -584,6 +384,18 @@ pub enum Direction {
     Left,
     /// Towards the right.
     Right,
+}
+
+impl Direction {
+    /// The direction's name, as the call gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::Up => "up",
+            Direction::Down => "down",
+            Direction::Left => "left",
+            Direction::Right => "right",
+        }
+    }
 }
 
 /// Scroll wheel notches at a point, or at the centre of the focused app's window.
@@ -628,6 +440,17 @@ impl ScrollArgs {
     }
 }
 
+impl Args for ScrollArgs {
+    fn check(&self) -> Result<(), String> {
+        self.point()?;
+        self.amount().map(|_| ())
+    }
+
+    fn allow_auth(&self) -> bool {
+        self.allow_auth
+    }
+}
+
 /// Press at x,y, move and release at to_x,to_y.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -649,6 +472,12 @@ pub struct DragArgs {
     pub allow_auth: bool,
 }
 
+impl Args for DragArgs {
+    fn allow_auth(&self) -> bool {
+        self.allow_auth
+    }
+}
+
 /// Press an accessibility node: select a tab or row, run a menu item, else click it.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -658,6 +487,12 @@ pub struct PressArgs {
     /// Let input reach a password field or an authentication dialog, which the auth guard refuses otherwise.
     #[serde(default)]
     pub allow_auth: bool,
+}
+
+impl Args for PressArgs {
+    fn allow_auth(&self) -> bool {
+        self.allow_auth
+    }
 }
 
 /// One action on a node.
@@ -687,6 +522,12 @@ pub struct ActArgs {
     pub allow_auth: bool,
 }
 
+impl Args for ActArgs {
+    fn allow_auth(&self) -> bool {
+        self.allow_auth
+    }
+}
+
 /// Focus a window.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -697,6 +538,12 @@ pub struct FocusArgs {
     pub pid: Option<u32>,
 }
 
+impl Args for FocusArgs {
+    fn check(&self) -> Result<(), String> {
+        named(&self.window, self.pid)
+    }
+}
+
 /// Close a window and report whether it went away.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -705,6 +552,12 @@ pub struct CloseArgs {
     pub window: Option<String>,
     /// This process's window.
     pub pid: Option<u32>,
+}
+
+impl Args for CloseArgs {
+    fn check(&self) -> Result<(), String> {
+        named(&self.window, self.pid)
+    }
 }
 
 /// Start an app detached; answers its pid and, once mapped, its window.
@@ -718,10 +571,19 @@ pub struct LaunchArgs {
     pub args: Vec<String>,
 }
 
+impl Args for LaunchArgs {
+    fn check(&self) -> Result<(), String> {
+        if self.app.trim().is_empty() {
+            return Err("app is empty; pass a program name or path".into());
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn parse(tool: &str, args: Value) -> Result<DeskCall, String> {
         let verb = Verb::from_tool(tool).ok_or("unknown tool")?;
@@ -796,30 +658,80 @@ mod tests {
     }
 
     #[test]
-    fn fields_come_from_the_structs() {
-        let fields = Verb::Click.fields();
-        let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
-        assert_eq!(
-            names,
-            ["x", "y", "button", "count", "window", "pid", "allow_auth"]
-        );
-        assert_eq!(fields[6].kind, FieldKind::Boolean);
-        assert!(!fields[6].required);
-        assert!(fields[0].required && !fields[2].required);
-        assert_eq!(fields[0].kind, FieldKind::Integer);
-        assert_eq!(fields[2].kind, FieldKind::String);
-        assert_eq!(fields[4].kind, FieldKind::String);
-        assert_eq!(Verb::Wait.fields()[0].kind, FieldKind::Json);
-        assert_eq!(Verb::Snapshot.fields()[3].kind, FieldKind::Boolean);
-        assert_eq!(
-            Verb::Click.signature(),
-            "click x y button?(left|right|middle) count? window? pid? allow_auth?"
-        );
-        assert_eq!(
-            Verb::Scroll.signature(),
-            "scroll direction(up|down|left|right) amount? x? y? window? pid? allow_auth?"
-        );
-        assert_eq!(fields[2].choices, ["left", "right", "middle"]);
-        assert_eq!(Verb::Windows.signature(), "windows");
+    fn each_struct_says_what_it_allows_and_hides() {
+        let typed = parse("desk_type", json!({"text": "pin", "allow_auth": true})).unwrap();
+        assert!(typed.allow_auth());
+        assert_eq!(Verb::Type.secret_fields(), ["text"]);
+        assert!(Verb::Key.secret_fields().is_empty());
+        let click = parse("desk_click", json!({"x": 1, "y": 2})).unwrap();
+        assert!(!click.allow_auth());
+        let launch = parse("desk_launch", json!({"app": "gedit"})).unwrap();
+        assert!(!launch.allow_auth(), "launch has no allow_auth to pass");
+        for (tool, args, want) in [
+            ("desk_key", json!({"keys": " "}), "keys is empty"),
+            ("desk_type", json!({"text": ""}), "text is empty"),
+            (
+                "desk_click",
+                json!({"x": 1, "y": 2, "count": 4}),
+                "count must be 1, 2 or 3",
+            ),
+            (
+                "desk_scroll",
+                json!({"direction": "up", "x": 1}),
+                "x and y go together",
+            ),
+            (
+                "desk_scroll",
+                json!({"direction": "up", "amount": 51}),
+                "amount must be 1 to 50",
+            ),
+            (
+                "desk_wait",
+                json!({"since": [], "timeout_ms": 5001}),
+                "at most 5000",
+            ),
+            (
+                "desk_still",
+                json!({"hold_ms": 700}),
+                "less than timeout_ms",
+            ),
+            ("desk_focus", json!({}), "name the window"),
+            ("desk_close", json!({}), "name the window"),
+            ("desk_launch", json!({"app": " "}), "app is empty"),
+            (
+                "desk_snapshot",
+                json!({"max_chars": 0}),
+                "max_chars must be at least 1",
+            ),
+        ] {
+            let err = parse(tool, args.clone()).unwrap_err();
+            assert!(err.contains(want), "{tool} {args}: {err}");
+        }
+    }
+
+    #[test]
+    fn enum_names_are_what_calls_pass() {
+        for (name, button) in [
+            ("left", Button::Left),
+            ("right", Button::Right),
+            ("middle", Button::Middle),
+        ] {
+            assert_eq!(button.name(), name);
+            assert_eq!(
+                serde_json::from_value::<Button>(json!(name)).unwrap(),
+                button
+            );
+        }
+        for direction in [
+            Direction::Up,
+            Direction::Down,
+            Direction::Left,
+            Direction::Right,
+        ] {
+            assert_eq!(
+                serde_json::from_value::<Direction>(json!(direction.name())).unwrap(),
+                direction
+            );
+        }
     }
 }

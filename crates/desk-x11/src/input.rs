@@ -15,9 +15,9 @@ use x11rb::protocol::xtest::ConnectionExt as _;
 use x11rb::rust_connection::RustConnection;
 
 use super::{lost, reply_error};
-use crate::cancel::Cancel;
-use crate::error::DeskError;
-use crate::keys::char_keysym;
+use desk::Cancel;
+use desk::DeskError;
+use desk::keys::char_keysym;
 
 use super::keymap::Keymap;
 use super::lender::Lender;
@@ -239,11 +239,11 @@ fn missing(keymap: &Keymap, keysyms: &[u32]) -> Vec<u32> {
 
 /// The keycode for `keysym`, which the keymap has (lending made sure of it).
 fn on_keyboard(keymap: &Keymap, keysym: u32) -> Result<(u8, bool), DeskError> {
-    keymap.find(keysym).ok_or_else(|| DeskError::Protocol {
-        what: "a keycode change".into(),
-        reason: format!(
-            "keysym 0x{keysym:x} is still not on the keyboard after lending it a keycode"
-        ),
+    keymap.find(keysym).ok_or_else(|| {
+        super::rejected(
+            "a keycode change",
+            format!("keysym 0x{keysym:x} is still not on the keyboard after lending it a keycode"),
+        )
     })
 }
 

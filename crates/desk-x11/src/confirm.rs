@@ -16,9 +16,10 @@ use x11rb::protocol::xproto::{
 use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
 
-use crate::backend::{Answer, Question};
-use crate::cancel::Cancel;
-use crate::error::DeskError;
+use desk::Cancel;
+use desk::DeskError;
+use desk::{Answer, Question};
+use desk_core::outcome::Control;
 
 /// The dialog's size.
 pub const WIDTH: u16 = 520;
@@ -61,9 +62,10 @@ pub(super) fn ask(
     cancel: &Cancel,
 ) -> Result<Answer, DeskError> {
     let failed = |e: Box<dyn std::error::Error>| {
-        DeskError::Refused(format!(
-            "the confirm dialog could not be shown on {display}: {e}"
-        ))
+        DeskError::refused(
+            Control::Person,
+            format!("the confirm dialog could not be shown on {display}: {e}"),
+        )
     };
     let (conn, screen_num) =
         RustConnection::connect(Some(display)).map_err(|e| failed(e.into()))?;

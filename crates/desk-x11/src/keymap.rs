@@ -5,7 +5,7 @@ use x11rb::protocol::xproto::{ConnectionExt as _, Keycode};
 use x11rb::rust_connection::RustConnection;
 
 use super::{lost, reply_error};
-use crate::error::DeskError;
+use desk::DeskError;
 
 /// A copy of the server's keyboard mapping, kept in step with the changes we make.
 pub(super) struct Keymap {

@@ -11,7 +11,7 @@ use x11rb::protocol::xproto::Keycode;
 use x11rb::rust_connection::RustConnection;
 
 use super::{lost, reply_error};
-use crate::error::DeskError;
+use desk::DeskError;
 
 /// What a keycode lent to `keysym` carries: one group, one level, that keysym.
 pub(super) fn lent(keysym: u32) -> KeySymMap {
@@ -82,9 +82,8 @@ pub(super) fn read(
         .map_err(lost)?
         .reply()
         .map_err(|e| reply_error("the XKB key map", e))?;
-    reply.map.syms_rtrn.ok_or_else(|| DeskError::Protocol {
-        what: "the XKB key map".into(),
-        reason: "the reply carried no key symbols".into(),
+    reply.map.syms_rtrn.ok_or_else(|| {
+        super::rejected("the XKB key map", "the reply carried no key symbols".into())
     })
 }
 

@@ -21,8 +21,8 @@ use zbus::zvariant::OwnedValue;
 
 use super::AtSpi;
 use super::ids::NodeRef;
-use crate::accessibility::Want;
-use crate::error::DeskError;
+use desk::DeskError;
+use desk::accessibility::Want;
 
 /// The most nodes one snapshot reads; deeper parts of larger trees are left out.
 const MAX_NODES: usize = 20_000;

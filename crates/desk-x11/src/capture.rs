@@ -1,4 +1,5 @@
-//! Reading screen pixels: MIT-SHM where the server shares memory with us, GetImage elsewhere.
+//! Reading pixels of the screen, or of any drawable: MIT-SHM where the server shares memory
+//! with us, GetImage elsewhere.
 //!
 //! With MIT-SHM the server writes the pixels straight into a memory segment both processes map,
 //! so a full-screen capture costs one small request instead of an 8 MB reply on the socket.
@@ -9,16 +10,18 @@ use desk_core::geometry::Rect;
 use memmap2::{Mmap, MmapOptions};
 use x11rb::connection::{Connection, RequestConnection};
 use x11rb::protocol::shm::{self, ConnectionExt as _};
-use x11rb::protocol::xproto::{ConnectionExt as _, ImageFormat, ImageOrder, Window as Xid};
+use x11rb::protocol::xproto::{
+    ConnectionExt as _, Drawable, ImageFormat, ImageOrder, Visualid, Window as Xid,
+};
 use x11rb::rust_connection::RustConnection;
 
 use super::{lost, reply_error};
-use crate::error::DeskError;
-use crate::image::RgbImage;
+use desk::DeskError;
+use desk::image::RgbImage;
 
-/// How a pixel of the root window's format is laid out.
+/// How a pixel of a drawable's format is laid out.
 #[derive(Debug, Clone, Copy)]
-struct PixelFormat {
+pub(super) struct PixelFormat {
     bytes_per_pixel: usize,
     little_endian: bool,
     red_mask: u32,
@@ -32,8 +35,9 @@ struct Segment {
     map: Mmap,
 }
 
-/// Captures rectangles of the root window.
+/// Captures rectangles of the root window, or of other drawables.
 pub(super) struct Capturer {
+    /// The root window's pixel format.
     format: Result<PixelFormat, String>,
     shm: ShmState,
 }
@@ -54,8 +58,9 @@ impl Capturer {
         } else {
             ShmState::Unavailable
         };
+        let screen = &conn.setup().roots[screen_num];
         Self {
-            format: pixel_format(conn, screen_num),
+            format: pixel_format(conn, screen.root_depth, screen.root_visual),
             shm,
         }
     }
@@ -68,7 +73,7 @@ impl Capturer {
         }
     }
 
-    /// The pixels of `rect`, shrunk to `width` pixels wide when one is given.
+    /// The pixels of `rect` of the root window, shrunk to `width` pixels wide when one is given.
     pub(super) fn capture(
         &mut self,
         conn: &RustConnection,
@@ -76,13 +81,25 @@ impl Capturer {
         rect: Rect,
         width: Option<u32>,
     ) -> Result<RgbImage, DeskError> {
-        let format = self.format.clone().map_err(DeskError::WindowManager)?;
+        let format = self.format.clone().map_err(DeskError::Unsupported)?;
+        self.capture_drawable(conn, root, rect, format, width)
+    }
+
+    /// The pixels of `rect` of `drawable`, whose pixels are laid out as `format`.
+    pub(super) fn capture_drawable(
+        &mut self,
+        conn: &RustConnection,
+        drawable: Drawable,
+        rect: Rect,
+        format: PixelFormat,
+        width: Option<u32>,
+    ) -> Result<RgbImage, DeskError> {
         let (x, y, w, h) = request_rect(rect)?;
         let size = w as usize * h as usize * format.bytes_per_pixel;
         if let Some(segment) = self.segment(conn, size)? {
             let reply = conn
                 .shm_get_image(
-                    root,
+                    drawable,
                     x,
                     y,
                     w,
@@ -99,7 +116,7 @@ impl Capturer {
             return Ok(convert(&segment.map[..len], w, h, format, width));
         }
         let reply = conn
-            .get_image(ImageFormat::Z_PIXMAP, root, x, y, w, h, !0)
+            .get_image(ImageFormat::Z_PIXMAP, drawable, x, y, w, h, !0)
             .map_err(lost)?
             .reply()
             .map_err(|e| reply_error("a GetImage capture", e))?;
@@ -161,21 +178,26 @@ fn create_segment(conn: &RustConnection, size: usize) -> Result<Segment, String>
     Ok(Segment { id, map })
 }
 
-fn pixel_format(conn: &RustConnection, screen_num: usize) -> Result<PixelFormat, String> {
+/// The layout of pixels of `depth` drawn with `visual`.
+pub(super) fn pixel_format(
+    conn: &RustConnection,
+    depth: u8,
+    visual: Visualid,
+) -> Result<PixelFormat, String> {
     let setup = conn.setup();
-    let screen = &setup.roots[screen_num];
     let bits = setup
         .pixmap_formats
         .iter()
-        .find(|f| f.depth == screen.root_depth)
+        .find(|f| f.depth == depth)
         .map(|f| f.bits_per_pixel)
-        .ok_or("the X server lists no pixmap format for the root depth")?;
-    let visual = screen
-        .allowed_depths
+        .ok_or_else(|| format!("the X server lists no pixmap format for depth {depth}"))?;
+    let visual = setup
+        .roots
         .iter()
+        .flat_map(|screen| &screen.allowed_depths)
         .flat_map(|d| &d.visuals)
-        .find(|v| v.visual_id == screen.root_visual)
-        .ok_or("the X server lists no visual for the root window")?;
+        .find(|v| v.visual_id == visual)
+        .ok_or_else(|| format!("the X server lists no visual 0x{visual:x}"))?;
     if bits != 32 && bits != 24 {
         return Err(format!(
             "the screen uses {bits} bits per pixel; shuttle captures 24- and 32-bit screens only"
@@ -205,7 +227,7 @@ fn request_rect(rect: Rect) -> Result<(i16, i16, u16, u16), DeskError> {
 fn convert(data: &[u8], w: u16, h: u16, format: PixelFormat, width: Option<u32>) -> RgbImage {
     match width {
         Some(width) if u32::from(w) > width && is_bgrx(format) => shrink_bgrx(data, w, h, width),
-        Some(width) => crate::image::shrink(&to_rgb(data, w, h, format), width),
+        Some(width) => desk::image::shrink(&to_rgb(data, w, h, format), width),
         None => to_rgb(data, w, h, format),
     }
 }
@@ -223,12 +245,12 @@ fn shrink_bgrx(data: &[u8], w: u16, h: u16, width: u32) -> RgbImage {
     let (src_w, src_h) = (u32::from(w), u32::from(h));
     let height = (u64::from(src_h) * u64::from(width) / u64::from(src_w)).max(1) as u32;
     let columns: Vec<(u32, u32)> = (0..width)
-        .map(|x| crate::image::span(x, width, src_w))
+        .map(|x| desk::image::span(x, width, src_w))
         .collect();
     let mut pixels = Vec::with_capacity((width * height * 3) as usize);
     let mut sums = vec![[0u32; 3]; width as usize];
     for y in 0..height {
-        let (y0, y1) = crate::image::span(y, height, src_h);
+        let (y0, y1) = desk::image::span(y, height, src_h);
         sums.iter_mut().for_each(|s| *s = [0; 3]);
         for sy in y0..y1 {
             let row = &data[(sy * src_w * 4) as usize..((sy + 1) * src_w * 4) as usize];

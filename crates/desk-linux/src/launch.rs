@@ -10,16 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-use crate::error::DeskError;
-
-/// A started app.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Launched {
-    /// Its process id.
-    pub pid: u32,
-    /// Whether it runs in a systemd scope of its own.
-    pub scoped: bool,
-}
+use desk::{DeskError, Launched};
 
 /// Makes `command` start detached: in a session of its own (so it outlives its starter and no
 /// terminal hangup reaches it), its input and output going nowhere.
@@ -94,42 +85,9 @@ fn scopes_work() -> bool {
     })
 }
 
-/// Whether process `pid` is `ancestor` or one of its descendants.
-pub fn descends_from(mut pid: u32, ancestor: u32) -> bool {
-    for _ in 0..64 {
-        if pid == ancestor {
-            return true;
-        }
-        match parent_of(pid) {
-            Some(parent) if parent > 1 => pid = parent,
-            _ => return false,
-        }
-    }
-    false
-}
-
-fn parent_of(pid: u32) -> Option<u32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name may hold spaces and parentheses; the fields after its last ')' do not.
-    stat.rsplit_once(')')?
-        .1
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn descent_follows_parents() {
-        let me = std::process::id();
-        assert!(descends_from(me, me));
-        assert!(descends_from(me, parent_of(me).unwrap()));
-        assert!(!descends_from(parent_of(me).unwrap(), me));
-    }
 
     #[test]
     fn unknown_programs_are_refused_by_name() {

@@ -1,0 +1,747 @@
+//! An in-memory desktop, for tests that need no display.
+//!
+//! [`FakeDesk`] keeps windows with rectangles in stacking order, a focus that follows focus
+//! requests as a window manager's would (raising the window), accessibility nodes, app names,
+//! and scripted answers from the person at the desktop. Everything sent to it lands in an input
+//! [`Event`] log, each event naming the window that received it, so a test judges an action by
+//! what the desktop got rather than by the verb's reply.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use desk_core::a11y::Node;
+use desk_core::call::{Button, Direction};
+use desk_core::geometry::Rect;
+use desk_core::window::Window;
+
+use crate::accessibility::{Accessibility, AppWindow, Want};
+use crate::cancel::Cancel;
+use crate::error::DeskError;
+use crate::image::RgbImage;
+use crate::system::{
+    Answer, Apps, Backend, Display, DisplayInfo, Hotkey, Input, Launched, Platform, Presence,
+    Question,
+};
+
+/// Something the desktop received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// Keys pressed while `window` had the focus.
+    Keys {
+        /// The focused window, if any.
+        window: Option<String>,
+        /// The keysyms, in press order.
+        keysyms: Vec<u32>,
+    },
+    /// Text typed while `window` had the focus.
+    Text {
+        /// The focused window, if any.
+        window: Option<String>,
+        /// What arrived.
+        text: String,
+    },
+    /// A click where the pointer was, on the window on top there.
+    Click {
+        /// The window on top at the point, if any.
+        window: Option<String>,
+        /// Desk x.
+        x: i32,
+        /// Desk y.
+        y: i32,
+        /// The button.
+        button: Button,
+        /// How many clicks.
+        count: u8,
+    },
+    /// Wheel notches where the pointer was.
+    Scroll {
+        /// The window on top at the point, if any.
+        window: Option<String>,
+        /// The direction.
+        direction: Direction,
+        /// How many notches.
+        amount: u32,
+    },
+    /// A drag, from the window on top at its start to the one at its end.
+    Drag {
+        /// The window at the start.
+        from: Option<String>,
+        /// The window at the end.
+        to: Option<String>,
+    },
+    /// A focus request for a window.
+    Focus(String),
+    /// A close request for a window.
+    Close(String),
+    /// An accessibility action run on a node.
+    Action(String, usize),
+    /// A node selected.
+    Select(String),
+    /// A node given the focus.
+    GrabFocus(String),
+    /// A program started.
+    Launch(String),
+}
+
+/// A window of the fake desktop.
+#[derive(Debug, Clone)]
+pub struct FakeWindow {
+    /// The record `windows` lists (its `active` is kept by the desktop).
+    pub window: Window,
+    /// Where it is; `None` while minimized.
+    pub rect: Option<Rect>,
+    /// The colour it draws everywhere.
+    pub colour: [u8; 3],
+    /// Whether it ignores close requests.
+    pub sticky: bool,
+    /// Whether it refuses the focus.
+    pub refuses_focus: bool,
+}
+
+impl FakeWindow {
+    /// An ordinary window `id` titled `title` of process `pid`, at `rect`.
+    pub fn new(id: &str, title: &str, pid: u32, rect: Rect) -> Self {
+        Self {
+            window: Window {
+                id: id.into(),
+                title: title.into(),
+                role: "window".into(),
+                pid: Some(pid),
+                active: false,
+                app: None,
+                shell: false,
+                owner: None,
+            },
+            rect: Some(rect),
+            colour: [(pid % 251) as u8, 100, 200],
+            sticky: false,
+            refuses_focus: false,
+        }
+    }
+}
+
+/// An accessibility node of the fake desktop.
+#[derive(Debug, Clone)]
+pub struct FakeNode {
+    /// The node (its `ref`, `parent` and `depth` are filled in per tree read).
+    pub node: Node,
+    /// The process it belongs to.
+    pub pid: u32,
+    /// Its parent's id; `None` for an app's top-level window.
+    pub parent: Option<String>,
+    /// Its actions' names.
+    pub actions: Vec<String>,
+    /// Whether selecting it works.
+    pub selectable: bool,
+}
+
+impl FakeNode {
+    /// A node `id` with `role` and `name` of process `pid`, under `parent`.
+    pub fn new(id: &str, role: &str, name: &str, pid: u32, parent: Option<&str>) -> Self {
+        Self {
+            node: Node {
+                node_ref: 0,
+                id: id.into(),
+                parent: None,
+                depth: 0,
+                role: role.into(),
+                name: name.into(),
+                states: Vec::new(),
+                bounds: None,
+                keys: None,
+                value: None,
+            },
+            pid,
+            parent: parent.map(Into::into),
+            actions: Vec::new(),
+            selectable: false,
+        }
+    }
+
+    /// With screen bounds.
+    pub fn bounds(mut self, bounds: [i32; 4]) -> Self {
+        self.node.bounds = Some(bounds);
+        self
+    }
+
+    /// With these states.
+    pub fn states(mut self, states: &[&str]) -> Self {
+        self.node.states = states.iter().map(|s| s.to_string()).collect();
+        self
+    }
+
+    /// With these actions.
+    pub fn actions(mut self, actions: &[&str]) -> Self {
+        self.actions = actions.iter().map(|s| s.to_string()).collect();
+        self
+    }
+}
+
+/// Runs while the person is being asked: the test's chance to change the desktop meanwhile.
+type WhileAsked = Box<dyn FnMut(&mut State) + Send>;
+
+/// The fake desktop's state.
+pub struct State {
+    /// The screen.
+    pub screen: Rect,
+    /// The windows, topmost first.
+    pub windows: Vec<FakeWindow>,
+    /// The id of the focused window.
+    pub focus: Option<String>,
+    /// What the desktop received.
+    pub log: Vec<Event>,
+    /// The accessibility nodes, in document order.
+    pub nodes: Vec<FakeNode>,
+    /// The names each process goes by.
+    pub names: HashMap<u32, Vec<String>>,
+    /// What the person answers, in turn; with none left, nobody answers.
+    pub answers: VecDeque<Answer>,
+    /// The questions the person was asked.
+    pub questions: Vec<Question>,
+    /// Whether the marker showed, each time it was set.
+    pub marker: Vec<bool>,
+    /// Stops a `type` after this many characters, as the person's stop would.
+    pub stop_typing_after: Option<usize>,
+    /// Whether the display can read a window's own pixels.
+    pub window_pixels: bool,
+    /// The process shuttle's own windows belong to.
+    pub own_pid: u32,
+    /// Programs that can be launched, with the title of the window each opens.
+    pub programs: HashMap<String, String>,
+    pointer: (i32, i32),
+    while_asked: Option<WhileAsked>,
+    next_pid: u32,
+}
+
+impl State {
+    fn window(&self, id: &str) -> Result<&FakeWindow, DeskError> {
+        self.windows
+            .iter()
+            .find(|w| w.window.id == id)
+            .ok_or_else(|| DeskError::WindowGone { id: id.into() })
+    }
+
+    /// The window on top at a desk point.
+    pub fn top_at(&self, x: i32, y: i32) -> Option<String> {
+        self.windows
+            .iter()
+            .find(|w| w.rect.is_some_and(|r| r.contains_point(x, y)))
+            .map(|w| w.window.id.clone())
+    }
+
+    /// Raises window `id` to the top of the stack.
+    pub fn raise(&mut self, id: &str) {
+        if let Some(i) = self.windows.iter().position(|w| w.window.id == id) {
+            let window = self.windows.remove(i);
+            self.windows.insert(0, window);
+        }
+    }
+
+    fn node(&self, id: &str) -> Result<&FakeNode, DeskError> {
+        self.nodes
+            .iter()
+            .find(|n| n.node.id == id)
+            .ok_or_else(|| DeskError::NodeGone {
+                id: id.into(),
+                reason: "the fake desktop has no such node".into(),
+            })
+    }
+
+    fn shown(&self, fake: &FakeNode, want: Want) -> Node {
+        let mut node = fake.node.clone();
+        if !want.bounds {
+            node.bounds = None;
+        }
+        node
+    }
+}
+
+/// An in-memory desktop; clone the handle freely, every clone is the same desktop.
+#[derive(Clone)]
+pub struct FakeDesk(Arc<Mutex<State>>);
+
+impl FakeDesk {
+    /// An empty desktop with a screen of `w` by `h`.
+    pub fn new(w: u32, h: u32) -> Self {
+        Self(Arc::new(Mutex::new(State {
+            screen: Rect::new(0, 0, w, h),
+            windows: Vec::new(),
+            focus: None,
+            log: Vec::new(),
+            nodes: Vec::new(),
+            names: HashMap::new(),
+            answers: VecDeque::new(),
+            questions: Vec::new(),
+            marker: Vec::new(),
+            stop_typing_after: None,
+            window_pixels: true,
+            own_pid: 1,
+            programs: HashMap::new(),
+            pointer: (0, 0),
+            while_asked: None,
+            next_pid: 5000,
+        })))
+    }
+
+    /// The state, to arrange a scene or read what happened.
+    pub fn state(&self) -> MutexGuard<'_, State> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Adds `window` on top of the others, its app going by `names`.
+    pub fn add(&self, window: FakeWindow, names: &[&str]) {
+        let mut state = self.state();
+        if let Some(pid) = window.window.pid {
+            state
+                .names
+                .insert(pid, names.iter().map(|n| n.to_string()).collect());
+        }
+        state.windows.insert(0, window);
+    }
+
+    /// Gives window `id` the focus, raising it.
+    pub fn focus(&self, id: &str) {
+        let mut state = self.state();
+        state.raise(id);
+        state.focus = Some(id.into());
+    }
+
+    /// Adds an accessibility node.
+    pub fn node(&self, node: FakeNode) {
+        self.state().nodes.push(node);
+    }
+
+    /// The person's next answer.
+    pub fn answer(&self, answer: Answer) {
+        self.state().answers.push_back(answer);
+    }
+
+    /// Changes the desktop while the person is being asked.
+    pub fn while_asked(&self, change: impl FnMut(&mut State) + Send + 'static) {
+        self.state().while_asked = Some(Box::new(change));
+    }
+
+    /// What the desktop received.
+    pub fn log(&self) -> Vec<Event> {
+        self.state().log.clone()
+    }
+
+    /// This desktop as a backend.
+    pub fn backend(&self) -> Backend {
+        Backend {
+            display: Arc::new(self.clone()),
+            input: Arc::new(self.clone()),
+            presence: Arc::new(self.clone()),
+            apps: Arc::new(self.clone()),
+            accessibility: Arc::new(self.clone()),
+        }
+    }
+
+    fn log_event(&self, event: Event) {
+        self.state().log.push(event);
+    }
+}
+
+fn fill(colour: [u8; 3], w: u32, h: u32) -> RgbImage {
+    RgbImage {
+        width: w,
+        height: h,
+        pixels: colour.repeat((w * h) as usize),
+    }
+}
+
+impl Display for FakeDesk {
+    fn info(&self) -> DisplayInfo {
+        DisplayInfo {
+            system: "fake",
+            display: "memory".into(),
+            capture: "memory",
+            window_pixels: self.state().window_pixels,
+        }
+    }
+
+    fn windows(&self) -> Result<Vec<Window>, DeskError> {
+        let state = self.state();
+        Ok(state
+            .windows
+            .iter()
+            .map(|w| Window {
+                active: state.focus.as_deref() == Some(w.window.id.as_str()),
+                ..w.window.clone()
+            })
+            .collect())
+    }
+
+    fn screen(&self) -> Result<Rect, DeskError> {
+        Ok(self.state().screen)
+    }
+
+    fn window_rect(&self, id: &str) -> Result<Option<Rect>, DeskError> {
+        Ok(self.state().window(id)?.rect)
+    }
+
+    fn capture(&self, rect: Rect) -> Result<RgbImage, DeskError> {
+        let state = self.state();
+        let mut pixels = Vec::with_capacity((rect.w * rect.h * 3) as usize);
+        for y in rect.y..rect.y + rect.h as i32 {
+            for x in rect.x..rect.x + rect.w as i32 {
+                let top = state
+                    .windows
+                    .iter()
+                    .find(|w| w.rect.is_some_and(|r| r.contains_point(x, y)));
+                pixels.extend(top.map_or([0, 0, 0], |w| w.colour));
+            }
+        }
+        Ok(RgbImage {
+            width: rect.w,
+            height: rect.h,
+            pixels,
+        })
+    }
+
+    fn capture_scaled(&self, rect: Rect, width: u32) -> Result<RgbImage, DeskError> {
+        Ok(crate::image::shrink(&self.capture(rect)?, width))
+    }
+
+    fn capture_window(&self, id: &str, area: Rect) -> Result<Option<RgbImage>, DeskError> {
+        let state = self.state();
+        let window = state.window(id)?;
+        Ok(state
+            .window_pixels
+            .then(|| fill(window.colour, area.w, area.h)))
+    }
+
+    fn fingerprint(&self) -> Result<u64, DeskError> {
+        use std::hash::{DefaultHasher, Hash, Hasher};
+        let mut hasher = DefaultHasher::new();
+        for w in &self.state().windows {
+            w.window.id.hash(&mut hasher);
+        }
+        Ok(hasher.finish())
+    }
+
+    fn has_focus(&self, id: &str) -> Result<bool, DeskError> {
+        Ok(self.state().focus.as_deref() == Some(id))
+    }
+}
+
+impl Input for FakeDesk {
+    fn request_focus(&self, id: &str) -> Result<(), DeskError> {
+        let mut state = self.state();
+        let refuses = state.window(id)?.refuses_focus;
+        state.log.push(Event::Focus(id.into()));
+        if !refuses {
+            state.raise(id);
+            state.focus = Some(id.into());
+        }
+        Ok(())
+    }
+
+    fn request_close(&self, id: &str) -> Result<(), DeskError> {
+        let mut state = self.state();
+        let sticky = state.window(id)?.sticky;
+        state.log.push(Event::Close(id.into()));
+        if !sticky {
+            state.windows.retain(|w| w.window.id != id);
+            if state.focus.as_deref() == Some(id) {
+                state.focus = None;
+            }
+        }
+        Ok(())
+    }
+
+    fn press_keys(
+        &self,
+        keysyms: &[u32],
+        _focused: Option<&Window>,
+        _cancel: &Cancel,
+    ) -> Result<(), DeskError> {
+        let mut state = self.state();
+        let window = state.focus.clone();
+        state.log.push(Event::Keys {
+            window,
+            keysyms: keysyms.to_vec(),
+        });
+        Ok(())
+    }
+
+    fn type_text(
+        &self,
+        text: &str,
+        _focused: Option<&Window>,
+        cancel: &Cancel,
+    ) -> Result<usize, DeskError> {
+        let mut state = self.state();
+        let window = state.focus.clone();
+        let total = text.chars().count();
+        let sent = state.stop_typing_after.map_or(total, |n| n.min(total));
+        state.log.push(Event::Text {
+            window,
+            text: text.chars().take(sent).collect(),
+        });
+        if sent < total {
+            cancel.stop();
+            return Err(DeskError::Cancelled {
+                done: format!("typed {sent} of {total} characters"),
+            });
+        }
+        Ok(total)
+    }
+
+    fn move_pointer(&self, x: i32, y: i32) -> Result<(), DeskError> {
+        self.state().pointer = (x, y);
+        Ok(())
+    }
+
+    fn click(&self, button: Button, count: u8) -> Result<(), DeskError> {
+        let mut state = self.state();
+        let (x, y) = state.pointer;
+        let window = state.top_at(x, y);
+        state.log.push(Event::Click {
+            window,
+            x,
+            y,
+            button,
+            count,
+        });
+        Ok(())
+    }
+
+    fn scroll(&self, direction: Direction, amount: u32, _cancel: &Cancel) -> Result<(), DeskError> {
+        let mut state = self.state();
+        let (x, y) = state.pointer;
+        let window = state.top_at(x, y);
+        state.log.push(Event::Scroll {
+            window,
+            direction,
+            amount,
+        });
+        Ok(())
+    }
+
+    fn drag(&self, from: (i32, i32), to: (i32, i32), _cancel: &Cancel) -> Result<(), DeskError> {
+        let mut state = self.state();
+        let event = Event::Drag {
+            from: state.top_at(from.0, from.1),
+            to: state.top_at(to.0, to.1),
+        };
+        state.log.push(event);
+        state.pointer = to;
+        Ok(())
+    }
+
+    fn settle(&self, id: &str, _limit: Duration) -> bool {
+        self.state().window(id).is_ok()
+    }
+
+    fn release(&self) -> Result<(), DeskError> {
+        Ok(())
+    }
+}
+
+impl Presence for FakeDesk {
+    fn ask(&self, question: &Question, cancel: &Cancel) -> Result<Answer, DeskError> {
+        let mut guard = self.state();
+        let state = &mut *guard;
+        state.questions.push(question.clone());
+        if let Some(mut change) = state.while_asked.take() {
+            change(state);
+            state.while_asked = Some(change);
+        }
+        if cancel.is_cancelled() {
+            return Ok(Answer::Closed);
+        }
+        Ok(state.answers.pop_front().unwrap_or(Answer::NoAnswer))
+    }
+
+    fn indicate(&self, acting: bool) {
+        self.state().marker.push(acting);
+    }
+
+    fn overlays(&self) -> Vec<Rect> {
+        Vec::new()
+    }
+}
+
+impl Apps for FakeDesk {
+    fn names(&self, pid: u32) -> Vec<String> {
+        self.state().names.get(&pid).cloned().unwrap_or_default()
+    }
+
+    fn own_pid(&self) -> u32 {
+        self.state().own_pid
+    }
+
+    fn launch(&self, app: &str, _args: &[String]) -> Result<Launched, DeskError> {
+        let mut state = self.state();
+        let Some(title) = state.programs.get(app).cloned() else {
+            return Err(DeskError::Invalid(format!(
+                "cannot launch {app:?}: no such program"
+            )));
+        };
+        state.log.push(Event::Launch(app.into()));
+        let pid = state.next_pid;
+        state.next_pid += 1;
+        let id = format!("0x{pid:x}");
+        let rect = Rect::new(10, 10, 200, 100);
+        state
+            .windows
+            .insert(0, FakeWindow::new(&id, &title, pid, rect));
+        state.names.insert(pid, vec![app.to_string()]);
+        Ok(Launched { pid, scoped: false })
+    }
+
+    fn descends_from(&self, pid: u32, ancestor: u32) -> bool {
+        pid == ancestor
+    }
+}
+
+impl Accessibility for FakeDesk {
+    fn windows_of(&self, pid: u32) -> Result<Option<Vec<AppWindow>>, DeskError> {
+        let state = self.state();
+        let frames: Vec<AppWindow> = state
+            .nodes
+            .iter()
+            .filter(|n| n.pid == pid && n.parent.is_none())
+            .map(|n| AppWindow {
+                id: n.node.id.clone(),
+                name: n.node.name.clone(),
+                active: state.windows.iter().any(|w| {
+                    state.focus.as_deref() == Some(w.window.id.as_str())
+                        && w.window.title == n.node.name
+                }),
+            })
+            .collect();
+        Ok((!frames.is_empty()).then_some(frames))
+    }
+
+    fn tree(&self, root: &str, want: Want) -> Result<Vec<Node>, DeskError> {
+        let state = self.state();
+        state.node(root)?;
+        let mut out: Vec<Node> = Vec::new();
+        let mut pending = vec![(root.to_string(), None, 0)];
+        while let Some((id, parent, depth)) = pending.pop() {
+            let fake = state.node(&id)?;
+            let mut node = state.shown(fake, want);
+            node.node_ref = out.len();
+            node.parent = parent;
+            node.depth = depth;
+            let me = node.node_ref;
+            out.push(node);
+            let children: Vec<&FakeNode> = state
+                .nodes
+                .iter()
+                .filter(|n| n.parent.as_deref() == Some(id.as_str()))
+                .collect();
+            for child in children.into_iter().rev() {
+                pending.push((child.node.id.clone(), Some(me), depth + 1));
+            }
+        }
+        Ok(out)
+    }
+
+    fn node(&self, id: &str, want: Want) -> Result<Node, DeskError> {
+        let state = self.state();
+        Ok(state.shown(state.node(id)?, want))
+    }
+
+    fn ancestors(&self, id: &str) -> Result<Vec<Node>, DeskError> {
+        let state = self.state();
+        let mut chain = Vec::new();
+        let mut next = state.node(id)?.parent.clone();
+        while let Some(parent) = next {
+            let node = state.node(&parent)?;
+            chain.push(state.shown(node, Want::default()));
+            next = node.parent.clone();
+        }
+        Ok(chain)
+    }
+
+    fn at_point(&self, root: &str, x: i32, y: i32) -> Result<Option<String>, DeskError> {
+        let tree = self.tree(
+            root,
+            Want {
+                bounds: true,
+                ..Want::default()
+            },
+        )?;
+        let inside = |n: &&Node| {
+            n.bounds.is_some_and(|[bx, by, w, h]| {
+                Rect::new(bx, by, w as u32, h as u32).contains_point(x, y)
+            })
+        };
+        Ok(tree
+            .iter()
+            .skip(1)
+            .filter(inside)
+            .max_by_key(|n| n.depth)
+            .map(|n| n.id.clone()))
+    }
+
+    fn actions(&self, id: &str) -> Result<Vec<String>, DeskError> {
+        Ok(self.state().node(id)?.actions.clone())
+    }
+
+    fn do_action(&self, id: &str, index: usize) -> Result<bool, DeskError> {
+        let known = self.state().node(id)?.actions.len() > index;
+        self.log_event(Event::Action(id.into(), index));
+        Ok(known)
+    }
+
+    fn select(&self, id: &str) -> Result<bool, DeskError> {
+        let selectable = self.state().node(id)?.selectable;
+        self.log_event(Event::Select(id.into()));
+        Ok(selectable)
+    }
+
+    fn grab_focus(&self, id: &str) -> Result<bool, DeskError> {
+        let mut state = self.state();
+        state.node(id)?;
+        state.log.push(Event::GrabFocus(id.into()));
+        for node in &mut state.nodes {
+            node.node.states.retain(|s| s != "focused");
+            if node.node.id == id {
+                node.node.states.push("focused".into());
+            }
+        }
+        Ok(true)
+    }
+
+    fn pid_of(&self, id: &str) -> Result<u32, DeskError> {
+        Ok(self.state().node(id)?.pid)
+    }
+
+    fn focused_in(&self, pid: u32) -> Result<Option<Node>, DeskError> {
+        let state = self.state();
+        Ok(state
+            .nodes
+            .iter()
+            .find(|n| n.pid == pid && n.node.states.iter().any(|s| s == "focused"))
+            .map(|n| state.shown(n, Want::default())))
+    }
+}
+
+/// A grab that holds as long as the fake desktop does.
+struct FakeHotkey;
+
+impl Hotkey for FakeHotkey {
+    fn alive(&self) -> bool {
+        true
+    }
+}
+
+impl Platform for FakeDesk {
+    fn connect(&self) -> Result<Backend, DeskError> {
+        Ok(self.backend())
+    }
+
+    fn grab_hotkey(
+        &self,
+        combo: &str,
+        _pressed: Box<dyn Fn() + Send + Sync>,
+    ) -> Result<Box<dyn Hotkey>, DeskError> {
+        crate::keys::parse_combo(combo)?;
+        Ok(Box::new(FakeHotkey))
+    }
+}

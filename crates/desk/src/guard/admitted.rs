@@ -1,0 +1,285 @@
+//! [`Admitted`]: an action the safety controls let through, and the only way to send input.
+//!
+//! Each input method first checks that what it sends to was admitted, then that it is still
+//! where the input lands: keys go to the window that had the focus (checked again when admission
+//! took a while, as when a confirm dialog stood open), and pointer input lands only where the
+//! admitted window is the topmost window at the point, raising a window the call named when
+//! another covers it. Only then does it mark the call as having sent input.
+
+use std::time::{Duration, Instant};
+
+use desk_core::call::{Button, Direction};
+use desk_core::outcome::Control;
+use desk_core::window::Window;
+
+use super::desk::{Desk, Seen, Spot};
+use super::nodes::ActingNodes;
+use crate::error::DeskError;
+use crate::intent::{Intent, Target};
+use crate::keys::KeyCombo;
+use crate::system::Launched;
+
+/// How long a focus request may take to show.
+const FOCUS_WAIT: Duration = Duration::from_secs(1);
+/// How old the check of the focus may be when keys go out; an older one (a confirm dialog
+/// stood open meanwhile) is made again.
+const RECHECK_AFTER: Duration = Duration::from_millis(20);
+/// The role AT-SPI gives a password entry.
+const PASSWORD_ROLE: &str = "password text";
+
+/// An admitted action: it may send input to its intent's targets, and nowhere else.
+pub struct Admitted<'d> {
+    desk: &'d Desk,
+    intent: Intent,
+    /// When the targets were last known to be where the input lands.
+    checked: Instant,
+}
+
+impl<'d> Admitted<'d> {
+    pub(super) fn new(desk: &'d Desk, intent: Intent, checked: Instant) -> Self {
+        Self {
+            desk,
+            intent,
+            checked,
+        }
+    }
+
+    /// Whether `target` is one the action was admitted for.
+    fn admits(&self, target: &Target) -> bool {
+        self.intent
+            .targets
+            .iter()
+            .any(|admitted| match (admitted, target) {
+                (Target::Window { id: a, .. }, Target::Window { id: b, .. }) => {
+                    !a.is_empty() && a == b
+                }
+                (Target::Program(a), Target::Program(b)) => a == b,
+                (a, b) => a == b,
+            })
+    }
+
+    /// Whether process `pid` owns one of the admitted targets.
+    pub(super) fn admits_app(&self, pid: u32) -> bool {
+        self.intent
+            .targets
+            .iter()
+            .any(|t| matches!(t, Target::Window { pid: Some(p), .. } if *p == pid))
+    }
+
+    /// Refuses input to something the action was not admitted for: a verb that asks for it
+    /// is a bug, and nothing goes out.
+    pub(super) fn require(&self, admitted: bool, what: &str) -> Result<(), DeskError> {
+        if admitted {
+            return Ok(());
+        }
+        Err(DeskError::Invalid(format!(
+            "{what} was not part of the action the safety controls admitted ({}); this is a bug \
+             in shuttle, please report it",
+            self.intent.describe()
+        )))
+    }
+
+    /// Lets one input primitive through, unless the call was cancelled meanwhile. `sends` marks
+    /// input an app receives (a key, a click, an action), as opposed to moving the pointer or
+    /// the focus.
+    pub(super) fn pass(&self, what: &str, sends: bool) -> Result<(), DeskError> {
+        if self.desk.caller.cancel.is_cancelled() {
+            return Err(DeskError::Cancelled {
+                done: format!("it stopped before {what}"),
+            });
+        }
+        if sends {
+            self.desk.sent.set(true);
+        }
+        Ok(())
+    }
+
+    /// Gives `window` the keyboard focus, raising it, and checks that it has it.
+    pub fn focus(&self, window: &Window) -> Result<(), DeskError> {
+        self.require(self.admits(&Target::window(window)), "focusing a window")?;
+        let display = &self.desk.backend.display;
+        if display.has_focus(&window.id)? {
+            return Ok(());
+        }
+        self.pass("moving the focus", false)?;
+        self.desk.backend.input.request_focus(&window.id)?;
+        let deadline = Instant::now() + FOCUS_WAIT;
+        while Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+            if display.has_focus(&window.id)? {
+                return Ok(());
+            }
+        }
+        let windows = display.windows()?;
+        if !windows.iter().any(|w| w.id == window.id) {
+            return Err(DeskError::WindowGone {
+                id: window.id.clone(),
+            });
+        }
+        let active = match self.desk.focused()? {
+            Seen::Window(w) if w.id == window.id => {
+                "this window, but the keyboard focus did not follow; the app may not accept it yet"
+                    .into()
+            }
+            Seen::Window(w) => format!("{} {:?}", w.id, w.title),
+            Seen::Foreign(target) => target.to_string(),
+            Seen::Nothing => "none".into(),
+        };
+        Err(DeskError::FocusRefused {
+            id: window.id.clone(),
+            title: window.title.clone(),
+            active,
+        })
+    }
+
+    /// Asks `window` to close.
+    pub fn close(&self, window: &Window) -> Result<(), DeskError> {
+        self.require(self.admits(&Target::window(window)), "closing a window")?;
+        self.pass("closing a window", true)?;
+        self.desk.backend.input.request_close(&window.id)
+    }
+
+    /// Checks that keys would still go to `into`, the admitted keyboard target.
+    fn keys_land(&self, into: Option<&Window>) -> Result<(), DeskError> {
+        let target = into.map_or(Target::NoFocus, Target::window);
+        self.require(self.admits(&target), "keyboard input")?;
+        if self.checked.elapsed() < RECHECK_AFTER {
+            return Ok(());
+        }
+        if self.desk.focused()?.id() != into.map(|w| w.id.as_str()) {
+            return Err(DeskError::Changed(
+                "the keyboard focus moved to another window while the action was being checked: \
+                 look again, or name the window"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The auth guard's last word before typing: no typing while a password field has the
+    /// focus in the app of `into`. Where accessibility cannot tell, typing goes ahead.
+    fn check_password_field(&self, into: Option<&Window>) -> Result<(), DeskError> {
+        if !self.desk.policy.guards_auth(self.desk.caller.allow_auth) {
+            return Ok(());
+        }
+        let Some(pid) = into.and_then(|w| w.pid) else {
+            return Ok(());
+        };
+        match self.desk.backend.accessibility.focused_in(pid) {
+            Ok(Some(node)) if node.role == PASSWORD_ROLE => Err(DeskError::refused(
+                Control::AuthGuard,
+                format!(
+                    "the focused field {:?} is a password field and the auth guard is on; pass \
+                     allow_auth: true only if the person at the desktop asked you to type it",
+                    node.name
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Presses a key combination into `into`, the window that has the focus.
+    pub fn press_keys(&self, combo: &KeyCombo, into: Option<&Window>) -> Result<(), DeskError> {
+        self.keys_land(into)?;
+        if combo.types_text() {
+            self.check_password_field(into)?;
+        }
+        self.pass("pressing keys", true)?;
+        self.desk
+            .backend
+            .input
+            .press_keys(&combo.keysyms, into, &self.desk.caller.cancel)
+    }
+
+    /// Types `text` into `into`, the window that has the focus; returns how many characters
+    /// went out.
+    pub fn type_text(&self, text: &str, into: Option<&Window>) -> Result<usize, DeskError> {
+        self.keys_land(into)?;
+        self.check_password_field(into)?;
+        self.pass("typing", true)?;
+        self.desk
+            .backend
+            .input
+            .type_text(text, into, &self.desk.caller.cancel)
+    }
+
+    /// Makes sure pointer input at `spot` lands on what was admitted there: the same window
+    /// on top, or, for a window the call named, that window raised above whatever covers it.
+    fn land(&self, spot: &Spot) -> Result<(), DeskError> {
+        self.require(self.admits(&spot.target()), "pointer input")?;
+        let (x, y) = (spot.x, spot.y);
+        let now = self.desk.top_at(x, y)?;
+        if now.id() == spot.on.id() {
+            return Ok(());
+        }
+        if let (true, Seen::Window(window)) = (spot.raise, &spot.on) {
+            self.focus(window)?;
+            let now = self.desk.top_at(x, y)?;
+            if now.id() == Some(window.id.as_str()) {
+                return Ok(());
+            }
+            return Err(DeskError::Changed(format!(
+                "{} is covered at ({x}, {y}) by {} even after raising it",
+                Target::window(window),
+                now.target(Target::Background)
+            )));
+        }
+        Err(DeskError::Changed(format!(
+            "what is at ({x}, {y}) changed after it was checked: it is now {}; look again before \
+             retrying",
+            now.target(Target::Background)
+        )))
+    }
+
+    /// Clicks `button` `count` times at `spot`.
+    pub fn click(&self, spot: &Spot, button: Button, count: u8) -> Result<(), DeskError> {
+        self.land(spot)?;
+        let input = &self.desk.backend.input;
+        self.pass("moving the pointer", false)?;
+        input.move_pointer(spot.x, spot.y)?;
+        self.pass("clicking", true)?;
+        input.click(button, count)
+    }
+
+    /// Turns the wheel `amount` notches at `spot`.
+    pub fn scroll(&self, spot: &Spot, direction: Direction, amount: u32) -> Result<(), DeskError> {
+        self.land(spot)?;
+        let input = &self.desk.backend.input;
+        self.pass("moving the pointer", false)?;
+        input.move_pointer(spot.x, spot.y)?;
+        self.pass("scrolling", true)?;
+        input.scroll(direction, amount, &self.desk.caller.cancel)
+    }
+
+    /// Drags with the left button from one spot to the other.
+    pub fn drag(&self, from: &Spot, to: &Spot) -> Result<(), DeskError> {
+        self.land(from)?;
+        self.land(to)?;
+        self.pass("dragging", true)?;
+        self.desk
+            .backend
+            .input
+            .drag((from.x, from.y), (to.x, to.y), &self.desk.caller.cancel)
+    }
+
+    /// Starts the admitted program.
+    pub fn launch(&self, app: &str, args: &[String]) -> Result<Launched, DeskError> {
+        self.require(
+            self.admits(&Target::Program(app.into())),
+            "starting a program",
+        )?;
+        self.pass("starting a program", true)?;
+        self.desk.backend.apps.launch(app, args)
+    }
+
+    /// Waits up to `limit` until the app of `window` has read the input sent so far; `false`
+    /// when it could not tell.
+    pub fn settle(&self, window: &Window, limit: Duration) -> bool {
+        self.desk.backend.input.settle(&window.id, limit)
+    }
+
+    /// Actions on accessibility nodes of the admitted apps.
+    pub fn nodes(&self) -> ActingNodes<'_> {
+        ActingNodes::new(self, self.desk.backend.accessibility.clone())
+    }
+}

@@ -1,0 +1,448 @@
+//! [`Desk`]: the desktop as one call may see it, and the gate its actions pass.
+//!
+//! Reads come back filtered: [`Desk::windows`] lists only windows of allowed apps, [`Desk::pick`]
+//! refuses a window outside the allowlist by name, and what is found at a point or holding the
+//! focus comes back as a [`Seen`], where a foreign window is only a [`Target`] to refuse, never
+//! a [`Window`] a verb could put in a result. shuttle's own windows count as foreign.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use desk_core::geometry::Rect;
+use desk_core::matching::pick_window;
+use desk_core::outcome::Control;
+use desk_core::window::Window;
+
+use super::admitted::Admitted;
+use super::nodes::Nodes;
+use super::policy::{Policy, is_auth_prompt};
+use crate::cancel::Cancel;
+use crate::error::DeskError;
+use crate::image::RgbImage;
+use crate::intent::{Intent, Target};
+use crate::system::{Answer, Backend, DisplayInfo, Question};
+
+/// Who makes a call, and how it may be stopped.
+#[derive(Debug, Clone, Default)]
+pub struct Caller {
+    /// The agent, as the request names it (`""` from the CLI).
+    pub agent: String,
+    /// The call's own override of the auth guard (`allow_auth: true`).
+    pub allow_auth: bool,
+    /// Raised when the caller goes away or the person stops shuttle.
+    pub cancel: Cancel,
+}
+
+/// A window found at a point or holding the focus, as far as the caller may know it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Seen {
+    /// A window of an allowed app.
+    Window(Window),
+    /// A window the caller may not see or touch: described for a refusal, nothing more.
+    Foreign(Target),
+    /// No window: the desktop background, or no focus.
+    Nothing,
+}
+
+impl Seen {
+    /// The window's id, for telling whether what is there changed.
+    pub fn id(&self) -> Option<&str> {
+        match self {
+            Seen::Window(window) => Some(&window.id),
+            Seen::Foreign(Target::Window { id, .. }) => Some(id),
+            Seen::Foreign(_) | Seen::Nothing => None,
+        }
+    }
+
+    /// The window, when the caller may see it.
+    pub fn window(&self) -> Option<&Window> {
+        match self {
+            Seen::Window(window) => Some(window),
+            _ => None,
+        }
+    }
+
+    /// What input here would land on; `nothing` says what no window means here.
+    pub fn target(&self, nothing: Target) -> Target {
+        match self {
+            Seen::Window(window) => Target::window(window),
+            Seen::Foreign(target) => target.clone(),
+            Seen::Nothing => nothing,
+        }
+    }
+}
+
+/// Where pointer input is aimed: a desk point, and what must be on top there when it goes out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spot {
+    /// Desk x.
+    pub x: i32,
+    /// Desk y.
+    pub y: i32,
+    /// What receives the input there.
+    pub on: Seen,
+    /// Whether the call named the window, so it may be raised where another one covers it.
+    pub raise: bool,
+}
+
+impl Spot {
+    /// What the input lands on, for admission.
+    pub fn target(&self) -> Target {
+        self.on.target(Target::Background)
+    }
+}
+
+/// One call's view of the desktop under its policy.
+pub struct Desk {
+    pub(super) backend: Backend,
+    pub(super) policy: Arc<Policy>,
+    pub(super) caller: Caller,
+    /// Whether input went out: a failed action that sent some is `unknown`, not `refused`.
+    pub(super) sent: Cell<bool>,
+    /// The names of processes asked about during the call, so each is read once.
+    names: RefCell<HashMap<u32, Vec<String>>>,
+}
+
+impl Desk {
+    /// The desktop `backend` under `policy`, for one call by `caller`.
+    pub fn new(backend: Backend, policy: Arc<Policy>, caller: Caller) -> Self {
+        Self {
+            backend,
+            policy,
+            caller,
+            sent: Cell::new(false),
+            names: RefCell::default(),
+        }
+    }
+
+    /// The policy the call runs under.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// The call's cancel flag, for long waits.
+    pub fn cancel(&self) -> &Cancel {
+        &self.caller.cancel
+    }
+
+    /// What the display is.
+    pub fn info(&self) -> DisplayInfo {
+        self.backend.display.info()
+    }
+
+    fn names(&self, pid: u32) -> Vec<String> {
+        self.names
+            .borrow_mut()
+            .entry(pid)
+            .or_insert_with(|| self.backend.apps.names(pid))
+            .clone()
+    }
+
+    /// Whether the caller may see and touch windows of process `pid`; the error says why not.
+    fn allows(&self, pid: Option<u32>) -> Result<(), String> {
+        if pid == Some(self.backend.apps.own_pid()) {
+            return Err("that is shuttle's own window".into());
+        }
+        if self.policy.apps.is_none() {
+            return Ok(());
+        }
+        let names = pid.map(|pid| self.names(pid));
+        self.policy.allows_app(names.as_deref())
+    }
+
+    /// The allowlist's refusal of `target`, for a process it does not allow.
+    fn refusal(target: &Target, why: &str) -> DeskError {
+        DeskError::refused(Control::Allowlist, format!("{target}: {why}"))
+    }
+
+    /// Refuses a process outside the allowlist; `what` names what belongs to it.
+    pub(super) fn check_pid(&self, pid: u32, what: &str) -> Result<(), DeskError> {
+        self.allows(Some(pid))
+            .map_err(|why| DeskError::refused(Control::Allowlist, format!("{what}: {why}")))
+    }
+
+    fn sort(&self, window: Window) -> Seen {
+        match self.allows(window.pid) {
+            Ok(()) => Seen::Window(window),
+            Err(_) => Seen::Foreign(Target::window(&window)),
+        }
+    }
+
+    /// The windows the caller may see, topmost first.
+    pub fn windows(&self) -> Result<Vec<Window>, DeskError> {
+        Ok(self
+            .backend
+            .display
+            .windows()?
+            .into_iter()
+            .filter(|w| self.allows(w.pid).is_ok())
+            .collect())
+    }
+
+    /// Of `windows`, those the caller may see.
+    pub fn visible(&self, windows: Vec<Window>) -> Vec<Window> {
+        windows
+            .into_iter()
+            .filter(|w| self.allows(w.pid).is_ok())
+            .collect()
+    }
+
+    /// The window `window` and `pid` name, among the windows the caller may see; a window
+    /// outside the allowlist is refused as such rather than reported missing.
+    pub fn pick(&self, window: Option<&str>, pid: Option<u32>) -> Result<Window, DeskError> {
+        let all = self.backend.display.windows()?;
+        let visible = self.visible(all.clone());
+        match pick_window(&visible, window, pid) {
+            Ok(picked) => Ok(picked.clone()),
+            Err(e) => match pick_window(&all, window, pid) {
+                Ok(foreign) => {
+                    let why = self.allows(foreign.pid).err().unwrap_or_default();
+                    Err(Self::refusal(&Target::window(foreign), &why))
+                }
+                Err(_) => Err(e.into()),
+            },
+        }
+    }
+
+    /// The window that has the keyboard focus.
+    pub fn focused(&self) -> Result<Seen, DeskError> {
+        Ok(self
+            .backend
+            .display
+            .windows()?
+            .into_iter()
+            .find(|w| w.active)
+            .map_or(Seen::Nothing, |w| self.sort(w)))
+    }
+
+    /// The window that has the keyboard focus, refused when it is not the caller's to see.
+    pub fn focused_window(&self) -> Result<Option<Window>, DeskError> {
+        match self.focused()? {
+            Seen::Window(window) => Ok(Some(window)),
+            Seen::Foreign(target) => Err(self.refusal_of(&target)),
+            Seen::Nothing => Ok(None),
+        }
+    }
+
+    /// Why a window the caller may not see (a [`Seen::Foreign`]) is refused.
+    pub fn refusal_of(&self, target: &Target) -> DeskError {
+        self.check_target(target)
+            .err()
+            .unwrap_or_else(|| Self::refusal(target, "it is not the caller's to see"))
+    }
+
+    /// The topmost window whose client area holds the desk point.
+    pub fn top_at(&self, x: i32, y: i32) -> Result<Seen, DeskError> {
+        self.topmost(x, y, |_| true)
+    }
+
+    /// The topmost app window at the desk point, passing over panels and the desktop itself.
+    pub fn top_app_at(&self, x: i32, y: i32) -> Result<Seen, DeskError> {
+        self.topmost(x, y, |w| {
+            !w.shell && !matches!(w.role.as_str(), "dock" | "desktop")
+        })
+    }
+
+    fn topmost(&self, x: i32, y: i32, counts: impl Fn(&Window) -> bool) -> Result<Seen, DeskError> {
+        for window in self.backend.display.windows()? {
+            if !counts(&window) {
+                continue;
+            }
+            if let Some(rect) = self.backend.display.window_rect(&window.id)?
+                && rect.contains_point(x, y)
+            {
+                return Ok(self.sort(window));
+            }
+        }
+        Ok(Seen::Nothing)
+    }
+
+    /// The screen: the rectangle desk coordinates live in.
+    pub fn screen(&self) -> Result<Rect, DeskError> {
+        self.backend.display.screen()
+    }
+
+    /// Where `window` is on the screen, or `None` when it is not shown.
+    pub fn window_rect(&self, window: &Window) -> Result<Option<Rect>, DeskError> {
+        self.backend.display.window_rect(&window.id)
+    }
+
+    /// Where `window` is on the screen, refusing a window that is not shown.
+    pub fn rect_of(&self, window: &Window) -> Result<Rect, DeskError> {
+        self.window_rect(window)?
+            .ok_or_else(|| DeskError::WindowHidden {
+                id: window.id.clone(),
+                title: window.title.clone(),
+            })
+    }
+
+    /// Whether `window` has the keyboard focus.
+    pub fn has_focus(&self, window: &Window) -> Result<bool, DeskError> {
+        self.backend.display.has_focus(&window.id)
+    }
+
+    /// A value that changes when windows open, close or restack.
+    pub fn fingerprint(&self) -> Result<u64, DeskError> {
+        self.backend.display.fingerprint()
+    }
+
+    /// The pixels of a rectangle of the screen: refused under the app allowlist, since they
+    /// would show other apps.
+    pub fn capture_screen(&self, rect: Rect) -> Result<RgbImage, DeskError> {
+        if self.policy.apps.is_some() {
+            return Err(DeskError::refused(
+                Control::Allowlist,
+                "a shot of the screen or a rectangle of it is refused under the app allowlist \
+                 ([safety] apps), since it would show other apps; pass window to shoot a window \
+                 of an allowed app",
+            ));
+        }
+        self.backend.display.capture(rect)
+    }
+
+    /// The pixels of `window` itself in `area` (window coordinates), never another window's
+    /// drawn over it. `frame` is where the window is on the screen. Where the display cannot
+    /// read a window's own pixels the screen is read instead, which the allowlist refuses.
+    pub fn capture_window(
+        &self,
+        window: &Window,
+        frame: Rect,
+        area: Rect,
+    ) -> Result<RgbImage, DeskError> {
+        if let Some(image) = self.backend.display.capture_window(&window.id, area)? {
+            return Ok(image);
+        }
+        if self.policy.apps.is_some() {
+            return Err(DeskError::refused(
+                Control::Allowlist,
+                "this desktop cannot read a window's own pixels, so a window shot could show \
+                 other apps' windows over it, which the app allowlist ([safety] apps) refuses",
+            ));
+        }
+        let on_screen = Rect::new(frame.x + area.x, frame.y + area.y, area.w, area.h);
+        self.backend.display.capture(on_screen)
+    }
+
+    /// A rectangle of the screen shrunk to `width` pixels wide, to tell whether anything
+    /// moves; verbs never hand these pixels to the caller.
+    pub fn watch(&self, rect: Rect, width: u32) -> Result<RgbImage, DeskError> {
+        self.backend.display.capture_scaled(rect, width)
+    }
+
+    /// Parts of the screen shuttle draws on itself (the marker).
+    pub fn overlays(&self) -> Vec<Rect> {
+        self.backend.presence.overlays()
+    }
+
+    /// Whether process `pid` is `ancestor` or one of its descendants.
+    pub fn descends_from(&self, pid: u32, ancestor: u32) -> bool {
+        self.backend.apps.descends_from(pid, ancestor)
+    }
+
+    /// The accessibility tree, under the allowlist.
+    pub fn nodes(&self) -> Nodes<'_> {
+        Nodes::new(self, self.backend.accessibility.clone())
+    }
+
+    /// Puts an action to the safety controls: read-only, the allowlist and the auth guard on
+    /// each target, dry run, then the person at the desktop in confirm mode. What comes back
+    /// may send input to those targets and nowhere else.
+    pub fn admit(&self, intent: Intent) -> Result<Admitted<'_>, DeskError> {
+        let checked = Instant::now();
+        if self.caller.cancel.is_cancelled() {
+            return Err(DeskError::Cancelled {
+                done: "it stopped before any input".into(),
+            });
+        }
+        if self.policy.read_only {
+            return Err(DeskError::refused(
+                Control::ReadOnly,
+                "shuttle is read-only ([safety] read_only); only observations are served",
+            ));
+        }
+        for target in &intent.targets {
+            self.check_target(target)?;
+            if self.policy.guards_auth(self.caller.allow_auth) {
+                self.check_auth_dialog(target)?;
+            }
+        }
+        if self.policy.dry_run {
+            return Err(DeskError::DryRun(intent.describe()));
+        }
+        if let Some(timeout) = self.policy.confirm {
+            self.confirm(&intent, timeout)?;
+        }
+        Ok(Admitted::new(self, intent, checked))
+    }
+
+    /// The allowlist's verdict on one target.
+    fn check_target(&self, target: &Target) -> Result<(), DeskError> {
+        match target {
+            Target::Window { pid, .. } => {
+                self.allows(*pid).map_err(|why| Self::refusal(target, &why))
+            }
+            Target::Background | Target::NoFocus if self.policy.apps.is_some() => {
+                Err(DeskError::refused(
+                    Control::Allowlist,
+                    format!(
+                        "the input would land on {target}, which is no window of an allowed app \
+                         ([safety] apps: {})",
+                        self.policy.allowlist()
+                    ),
+                ))
+            }
+            Target::Background | Target::NoFocus => Ok(()),
+            Target::Program(program) => self.policy.allows_program(program),
+        }
+    }
+
+    /// The auth guard's verdict on one target: no input into authentication dialogs.
+    fn check_auth_dialog(&self, target: &Target) -> Result<(), DeskError> {
+        let Target::Window { title, pid, .. } = target else {
+            return Ok(());
+        };
+        let names = pid.map(|pid| self.names(pid)).unwrap_or_default();
+        if is_auth_prompt(&names, title) {
+            return Err(DeskError::refused(
+                Control::AuthGuard,
+                format!(
+                    "{target} is an authentication dialog and the auth guard is on; pass \
+                     allow_auth: true only if the person at the desktop asked you to answer it"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn confirm(&self, intent: &Intent, timeout: std::time::Duration) -> Result<(), DeskError> {
+        let question = Question {
+            agent: self.caller.agent.clone(),
+            action: intent.describe(),
+            text: intent.text.clone(),
+            timeout,
+        };
+        let cancel = &self.caller.cancel;
+        let person = |reason: String| DeskError::refused(Control::Person, reason);
+        match self.backend.presence.ask(&question, cancel)? {
+            Answer::Allow => Ok(()),
+            Answer::Deny => Err(person(
+                "the person at the desktop denied it (confirm mode)".into(),
+            )),
+            Answer::Closed if cancel.is_cancelled() => Err(DeskError::Cancelled {
+                done: "it stopped while the person was being asked, before any input".into(),
+            }),
+            Answer::Closed => Err(person(
+                "the person at the desktop closed the confirm dialog without allowing it \
+                 (confirm mode)"
+                    .into(),
+            )),
+            Answer::NoAnswer => Err(person(format!(
+                "the person at the desktop did not answer within {} s, which counts as deny \
+                 (confirm mode)",
+                timeout.as_secs()
+            ))),
+        }
+    }
+}

@@ -1,0 +1,109 @@
+//! The accessibility tree under the same rules as the screen: [`Nodes`] reads only nodes of
+//! allowed apps, and [`ActingNodes`] acts only on nodes of the apps an action was admitted for.
+
+use std::sync::Arc;
+
+use desk_core::a11y::Node;
+use desk_core::window::Window;
+
+use super::admitted::Admitted;
+use super::desk::Desk;
+use crate::accessibility::{Accessibility, AppWindow, Want};
+use crate::error::DeskError;
+
+/// Reading accessibility nodes of allowed apps.
+pub struct Nodes<'d> {
+    desk: &'d Desk,
+    api: Arc<dyn Accessibility>,
+}
+
+impl<'d> Nodes<'d> {
+    pub(super) fn new(desk: &'d Desk, api: Arc<dyn Accessibility>) -> Self {
+        Self { desk, api }
+    }
+
+    /// The process of node `id`, refused when it is outside the allowlist.
+    pub fn pid_of(&self, id: &str) -> Result<u32, DeskError> {
+        let pid = self.api.pid_of(id)?;
+        self.desk.check_pid(pid, &format!("node {id}"))?;
+        Ok(pid)
+    }
+
+    /// The accessible top-level windows of `window`'s process, or `None` when it is not on the
+    /// accessibility bus.
+    pub fn windows_of(&self, window: &Window) -> Result<Option<Vec<AppWindow>>, DeskError> {
+        let Some(pid) = window.pid else {
+            return Ok(None);
+        };
+        self.desk.check_pid(pid, &format!("window {}", window.id))?;
+        self.api.windows_of(pid)
+    }
+
+    /// The tree under node `root`, root first.
+    pub fn tree(&self, root: &str, want: Want) -> Result<Vec<Node>, DeskError> {
+        self.pid_of(root)?;
+        self.api.tree(root, want)
+    }
+
+    /// One node.
+    pub fn node(&self, id: &str, want: Want) -> Result<Node, DeskError> {
+        self.pid_of(id)?;
+        self.api.node(id, want)
+    }
+
+    /// A node's ancestors, nearest first, up to its top-level window.
+    pub fn ancestors(&self, id: &str) -> Result<Vec<Node>, DeskError> {
+        self.pid_of(id)?;
+        self.api.ancestors(id)
+    }
+
+    /// The deepest node under `root` at the desk point.
+    pub fn at_point(&self, root: &str, x: i32, y: i32) -> Result<Option<String>, DeskError> {
+        self.pid_of(root)?;
+        self.api.at_point(root, x, y)
+    }
+
+    /// The names of a node's actions, in order.
+    pub fn actions(&self, id: &str) -> Result<Vec<String>, DeskError> {
+        self.pid_of(id)?;
+        self.api.actions(id)
+    }
+}
+
+/// Acting on accessibility nodes, for an admitted action.
+pub struct ActingNodes<'a> {
+    admitted: &'a Admitted<'a>,
+    api: Arc<dyn Accessibility>,
+}
+
+impl<'a> ActingNodes<'a> {
+    pub(super) fn new(admitted: &'a Admitted<'a>, api: Arc<dyn Accessibility>) -> Self {
+        Self { admitted, api }
+    }
+
+    /// Lets an action on node `id` through when the node belongs to an admitted app.
+    fn pass(&self, id: &str, what: &str) -> Result<(), DeskError> {
+        let pid = self.api.pid_of(id)?;
+        self.admitted
+            .require(self.admitted.admits_app(pid), &format!("{what} ({id})"))?;
+        self.admitted.pass(what, true)
+    }
+
+    /// Runs node `id`'s action `index`; false when the app refused.
+    pub fn do_action(&self, id: &str, index: usize) -> Result<bool, DeskError> {
+        self.pass(id, "running an accessibility action")?;
+        self.api.do_action(id, index)
+    }
+
+    /// Selects node `id` within its parent; false when the app refused.
+    pub fn select(&self, id: &str) -> Result<bool, DeskError> {
+        self.pass(id, "selecting a node")?;
+        self.api.select(id)
+    }
+
+    /// Gives node `id` the keyboard focus; false when the app refused.
+    pub fn grab_focus(&self, id: &str) -> Result<bool, DeskError> {
+        self.pass(id, "focusing a node")?;
+        self.api.grab_focus(id)
+    }
+}

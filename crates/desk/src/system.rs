@@ -1,0 +1,223 @@
+//! The boundary between the desk and an operating system, cut by role.
+//!
+//! A backend is a set of role objects, gathered in a [`Backend`]: what is on the screen
+//! ([`Display`]), sending input ([`Input`]), the person's side of the screen ([`Presence`]), the
+//! processes behind windows ([`Apps`]) and the accessibility tree
+//! ([`Accessibility`](crate::Accessibility)). A [`Platform`] connects one, and grabs the
+//! person's kill hotkey.
+//!
+//! None of these traits carries policy: they report and do what they are asked. The safety
+//! controls live in [`crate::guard`], which is the only code that holds a `Backend` while a
+//! call runs.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use desk_core::call::{Button, Direction};
+use desk_core::geometry::Rect;
+use desk_core::window::Window;
+use serde::Serialize;
+
+use crate::accessibility::Accessibility;
+use crate::cancel::Cancel;
+use crate::error::DeskError;
+use crate::image::RgbImage;
+
+/// What a display says about itself, for `status`.
+#[derive(Debug, Clone, Serialize)]
+pub struct DisplayInfo {
+    /// The windowing system: `x11`.
+    pub system: &'static str,
+    /// The display it is connected to.
+    pub display: String,
+    /// How it captures the screen: on X11 `mit-shm`, or `getimage` where shared memory is out
+    /// of reach.
+    pub capture: &'static str,
+    /// Whether a window's own pixels can be read even where other windows cover it.
+    pub window_pixels: bool,
+}
+
+/// What is on the screen. Implementations are blocking and shareable across threads.
+pub trait Display: Send + Sync {
+    /// What this display is.
+    fn info(&self) -> DisplayInfo;
+
+    /// The top-level windows, topmost first.
+    fn windows(&self) -> Result<Vec<Window>, DeskError>;
+
+    /// The screen's size: the rectangle desk coordinates live in, at (0, 0).
+    fn screen(&self) -> Result<Rect, DeskError>;
+
+    /// Where window `id` is, in desk coordinates (it may reach off the screen), or `None` when
+    /// it is not shown at all (minimized, or on another desktop).
+    fn window_rect(&self, id: &str) -> Result<Option<Rect>, DeskError>;
+
+    /// The pixels of a rectangle of the screen, which the caller has clipped to the screen.
+    fn capture(&self, rect: Rect) -> Result<RgbImage, DeskError>;
+
+    /// A capture shrunk to `width` pixels wide by averaging boxes of pixels. Displays that can
+    /// shrink while they read pixels should, since `still` calls this many times a second.
+    fn capture_scaled(&self, rect: Rect, width: u32) -> Result<RgbImage, DeskError>;
+
+    /// The pixels window `id` itself drew in `area` (window coordinates, within the window),
+    /// whatever covers it on the screen; `None` when this display cannot tell a window's own
+    /// pixels from the screen's.
+    fn capture_window(&self, id: &str, area: Rect) -> Result<Option<RgbImage>, DeskError>;
+
+    /// A cheap value that changes when windows open, close or change their stacking.
+    fn fingerprint(&self) -> Result<u64, DeskError>;
+
+    /// Whether window `id` has the keyboard focus.
+    fn has_focus(&self, id: &str) -> Result<bool, DeskError>;
+}
+
+/// Sending input and window-manager requests. Each method returns once the display server has
+/// the input; whether an app has read it is what [`Input::settle`] finds out.
+pub trait Input: Send + Sync {
+    /// Asks the window manager to focus and raise window `id`; returns without waiting.
+    fn request_focus(&self, id: &str) -> Result<(), DeskError>;
+
+    /// Asks window `id` to close, as its close button would; returns without waiting.
+    fn request_close(&self, id: &str) -> Result<(), DeskError>;
+
+    /// Presses `keysyms` in order, then releases them in reverse order. `focused` is the
+    /// window that has the focus, as for [`Input::type_text`].
+    fn press_keys(
+        &self,
+        keysyms: &[u32],
+        focused: Option<&Window>,
+        cancel: &Cancel,
+    ) -> Result<(), DeskError>;
+
+    /// Types `text` into whatever has the focus, checking `cancel` between characters, and
+    /// returns how many characters were sent. `focused` is the window that has the focus, so
+    /// the backend can wait for its app where typing needs that.
+    fn type_text(
+        &self,
+        text: &str,
+        focused: Option<&Window>,
+        cancel: &Cancel,
+    ) -> Result<usize, DeskError>;
+
+    /// Moves the pointer to a desk point.
+    fn move_pointer(&self, x: i32, y: i32) -> Result<(), DeskError>;
+
+    /// Clicks `button` `count` times where the pointer is.
+    fn click(&self, button: Button, count: u8) -> Result<(), DeskError>;
+
+    /// Turns the wheel `amount` notches where the pointer is.
+    fn scroll(&self, direction: Direction, amount: u32, cancel: &Cancel) -> Result<(), DeskError>;
+
+    /// Presses the left button at `from`, moves to `to` and releases it there. The button is
+    /// released even when the drag fails or is cancelled.
+    fn drag(&self, from: (i32, i32), to: (i32, i32), cancel: &Cancel) -> Result<(), DeskError>;
+
+    /// Waits up to `limit` until the app that owns window `id` has read all input sent so
+    /// far. `false` when it could not tell: the app did not answer in time, or cannot be asked.
+    fn settle(&self, id: &str, limit: Duration) -> bool;
+
+    /// Gives back what input borrowed from the desktop (on X11, lent keycodes). The daemon
+    /// calls it when it stops.
+    fn release(&self) -> Result<(), DeskError>;
+}
+
+/// A question for the person at the desktop, asked before an action in confirm mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Question {
+    /// The agent that asks.
+    pub agent: String,
+    /// What it would do, where.
+    pub action: String,
+    /// The text it would type, if any.
+    pub text: Option<String>,
+    /// How long to wait for an answer; no answer means Deny.
+    pub timeout: Duration,
+}
+
+/// What the person answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// They allowed it.
+    Allow,
+    /// They denied it.
+    Deny,
+    /// They closed the question without answering.
+    Closed,
+    /// The time ran out.
+    NoAnswer,
+}
+
+/// The person's side of the screen: what shuttle shows them, and asks them.
+pub trait Presence: Send + Sync {
+    /// Asks the person whether an action may go ahead, waiting up to the question's timeout;
+    /// `cancel` ends the wait as [`Answer::Closed`]. An error when no question can be shown.
+    fn ask(&self, question: &Question, cancel: &Cancel) -> Result<Answer, DeskError>;
+
+    /// Shows (`true`) or, after a short linger, hides the marker that tells the person an
+    /// agent is acting.
+    fn indicate(&self, acting: bool);
+
+    /// Parts of the screen that shuttle itself draws on (the marker), which `still` ignores.
+    fn overlays(&self) -> Vec<Rect>;
+}
+
+/// A started app.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Launched {
+    /// Its process id.
+    pub pid: u32,
+    /// Whether it runs in a scope of its own (on Linux a systemd scope), apart from the daemon.
+    pub scoped: bool,
+}
+
+/// The processes behind windows: their names, their descent, and starting new ones.
+pub trait Apps: Send + Sync {
+    /// The names process `pid` goes by (executable, process name, an interpreted script's
+    /// file name); empty when the process is gone.
+    fn names(&self, pid: u32) -> Vec<String>;
+
+    /// The process shuttle's own windows belong to (the confirm dialog), which agents never
+    /// see or touch.
+    fn own_pid(&self) -> u32;
+
+    /// Starts `app` with `args`, detached from the daemon.
+    fn launch(&self, app: &str, args: &[String]) -> Result<Launched, DeskError>;
+
+    /// Whether process `pid` is `ancestor` or one of its descendants.
+    fn descends_from(&self, pid: u32, ancestor: u32) -> bool;
+}
+
+/// One desktop's role objects, connected together.
+#[derive(Clone)]
+pub struct Backend {
+    /// What is on the screen.
+    pub display: Arc<dyn Display>,
+    /// Sending input.
+    pub input: Arc<dyn Input>,
+    /// The person's side of the screen.
+    pub presence: Arc<dyn Presence>,
+    /// The processes behind windows.
+    pub apps: Arc<dyn Apps>,
+    /// The accessibility tree; connects on first use.
+    pub accessibility: Arc<dyn Accessibility>,
+}
+
+/// A grabbed kill hotkey; dropping it lets the key go.
+pub trait Hotkey: Send {
+    /// Whether the grab still holds (its display connection is alive).
+    fn alive(&self) -> bool;
+}
+
+/// Where a desktop comes from.
+pub trait Platform: Send + Sync {
+    /// Connects to the desktop.
+    fn connect(&self) -> Result<Backend, DeskError>;
+
+    /// Grabs the key combination `combo` (as the `key` verb names keys) on the whole desktop,
+    /// calling `pressed` on each press, whichever window has the focus.
+    fn grab_hotkey(
+        &self,
+        combo: &str,
+        pressed: Box<dyn Fn() + Send + Sync>,
+    ) -> Result<Box<dyn Hotkey>, DeskError>;
+}

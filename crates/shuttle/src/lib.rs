@@ -1,0 +1,20 @@
+//! shuttle: computer use for AI agents. The library behind the `shuttle` binary.
+//!
+//! - [`serve`]: the per-user daemon that owns the desktop, and [`serve::serve`] to run one on
+//!   a listener of your own (the tests run it in-process this way).
+//! - [`mcp`]: the MCP proxy an agent runs, forwarding to the daemon.
+//! - [`cli`]: `shuttle desk VERB` and the person's commands.
+//! - [`client`]: the desk wire's client side, shared by `mcp` and `cli`.
+//! - [`config`], [`journal`], [`endpoint`], [`logging`]: settings, the record of calls, the
+//!   socket and its checks, the daemon's log.
+//! - [`platform`]: the one place that names the backend crates.
+
+pub mod cli;
+pub mod client;
+pub mod config;
+pub mod endpoint;
+pub mod journal;
+pub mod logging;
+pub mod mcp;
+pub mod platform;
+pub mod serve;

@@ -1,0 +1,61 @@
+//! The one place that names the backend crates: which desktop this daemon drives.
+//!
+//! On Linux with X11 the desk is `desk_x11` for the screen, input and the person's side, with
+//! `desk_linux` for processes and accessibility. A Wayland backend would be another crate and
+//! another [`Platform`] here, chosen from the session's environment.
+
+use std::sync::Arc;
+
+use desk::{Backend, DeskError, Hotkey, Platform};
+use desk_linux::LinuxApps;
+use desk_linux::atspi::OnDemand;
+use desk_x11::X11Backend;
+
+/// An X11 desktop on Linux.
+#[derive(Debug, Clone)]
+pub struct LinuxX11 {
+    display: Option<String>,
+}
+
+impl LinuxX11 {
+    /// The display `DISPLAY` names in the daemon's environment.
+    pub fn from_env() -> Self {
+        Self {
+            display: std::env::var("DISPLAY").ok().filter(|d| !d.is_empty()),
+        }
+    }
+
+    fn display(&self) -> Result<&str, DeskError> {
+        self.display
+            .as_deref()
+            .ok_or_else(|| DeskError::Unreachable {
+                system: "x11",
+                reason: "DISPLAY is not set in the environment shuttle serve started with; set it \
+                     (for example DISPLAY=:0) and restart the daemon, or run \
+                     scripts/desktop.sh for a virtual desktop"
+                    .into(),
+            })
+    }
+}
+
+impl Platform for LinuxX11 {
+    fn connect(&self) -> Result<Backend, DeskError> {
+        let x11 = Arc::new(X11Backend::connect(self.display()?)?);
+        Ok(Backend {
+            display: x11.clone(),
+            input: x11.clone(),
+            presence: x11,
+            apps: Arc::new(LinuxApps),
+            accessibility: Arc::new(OnDemand::default()),
+        })
+    }
+
+    fn grab_hotkey(
+        &self,
+        combo: &str,
+        pressed: Box<dyn Fn() + Send + Sync>,
+    ) -> Result<Box<dyn Hotkey>, DeskError> {
+        let hotkey = desk_x11::Hotkey::grab(self.display()?, combo, pressed)?;
+        Ok(Box::new(hotkey))
+    }
+}

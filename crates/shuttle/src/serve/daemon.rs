@@ -1,0 +1,153 @@
+//! The daemon's shared state: what every connection's calls reach, and its life cycle.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::Instant;
+
+use desk::Platform;
+use desk_core::call::Kind;
+use desk_core::outcome::Outcome;
+use desk_core::wire::Request;
+use serde_json::Value;
+
+use super::desk::DeskHandle;
+use super::ended::Ended;
+use super::hotkey::HotkeyKeeper;
+use super::stop::StopSwitch;
+use super::turn::Turn;
+use crate::config::{Config, ConfigSource, JournalConfig};
+use crate::journal::{self, Entry, Journal};
+
+/// Who is on the other end of a connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Peer {
+    /// The peer process's user.
+    pub uid: u32,
+}
+
+/// The daemon's shared state.
+pub struct Daemon {
+    /// When the daemon started, for `status`'s uptime.
+    pub(super) started: Instant,
+    /// The socket it listens on, for `status`.
+    pub(super) socket: PathBuf,
+    /// The desktop, connected on first use and again after a break.
+    pub(super) desk: Arc<DeskHandle>,
+    /// One action at a time across every connection.
+    pub(super) turn: Turn,
+    /// Calls answered, for `status`.
+    pub(super) calls: AtomicU64,
+    /// Connections accepted, for `status`.
+    pub(super) connections: AtomicU64,
+    /// config.toml, read again when it changes; safety settings apply from the next call.
+    pub(super) config: ConfigSource,
+    /// The person's stop: refuses calls and cancels those in flight until resumed.
+    pub(super) stop: StopSwitch,
+    /// The record of calls.
+    journal: Journal,
+    /// The kill hotkey, grabbed as the config names it.
+    pub(super) hotkey: HotkeyKeeper,
+    /// Itself, for the hotkey's callback, which must not keep the daemon alive.
+    me: Weak<Daemon>,
+}
+
+impl Daemon {
+    /// A daemon serving `socket`, reading its settings from `config`, driving the desktop
+    /// `platform` connects.
+    pub fn new(socket: PathBuf, config: ConfigSource, platform: Arc<dyn Platform>) -> Arc<Self> {
+        Arc::new_cyclic(|me| Self {
+            started: Instant::now(),
+            socket,
+            desk: Arc::new(DeskHandle::new(platform.clone())),
+            turn: Turn::default(),
+            calls: AtomicU64::new(0),
+            connections: AtomicU64::new(0),
+            config,
+            stop: StopSwitch::default(),
+            journal: Journal::default(),
+            hotkey: HotkeyKeeper::new(platform),
+            me: me.clone(),
+        })
+    }
+
+    /// Counts a new client connection.
+    pub fn connected(&self) {
+        self.connections.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The config as it stands (read again when the file changed).
+    pub fn config(&self) -> Result<Arc<Config>, String> {
+        self.config.current()
+    }
+
+    /// Stops every desk call, as `shuttle stop` does; for the kill hotkey.
+    fn stop_by_hotkey(&self) {
+        let cancelled = self.stop.stop();
+        tracing::warn!(by = "kill hotkey", cancelled, "stopped by the user");
+        let request = Request::new("kill hotkey", Value::Null);
+        let ended = Ended {
+            kind: Kind::Control,
+            outcome: Outcome::Completed,
+            done: None,
+            dry_run: false,
+        };
+        self.write_journal(&request, &ended, 0);
+    }
+
+    /// Grabs the kill hotkey the config names, if it is not held yet. Blocking.
+    pub fn keep_hotkey(&self) {
+        let Ok(config) = self.config() else {
+            return;
+        };
+        let me = self.me.clone();
+        self.hotkey.ensure(&config.safety.kill_hotkey, move || {
+            if let Some(daemon) = me.upgrade() {
+                daemon.stop_by_hotkey();
+            }
+        });
+    }
+
+    /// Connects the desktop now, so that it is ready (and its windows' pixels are kept) by the
+    /// first call. Blocking; a failure is left for the first call to report.
+    pub fn connect_desk(&self) {
+        if let Err(e) = self.desk.get() {
+            tracing::info!(error = %e, "the desktop is not reachable yet");
+        }
+    }
+
+    /// Appends one line for `request` to the journal.
+    pub(super) fn write_journal(&self, request: &Request, ended: &Ended, ms: u64) {
+        let config = self.config().ok();
+        let fallback = JournalConfig::default();
+        let journal_config = config.as_ref().map_or(&fallback, |c| &c.journal);
+        let args = journal::redact(&request.tool, &request.args, journal_config.record_text);
+        self.journal.record(
+            journal_config,
+            Entry {
+                seq: 0,
+                ts: String::new(),
+                agent_id: request.agent_id.clone(),
+                tool: request.tool.clone(),
+                kind: ended.kind,
+                args,
+                outcome: ended.outcome.clone(),
+                sent: ended.sent(),
+                dry_run: ended.dry_run,
+                ms,
+            },
+        );
+    }
+
+    /// Gives back what the desk borrowed (lent keycodes), before the daemon exits.
+    pub async fn release(&self) {
+        let desk = self.desk.clone();
+        let released = tokio::task::spawn_blocking(move || {
+            desk.current().map(|backend| backend.input.release())
+        })
+        .await;
+        if let Ok(Some(Err(e))) = released {
+            tracing::warn!(error = %e, "could not give back what the desk borrowed");
+        }
+    }
+}

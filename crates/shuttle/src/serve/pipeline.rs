@@ -1,0 +1,234 @@
+//! One call's way through the daemon, always in this order:
+//!
+//! 1. decode the frame (an unknown tool is answered from a peek, without a full decode);
+//! 2. `safety_stop` and `safety_resume`, answered to the daemon's own user only;
+//! 3. the config must load, else every other call is refused with the reason;
+//! 4. `status` is answered;
+//! 5. the verb's arguments are decoded and checked;
+//! 6. read-only refuses acting verbs;
+//! 7. a stop refuses everything;
+//! 8. acting verbs take the desk turn;
+//! 9. the verb runs on a blocking thread, under the policy ([`desk::run`]);
+//! 10. the reply, and one journal line, both from the same [`Ended`].
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use desk::guard::{Caller, Policy};
+use desk::{Cancel, Done};
+use desk_core::call::{DeskCall, Kind, Verb};
+use desk_core::outcome::{Control, Outcome};
+use desk_core::wire::{Reply, Request, Tool, decode_request, peek_tool, tools};
+use serde_json::{Value, json};
+
+use super::daemon::{Daemon, Peer};
+use super::ended::Ended;
+use super::stop::STOPPED;
+use crate::config::Config;
+use crate::endpoint;
+
+impl Daemon {
+    /// Answers one request frame from `peer`. Never fails: every problem becomes an error reply.
+    pub async fn handle(&self, frame: &[u8], peer: Peer) -> Reply {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        let started = Instant::now();
+        // Route on the peeked tool first, so an unknown tool costs no full decode.
+        let decoded = match peek_tool(frame) {
+            Some(tool) if Tool::parse(tool).is_none() => {
+                Err((tool.to_string(), tools::unknown(tool)))
+            }
+            peeked => decode_request(frame)
+                .map_err(|e| (peeked.unwrap_or_default().to_string(), e.to_string())),
+        };
+        let (request, ended, prefix) = match decoded {
+            Ok(request) => {
+                let ended = self.route(&request, peer).await;
+                let prefix = request.tool.clone();
+                (request, ended, prefix)
+            }
+            // A frame that does not decode is answered with the reason alone.
+            Err((tool, reason)) => (
+                Request::new(tool, Value::Null),
+                Ended::failed(Kind::Observe, reason),
+                String::new(),
+            ),
+        };
+        let ms = started.elapsed().as_millis() as u64;
+        tracing::info!(
+            tool = %request.tool,
+            agent = %request.agent_id,
+            outcome = ended.outcome.name(),
+            ms,
+            "call"
+        );
+        self.write_journal(&request, &ended, ms);
+        ended.reply(&prefix)
+    }
+
+    async fn route(&self, request: &Request, peer: Peer) -> Ended {
+        let Some(tool) = Tool::parse(&request.tool) else {
+            return Ended::failed(Kind::Observe, tools::unknown(&request.tool));
+        };
+        if let Tool::Stop | Tool::Resume = tool {
+            return self.control(tool, &request.tool, peer);
+        }
+        let config = match self.config() {
+            Ok(config) => config,
+            Err(e) => {
+                return Ended::not_run(
+                    tool.kind(),
+                    Outcome::refused_by(
+                        Control::Config,
+                        format!(
+                            "{e}; until the config loads every call but safety_stop and \
+                             safety_resume is refused: fix the file (`shuttle config check` \
+                             names the problem)"
+                        ),
+                    ),
+                );
+            }
+        };
+        match tool {
+            Tool::Desk(verb) => self.desk_call(verb, request, config).await,
+            _ => Ended::completed(Kind::Observe, Done::json(self.status(&config))),
+        }
+    }
+
+    /// `safety_stop` and `safety_resume`, for the daemon's own user only.
+    fn control(&self, tool: Tool, name: &str, peer: Peer) -> Ended {
+        let own = endpoint::current_uid();
+        if peer.uid != own {
+            return Ended::not_run(
+                Kind::Control,
+                Outcome::refused_by(
+                    Control::Owner,
+                    format!(
+                        "refused: {name} is answered only to the daemon's own user (uid {own}), \
+                         and this call comes from uid {}",
+                        peer.uid
+                    ),
+                ),
+            );
+        }
+        if tool == Tool::Stop {
+            let already = self.stop.is_stopped();
+            let cancelled = self.stop.stop();
+            tracing::warn!(by = "shuttle stop", cancelled, "stopped by the user");
+            let reply = json!({"stopped": true, "cancelled": cancelled, "already": already});
+            return Ended::completed(Kind::Control, Done::json(reply));
+        }
+        match self.stop.resume() {
+            Ok(()) => {
+                tracing::info!("resumed by the user");
+                Ended::completed(Kind::Control, Done::json(json!({"resumed": true})))
+            }
+            Err(reason) => Ended::failed(Kind::Control, reason.into()),
+        }
+    }
+
+    async fn desk_call(&self, verb: Verb, request: &Request, config: Arc<Config>) -> Ended {
+        let kind = verb.kind();
+        let act = kind == Kind::Act;
+        let call = match DeskCall::parse(verb, request.args.clone()) {
+            Ok(call) => call,
+            Err(e) => return Ended::failed(kind, e.reason),
+        };
+        let safety = &config.safety;
+        if act && safety.read_only {
+            return Ended::not_run(
+                kind,
+                Outcome::refused_by(
+                    Control::ReadOnly,
+                    format!(
+                        "refused: shuttle is read-only ([safety] read_only in {}): only \
+                         observation verbs are served, and {} acts on the desktop",
+                        self.config.path().display(),
+                        verb.name()
+                    ),
+                ),
+            );
+        }
+        let cancel = Cancel::default();
+        let _running = match self.stop.register(&cancel) {
+            Ok(running) => running,
+            Err(stopped) => {
+                return Ended::not_run(kind, Outcome::refused_by(Control::Stop, stopped));
+            }
+        };
+        let turn = if act {
+            let wait = Duration::from_millis(config.daemon.turn_wait_ms);
+            tokio::select! {
+                taken = self.turn.take(&request.agent_id, &request.tool, wait) => match taken {
+                    Ok(guard) => Some(guard),
+                    Err(busy) => return Ended::failed(kind, busy),
+                },
+                () = self.stop.stopped() => {
+                    return Ended::not_run(kind, Outcome::refused_by(Control::Stop, STOPPED));
+                }
+            }
+        } else {
+            None
+        };
+        let policy = Arc::new(Policy::from(safety));
+        let caller = Caller {
+            agent: request.agent_id.clone(),
+            allow_auth: call.allow_auth(),
+            cancel: cancel.clone(),
+        };
+        // Dropping this future (the client went away) cancels the call on its thread.
+        let _cancel_on_drop = CancelOnDrop(cancel);
+        let desk = self.desk.clone();
+        let ran = tokio::task::spawn_blocking(move || {
+            // The turn is held until the action has really ended, even if its caller is gone.
+            let _turn = turn;
+            let run = || {
+                desk.get().map(|backend| {
+                    let ran = desk::run(&backend, policy.clone(), caller.clone(), &call);
+                    if ran.reconnect {
+                        desk.reset();
+                    }
+                    ran
+                })
+            };
+            match run() {
+                // A read sent nothing, so after a broken connection (the X server restarted)
+                // it is safe to try once more on a fresh one. An action is not retried: its
+                // input may have landed before the break.
+                Ok(ran) if ran.reconnect && !act => {
+                    tracing::info!("desktop connection broke; reconnecting for a read");
+                    run()
+                }
+                ran => ran,
+            }
+        })
+        .await;
+        match ran {
+            Ok(Ok(ran)) => Ended {
+                kind,
+                outcome: ran.outcome,
+                done: ran.done,
+                dry_run: safety.dry_run,
+            },
+            Ok(Err(unreachable)) => Ended::failed(kind, unreachable.to_string()),
+            Err(join) => {
+                let reason = format!("the desk call failed internally: {join}");
+                let outcome = if act {
+                    Outcome::Unknown { reason }
+                } else {
+                    Outcome::Failed { reason }
+                };
+                Ended::not_run(kind, outcome)
+            }
+        }
+    }
+}
+
+/// Cancels a desk call when the future waiting for it is dropped.
+struct CancelOnDrop(Cancel);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}

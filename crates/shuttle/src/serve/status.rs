@@ -1,0 +1,43 @@
+//! `status`: the daemon's state, for `shuttle status` and the MCP `status` tool.
+
+use std::sync::atomic::Ordering;
+
+use serde_json::{Value, json};
+
+use super::daemon::Daemon;
+use crate::config::Config;
+
+impl Daemon {
+    /// The daemon's state under `config`.
+    pub(super) fn status(&self, config: &Config) -> Value {
+        let desk = match self.desk.current() {
+            Some(backend) => serde_json::to_value(backend.display.info()).unwrap_or(Value::Null),
+            None => json!({"connected": false}),
+        };
+        let safety = &config.safety;
+        json!({
+            "daemon": "running",
+            "pid": std::process::id(),
+            "version": env!("CARGO_PKG_VERSION"),
+            "uptime_s": self.started.elapsed().as_secs(),
+            "socket": self.socket.display().to_string(),
+            "log": crate::logging::log_path().display().to_string(),
+            "config": self.config.path().display().to_string(),
+            "stopped": self.stop.is_stopped(),
+            "safety": {
+                "apps": safety.apps,
+                "confirm": safety.confirm,
+                "read_only": safety.read_only,
+                "dry_run": safety.dry_run,
+                "auth_guard": safety.auth_guard,
+                "indicator": safety.indicator,
+                "kill_hotkey": self.hotkey.describe(),
+            },
+            "journal": config.journal.enabled.then(|| config.journal.file().display().to_string()),
+            "desk": desk,
+            "turn": self.turn.describe_holder(),
+            "calls": self.calls.load(Ordering::Relaxed),
+            "connections": self.connections.load(Ordering::Relaxed),
+        })
+    }
+}

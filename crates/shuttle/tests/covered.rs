@@ -1,0 +1,178 @@
+//! Admission holds to the end when another app's window covers the target: a press or an
+//! accessibility click lands only where the admitted window is on top (raised if it can be,
+//! refused naming the covering window if not), and a window shot shows the window's own pixels,
+//! none of the covering window's. Judged by the fixtures' own logs and by ImageMagick's reading
+//! of the screen.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Daemon, Fixture, decode_png, pixel, require_desktop, run, wait_for};
+use serde_json::{Value, json};
+
+/// The allowlist the tests run under: the target's app is allowed, the cover's is not.
+const ALLOW_A: &str = "[safety]\napps = [\"fixture-a\"]\n";
+
+/// Where a window's client area is on the screen: x, y, width, height (xdotool's reading).
+fn geometry(id: &str) -> [i64; 4] {
+    let shell = run("xdotool", &["getwindowgeometry", "--shell", id]);
+    let value = |key: &str| -> i64 {
+        shell
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{key}=")))
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    [value("X"), value("Y"), value("WIDTH"), value("HEIGHT")]
+}
+
+fn contains(rect: [i64; 4], (x, y): (i64, i64)) -> bool {
+    x >= rect[0] && y >= rect[1] && x < rect[0] + rect[2] && y < rect[1] + rect[3]
+}
+
+/// Moves `cover` so that its canvas (which logs every press) holds the desk point, and raises
+/// it.
+fn cover_point(cover: &Fixture, point: (i64, i64), keep_above: bool) {
+    let (x, y) = (point.0 - 150, point.1 - 180);
+    run(
+        "wmctrl",
+        &["-i", "-r", &cover.id(), "-e", &format!("0,{x},{y},300,240")],
+    );
+    if keep_above {
+        run("wmctrl", &["-i", "-r", &cover.id(), "-b", "add,above"]);
+    }
+    run("xdotool", &["windowactivate", "--sync", &cover.id()]);
+    wait_for(
+        "the cover to lie over the point",
+        Duration::from_secs(5),
+        || contains(geometry(&cover.id()), point).then_some(()),
+    );
+}
+
+/// The "Press me" button of a fixture, with its centre on the screen.
+fn button(daemon: &Daemon, fixture: &Fixture) -> (Value, (i64, i64)) {
+    let found = daemon
+        .call(
+            "desk_find",
+            json!({"name": "Press me", "role": "button", "window": fixture.id()}),
+        )
+        .json();
+    let node = found["nodes"][0].clone();
+    assert!(node["bounds"].is_array(), "{found}");
+    let at = |i: usize| node["bounds"][i].as_i64().unwrap();
+    let centre = (at(0) + at(2) / 2, at(1) + at(3) / 2);
+    (node, centre)
+}
+
+#[test]
+fn a_press_on_a_covered_node_raises_its_window_and_never_reaches_the_cover() {
+    require_desktop();
+    let daemon = Daemon::start_configured(Some(ALLOW_A), &[]);
+    let target = Fixture::start("Covered A", &["--comm", "fixture-a"]);
+    let cover = Fixture::start("Cover B", &["--comm", "fixture-b", "--size", "300x240"]);
+    let (node, centre) = button(&daemon, &target);
+    cover_point(&cover, centre, false);
+
+    let reply = daemon.call("desk_press", json!({"id": node["id"]})).json();
+    assert_eq!(reply["outcome"], "completed", "{reply}");
+    assert_eq!(reply["how"], "clicked", "{reply}");
+    assert_eq!(target.await_events("clicked", 1).len(), 1);
+    cover.assert_untouched();
+    assert!(
+        contains(geometry(&target.id()), centre),
+        "the target was raised where the click went"
+    );
+}
+
+#[test]
+fn a_press_or_click_on_a_node_under_a_window_kept_above_is_refused_naming_it() {
+    require_desktop();
+    let daemon = Daemon::start_configured(Some(ALLOW_A), &[]);
+    let target = Fixture::start("Covered A", &["--comm", "fixture-a"]);
+    let cover = Fixture::start("Cover B", &["--comm", "fixture-b", "--size", "300x240"]);
+    let (node, centre) = button(&daemon, &target);
+    cover_point(&cover, centre, true);
+
+    for (verb, args) in [
+        ("desk_press", json!({"id": node["id"]})),
+        ("desk_act", json!({"id": node["id"], "action": "click"})),
+    ] {
+        let reply = daemon.call(verb, args);
+        let error = reply.error();
+        assert!(error.contains("is covered at"), "{verb}: {error}");
+        assert!(error.contains("\"Cover B\""), "{verb}: {error}");
+        assert!(error.contains("outcome: refused"), "{verb}: {error}");
+    }
+    cover.assert_untouched();
+    assert!(
+        target.events_of("clicked").is_empty(),
+        "the button was not clicked"
+    );
+}
+
+/// How many pixels of `image` are close to `colour`.
+fn count_colour(image: &(u32, u32, Vec<u8>), colour: [u8; 3]) -> usize {
+    image
+        .2
+        .chunks_exact(3)
+        .filter(|p| p.iter().zip(colour).all(|(a, b)| a.abs_diff(b) < 16))
+        .count()
+}
+
+#[test]
+fn a_shot_of_a_covered_window_shows_its_own_pixels_only() {
+    require_desktop();
+    let daemon = Daemon::start_configured(Some(ALLOW_A), &[]);
+    let target = Fixture::start(
+        "Shot A",
+        &[
+            "--comm",
+            "fixture-a",
+            "--color",
+            "#ff0000",
+            "--size",
+            "400x300",
+        ],
+    );
+    let cover = Fixture::start(
+        "Shot B",
+        &[
+            "--comm",
+            "fixture-b",
+            "--color",
+            "#00ff00",
+            "--size",
+            "300x240",
+        ],
+    );
+    // Cover the bottom of the target, where its canvas shows its red.
+    let [x, y, w, h] = geometry(&target.id());
+    let inside = (x + w / 2, y + h - 60);
+    cover_point(&cover, inside, false);
+
+    // ImageMagick sees the cover's green over the target.
+    let screen_path = daemon.scratch.path("screen.png");
+    run(
+        "import",
+        &["-window", "root", screen_path.to_str().unwrap()],
+    );
+    let screen = decode_png(&std::fs::read(&screen_path).unwrap());
+    assert_eq!(
+        pixel(&screen, inside.0 as u32, inside.1 as u32),
+        [0, 255, 0]
+    );
+
+    let reply = daemon.call("desk_shot", json!({"window": target.id()}));
+    let shot = decode_png(reply.image.as_ref().expect("a window shot"));
+    assert_eq!((i64::from(shot.0), i64::from(shot.1)), (w, h));
+    assert_eq!(count_colour(&shot, [0, 255, 0]), 0, "no pixel of the cover");
+    let (px, py) = ((inside.0 - x) as u32, (inside.1 - y) as u32);
+    assert_eq!(
+        pixel(&shot, px, py),
+        [255, 0, 0],
+        "the target's own red there"
+    );
+    cover.assert_untouched();
+}
