@@ -155,6 +155,7 @@ mod tests {
     fn a_failed_action_is_judged_by_what_was_sent() {
         let refused = Outcome::action_failed(false, Some(Control::Allowlist), "no");
         assert_eq!(refused.sent(), Some(false));
+        assert_eq!(refused.reason(), Some("no"));
         assert_eq!(refused.by(), Some(Control::Allowlist));
         assert_eq!(refused.delivery(), Some(NOTHING_SENT));
         let unknown = Outcome::action_failed(true, Some(Control::Stop), "stopped");
@@ -165,8 +166,16 @@ mod tests {
             "input went out, so no control kept it back"
         );
         assert_eq!(unknown.delivery(), Some(MAYBE_SENT));
+        assert_eq!(unknown.sent(), Some(true));
+        assert_eq!(unknown.reason(), Some("stopped"));
+        let failed = Outcome::Failed {
+            reason: "gone".into(),
+        };
+        assert_eq!((failed.sent(), failed.delivery()), (None, None));
+        assert_eq!(failed.reason(), Some("gone"));
         assert_eq!(Outcome::Completed.delivery(), None);
         assert_eq!(Outcome::Completed.reason(), None);
+        assert_eq!(Outcome::Completed.sent(), None);
     }
 
     #[test]

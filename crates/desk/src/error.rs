@@ -76,6 +76,32 @@ pub enum DeskError {
         /// What reached the desk before the cancel.
         done: String,
     },
+    /// Typing ended part way: `typed` of `total` characters went out.
+    #[error("{why}; {typed} of {total} characters were typed")]
+    TypingEnded {
+        /// Why the rest did not go out.
+        why: String,
+        /// Characters sent.
+        typed: usize,
+        /// Characters asked for.
+        total: usize,
+    },
+    /// Modifiers someone else held down would have changed the keys sent.
+    #[error(
+        "{keys} stayed held down by someone else for {after_s} s, and would have changed \
+         {what} sent; release it, then send the rest"
+    )]
+    KeysHeld {
+        /// The modifiers, by name.
+        keys: String,
+        /// What was being sent: the text, the keys.
+        what: String,
+        /// How long it waited for their release.
+        after_s: u64,
+    },
+    /// An input primitive failed before any of its input went out.
+    #[error(transparent)]
+    Unsent(Box<DeskError>),
     /// The focus could not be moved to the window the call named.
     #[error("could not give window {id} {title:?} the focus (the focused window is {active})")]
     FocusRefused {
@@ -148,7 +174,11 @@ impl DeskError {
 
     /// Whether the desktop connection should be dropped and made again for the next call.
     pub fn needs_reconnect(&self) -> bool {
-        matches!(self, DeskError::Disconnected { .. })
+        match self {
+            DeskError::Disconnected { .. } => true,
+            DeskError::Unsent(inner) => inner.needs_reconnect(),
+            _ => false,
+        }
     }
 
     /// The safety control behind the error, if one said no.
@@ -156,6 +186,7 @@ impl DeskError {
         match self {
             DeskError::Refused { by, .. } => Some(*by),
             DeskError::DryRun(_) => Some(Control::DryRun),
+            DeskError::Unsent(inner) => inner.control(),
             _ => None,
         }
     }

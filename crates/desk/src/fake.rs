@@ -97,6 +97,12 @@ pub struct FakeWindow {
     pub sticky: bool,
     /// Whether it refuses the focus.
     pub refuses_focus: bool,
+    /// Whether the window manager makes it active but the keyboard focus stays elsewhere.
+    pub focus_stays_out: bool,
+    /// Whether it closes when asked to take the focus.
+    pub closes_on_focus: bool,
+    /// Whether its app never answers a ping, so input to it is never confirmed.
+    pub silent: bool,
 }
 
 impl FakeWindow {
@@ -117,6 +123,9 @@ impl FakeWindow {
             colour: [(pid % 251) as u8, 100, 200],
             sticky: false,
             refuses_focus: false,
+            focus_stays_out: false,
+            closes_on_focus: false,
+            silent: false,
         }
     }
 }
@@ -207,8 +216,18 @@ pub struct State {
     pub window_pixels: bool,
     /// The process shuttle's own windows belong to.
     pub own_pid: u32,
-    /// Programs that can be launched, with the title of the window each opens.
+    /// Programs that can be launched, with the title of the window each opens (below the
+    /// others, as a window manager may place a new window).
     pub programs: HashMap<String, String>,
+    /// How many reads of the window list a focus request takes to show, as a window manager
+    /// handles it in its own time.
+    pub focus_lag: u32,
+    /// Parts of the screen shuttle draws on itself.
+    pub overlays: Vec<Rect>,
+    /// A part of the screen that shows a new colour at every capture (a spinner).
+    pub spinner: Option<Rect>,
+    pending_focus: Option<(String, u32)>,
+    captures: u32,
     pointer: (i32, i32),
     while_asked: Option<WhileAsked>,
     next_pid: u32,
@@ -235,6 +254,21 @@ impl State {
         if let Some(i) = self.windows.iter().position(|w| w.window.id == id) {
             let window = self.windows.remove(i);
             self.windows.insert(0, window);
+        }
+    }
+
+    /// Focuses and raises window `id`, as a window manager grants a focus request.
+    fn grant_focus(&mut self, id: &str) {
+        self.raise(id);
+        self.focus = Some(id.into());
+    }
+
+    /// Lets a pending focus request take effect once its lag has passed.
+    fn tick(&mut self) {
+        match self.pending_focus.take() {
+            Some((id, 0)) => self.grant_focus(&id),
+            Some((id, left)) => self.pending_focus = Some((id, left - 1)),
+            None => {}
         }
     }
 
@@ -278,6 +312,11 @@ impl FakeDesk {
             window_pixels: true,
             own_pid: 1,
             programs: HashMap::new(),
+            focus_lag: 0,
+            overlays: Vec::new(),
+            spinner: None,
+            pending_focus: None,
+            captures: 0,
             pointer: (0, 0),
             while_asked: None,
             next_pid: 5000,
@@ -362,7 +401,8 @@ impl Display for FakeDesk {
     }
 
     fn windows(&self) -> Result<Vec<Window>, DeskError> {
-        let state = self.state();
+        let mut state = self.state();
+        state.tick();
         Ok(state
             .windows
             .iter()
@@ -382,10 +422,16 @@ impl Display for FakeDesk {
     }
 
     fn capture(&self, rect: Rect) -> Result<RgbImage, DeskError> {
-        let state = self.state();
+        let mut state = self.state();
+        state.captures += 1;
+        let spin = [(state.captures * 37 % 256) as u8, 0, 0];
         let mut pixels = Vec::with_capacity((rect.w * rect.h * 3) as usize);
         for y in rect.y..rect.y + rect.h as i32 {
             for x in rect.x..rect.x + rect.w as i32 {
+                if state.spinner.is_some_and(|r| r.contains_point(x, y)) {
+                    pixels.extend(spin);
+                    continue;
+                }
                 let top = state
                     .windows
                     .iter()
@@ -422,18 +468,24 @@ impl Display for FakeDesk {
     }
 
     fn has_focus(&self, id: &str) -> Result<bool, DeskError> {
-        Ok(self.state().focus.as_deref() == Some(id))
+        let state = self.state();
+        let follows = state.window(id).is_ok_and(|w| !w.focus_stays_out);
+        Ok(follows && state.focus.as_deref() == Some(id))
     }
 }
 
 impl Input for FakeDesk {
     fn request_focus(&self, id: &str) -> Result<(), DeskError> {
         let mut state = self.state();
-        let refuses = state.window(id)?.refuses_focus;
+        let window = state.window(id)?;
+        let (refuses, closes) = (window.refuses_focus, window.closes_on_focus);
         state.log.push(Event::Focus(id.into()));
-        if !refuses {
-            state.raise(id);
-            state.focus = Some(id.into());
+        if closes {
+            state.windows.retain(|w| w.window.id != id);
+        } else if !refuses && state.focus_lag == 0 {
+            state.grant_focus(id);
+        } else if !refuses {
+            state.pending_focus = Some((id.into(), state.focus_lag));
         }
         Ok(())
     }
@@ -476,14 +528,23 @@ impl Input for FakeDesk {
         let window = state.focus.clone();
         let total = text.chars().count();
         let sent = state.stop_typing_after.map_or(total, |n| n.min(total));
-        state.log.push(Event::Text {
-            window,
-            text: text.chars().take(sent).collect(),
-        });
+        if sent > 0 {
+            state.log.push(Event::Text {
+                window,
+                text: text.chars().take(sent).collect(),
+            });
+        }
         if sent < total {
             cancel.stop();
-            return Err(DeskError::Cancelled {
-                done: format!("typed {sent} of {total} characters"),
+            let ended = DeskError::TypingEnded {
+                why: "cancelled before it finished".into(),
+                typed: sent,
+                total,
+            };
+            return Err(if sent == 0 {
+                DeskError::Unsent(Box::new(ended))
+            } else {
+                ended
             });
         }
         Ok(total)
@@ -532,7 +593,7 @@ impl Input for FakeDesk {
     }
 
     fn settle(&self, id: &str, _limit: Duration) -> bool {
-        self.state().window(id).is_ok()
+        self.state().window(id).is_ok_and(|w| !w.silent)
     }
 
     fn release(&self) -> Result<(), DeskError> {
@@ -560,7 +621,7 @@ impl Presence for FakeDesk {
     }
 
     fn overlays(&self) -> Vec<Rect> {
-        Vec::new()
+        self.state().overlays.clone()
     }
 }
 
@@ -585,9 +646,7 @@ impl Apps for FakeDesk {
         state.next_pid += 1;
         let id = format!("0x{pid:x}");
         let rect = Rect::new(10, 10, 200, 100);
-        state
-            .windows
-            .insert(0, FakeWindow::new(&id, &title, pid, rect));
+        state.windows.push(FakeWindow::new(&id, &title, pid, rect));
         state.names.insert(pid, vec![app.to_string()]);
         Ok(Launched { pid, scoped: false })
     }

@@ -211,33 +211,63 @@ pub struct ConfigSource {
     state: Mutex<Loaded>,
 }
 
-/// The file's modification time when it was last read, and what reading it gave.
-type Loaded = (Option<SystemTime>, Result<Arc<Config>, String>);
+/// What reading the file last gave.
+struct Loaded {
+    /// The file's modification time when it was read.
+    stamp: Option<SystemTime>,
+    /// The config, or why it does not load.
+    result: Result<Arc<Config>, String>,
+    /// The last config that loaded, for what must go on while the file is broken (the journal
+    /// keeps its place).
+    last_good: Option<Arc<Config>>,
+}
 
 impl ConfigSource {
     /// Reads `path` now.
     pub fn new(path: PathBuf) -> Self {
         let stamp = modified(&path);
-        let loaded = load(&path).map(Arc::new);
+        let result = load(&path).map(Arc::new);
+        let last_good = result.as_ref().ok().cloned();
         Self {
             path,
-            state: Mutex::new((stamp, loaded)),
+            state: Mutex::new(Loaded {
+                stamp,
+                result,
+                last_good,
+            }),
         }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, Loaded> {
+        let stamp = modified(&self.path);
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.stamp != stamp {
+            let result = load(&self.path).map(Arc::new);
+            match &result {
+                Ok(config) => {
+                    tracing::info!(path = %self.path.display(), "config loaded");
+                    state.last_good = Some(config.clone());
+                }
+                Err(e) => tracing::warn!(error = %e, "config does not load"),
+            }
+            state.stamp = stamp;
+            state.result = result;
+        }
+        state
     }
 
     /// The current config, or why it does not load.
     pub fn current(&self) -> Result<Arc<Config>, String> {
-        let stamp = modified(&self.path);
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if state.0 != stamp {
-            let loaded = load(&self.path).map(Arc::new);
-            match &loaded {
-                Ok(_) => tracing::info!(path = %self.path.display(), "config loaded"),
-                Err(e) => tracing::warn!(error = %e, "config does not load"),
-            }
-            *state = (stamp, loaded);
+        self.state().result.clone()
+    }
+
+    /// The current config, else the last one that loaded, else the defaults.
+    pub fn last_good(&self) -> Arc<Config> {
+        let state = self.state();
+        match &state.result {
+            Ok(config) => config.clone(),
+            Err(_) => state.last_good.clone().unwrap_or_default(),
         }
-        state.1.clone()
     }
 
     /// The file it reads.
@@ -311,5 +341,27 @@ mod tests {
             let err = parse(text).unwrap_err();
             assert!(err.contains(line) && err.contains(want), "{text:?}: {err}");
         }
+    }
+
+    #[test]
+    fn a_broken_file_keeps_the_last_good_config_for_what_must_go_on() {
+        let dir = std::env::temp_dir().join(format!("shuttle-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("config.toml");
+        let write = |text: &str, age_s: u64| {
+            std::fs::write(&path, text).unwrap();
+            let file = std::fs::File::options().write(true).open(&path).unwrap();
+            let when = SystemTime::now() - std::time::Duration::from_secs(age_s);
+            file.set_modified(when).unwrap();
+        };
+        write("[journal]\nmax_bytes = 7\n", 10);
+        let source = ConfigSource::new(path.clone());
+        assert_eq!(source.current().unwrap().journal.max_bytes, 7);
+        write("[journal]\nmax_bytes = \"x\"\n", 5);
+        assert!(source.current().is_err());
+        assert_eq!(source.last_good().journal.max_bytes, 7);
+        std::fs::remove_dir_all(dir).unwrap();
+        let missing = ConfigSource::new(std::path::PathBuf::from("/nonexistent/shuttle.toml"));
+        assert_eq!(*missing.last_good(), Config::default());
     }
 }

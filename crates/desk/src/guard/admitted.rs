@@ -1,10 +1,11 @@
 //! [`Admitted`]: an action the safety controls let through, and the only way to send input.
 //!
 //! Each input method first checks that what it sends to was admitted, then that it is still
-//! where the input lands: keys go to the window that had the focus (checked again when admission
-//! took a while, as when a confirm dialog stood open), and pointer input lands only where the
-//! admitted window is the topmost window at the point, raising a window the call named when
-//! another covers it. Only then does it mark the call as having sent input.
+//! where the input lands, right before the input goes out: keys go to the window that had the
+//! focus when the action was admitted (a confirm dialog may have stood open meanwhile), and
+//! pointer input lands only where the admitted window is the topmost window at the point,
+//! raising a window the call named when another covers it. Only then does it mark the call as
+//! having sent input.
 
 use std::time::{Duration, Instant};
 
@@ -21,9 +22,6 @@ use crate::system::Launched;
 
 /// How long a focus request may take to show.
 const FOCUS_WAIT: Duration = Duration::from_secs(1);
-/// How old the check of the focus may be when keys go out; an older one (a confirm dialog
-/// stood open meanwhile) is made again.
-const RECHECK_AFTER: Duration = Duration::from_millis(20);
 /// The role AT-SPI gives a password entry.
 const PASSWORD_ROLE: &str = "password text";
 
@@ -31,17 +29,11 @@ const PASSWORD_ROLE: &str = "password text";
 pub struct Admitted<'d> {
     desk: &'d Desk,
     intent: Intent,
-    /// When the targets were last known to be where the input lands.
-    checked: Instant,
 }
 
 impl<'d> Admitted<'d> {
-    pub(super) fn new(desk: &'d Desk, intent: Intent, checked: Instant) -> Self {
-        Self {
-            desk,
-            intent,
-            checked,
-        }
+    pub(super) fn new(desk: &'d Desk, intent: Intent) -> Self {
+        Self { desk, intent }
     }
 
     /// Whether `target` is one the action was admitted for.
@@ -82,7 +74,7 @@ impl<'d> Admitted<'d> {
     /// Lets one input primitive through, unless the call was cancelled meanwhile. `sends` marks
     /// input an app receives (a key, a click, an action), as opposed to moving the pointer or
     /// the focus.
-    pub(super) fn pass(&self, what: &str, sends: bool) -> Result<(), DeskError> {
+    fn pass(&self, what: &str, sends: bool) -> Result<(), DeskError> {
         if self.desk.caller.cancel.is_cancelled() {
             return Err(DeskError::Cancelled {
                 done: format!("it stopped before {what}"),
@@ -92,6 +84,24 @@ impl<'d> Admitted<'d> {
             self.desk.sent.set(true);
         }
         Ok(())
+    }
+
+    /// Sends input an app receives: marks the call as having sent input, unless the backend
+    /// says none of it went out after all.
+    pub(super) fn sending<T>(
+        &self,
+        what: &str,
+        send: impl FnOnce() -> Result<T, DeskError>,
+    ) -> Result<T, DeskError> {
+        let before = self.desk.sent.get();
+        self.pass(what, true)?;
+        match send() {
+            Err(DeskError::Unsent(e)) => {
+                self.desk.sent.set(before);
+                Err(*e)
+            }
+            other => other,
+        }
     }
 
     /// Gives `window` the keyboard focus, raising it, and checks that it has it.
@@ -135,17 +145,15 @@ impl<'d> Admitted<'d> {
     /// Asks `window` to close.
     pub fn close(&self, window: &Window) -> Result<(), DeskError> {
         self.require(self.admits(&Target::window(window)), "closing a window")?;
-        self.pass("closing a window", true)?;
-        self.desk.backend.input.request_close(&window.id)
+        self.sending("closing a window", || {
+            self.desk.backend.input.request_close(&window.id)
+        })
     }
 
     /// Checks that keys would still go to `into`, the admitted keyboard target.
     fn keys_land(&self, into: Option<&Window>) -> Result<(), DeskError> {
         let target = into.map_or(Target::NoFocus, Target::window);
         self.require(self.admits(&target), "keyboard input")?;
-        if self.checked.elapsed() < RECHECK_AFTER {
-            return Ok(());
-        }
         if self.desk.focused()?.id() != into.map(|w| w.id.as_str()) {
             return Err(DeskError::Changed(
                 "the keyboard focus moved to another window while the action was being checked: \
@@ -184,11 +192,12 @@ impl<'d> Admitted<'d> {
         if combo.types_text() {
             self.check_password_field(into)?;
         }
-        self.pass("pressing keys", true)?;
-        self.desk
-            .backend
-            .input
-            .press_keys(&combo.keysyms, into, &self.desk.caller.cancel)
+        self.sending("pressing keys", || {
+            self.desk
+                .backend
+                .input
+                .press_keys(&combo.keysyms, into, &self.desk.caller.cancel)
+        })
     }
 
     /// Types `text` into `into`, the window that has the focus; returns how many characters
@@ -196,11 +205,12 @@ impl<'d> Admitted<'d> {
     pub fn type_text(&self, text: &str, into: Option<&Window>) -> Result<usize, DeskError> {
         self.keys_land(into)?;
         self.check_password_field(into)?;
-        self.pass("typing", true)?;
-        self.desk
-            .backend
-            .input
-            .type_text(text, into, &self.desk.caller.cancel)
+        self.sending("typing", || {
+            self.desk
+                .backend
+                .input
+                .type_text(text, into, &self.desk.caller.cancel)
+        })
     }
 
     /// Makes sure pointer input at `spot` lands on what was admitted there: the same window
@@ -213,16 +223,7 @@ impl<'d> Admitted<'d> {
             return Ok(());
         }
         if let (true, Seen::Window(window)) = (spot.raise, &spot.on) {
-            self.focus(window)?;
-            let now = self.desk.top_at(x, y)?;
-            if now.id() == Some(window.id.as_str()) {
-                return Ok(());
-            }
-            return Err(DeskError::Changed(format!(
-                "{} is covered at ({x}, {y}) by {} even after raising it",
-                Target::window(window),
-                now.target(Target::Background)
-            )));
+            return self.raise(window, x, y);
         }
         Err(DeskError::Changed(format!(
             "what is at ({x}, {y}) changed after it was checked: it is now {}; look again before \
@@ -231,14 +232,35 @@ impl<'d> Admitted<'d> {
         )))
     }
 
+    /// Raises `window` (activating it, as a click on it would) until it is on top at the desk
+    /// point, or refuses naming what stays on top there.
+    fn raise(&self, window: &Window, x: i32, y: i32) -> Result<(), DeskError> {
+        self.pass("raising a window", false)?;
+        self.desk.backend.input.request_focus(&window.id)?;
+        let deadline = Instant::now() + FOCUS_WAIT;
+        loop {
+            let now = self.desk.top_at(x, y)?;
+            if now.id() == Some(window.id.as_str()) {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                return Err(DeskError::Changed(format!(
+                    "{} is covered at ({x}, {y}) by {} even after raising it",
+                    Target::window(window),
+                    now.target(Target::Background)
+                )));
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
     /// Clicks `button` `count` times at `spot`.
     pub fn click(&self, spot: &Spot, button: Button, count: u8) -> Result<(), DeskError> {
         self.land(spot)?;
         let input = &self.desk.backend.input;
         self.pass("moving the pointer", false)?;
         input.move_pointer(spot.x, spot.y)?;
-        self.pass("clicking", true)?;
-        input.click(button, count)
+        self.sending("clicking", || input.click(button, count))
     }
 
     /// Turns the wheel `amount` notches at `spot`.
@@ -247,8 +269,9 @@ impl<'d> Admitted<'d> {
         let input = &self.desk.backend.input;
         self.pass("moving the pointer", false)?;
         input.move_pointer(spot.x, spot.y)?;
-        self.pass("scrolling", true)?;
-        input.scroll(direction, amount, &self.desk.caller.cancel)
+        self.sending("scrolling", || {
+            input.scroll(direction, amount, &self.desk.caller.cancel)
+        })
     }
 
     /// Drags with the left button from one spot to the other.
@@ -268,8 +291,9 @@ impl<'d> Admitted<'d> {
             self.admits(&Target::Program(app.into())),
             "starting a program",
         )?;
-        self.pass("starting a program", true)?;
-        self.desk.backend.apps.launch(app, args)
+        self.sending("starting a program", || {
+            self.desk.backend.apps.launch(app, args)
+        })
     }
 
     /// Waits up to `limit` until the app of `window` has read the input sent so far; `false`

@@ -8,7 +8,6 @@
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Instant;
 
 use desk_core::geometry::Rect;
 use desk_core::matching::pick_window;
@@ -22,7 +21,7 @@ use crate::cancel::Cancel;
 use crate::error::DeskError;
 use crate::image::RgbImage;
 use crate::intent::{Intent, Target};
-use crate::system::{Answer, Backend, DisplayInfo, Question};
+use crate::system::{Answer, Backend, Question};
 
 /// Who makes a call, and how it may be stopped.
 #[derive(Debug, Clone, Default)]
@@ -117,19 +116,9 @@ impl Desk {
         }
     }
 
-    /// The policy the call runs under.
-    pub fn policy(&self) -> &Policy {
-        &self.policy
-    }
-
     /// The call's cancel flag, for long waits.
     pub fn cancel(&self) -> &Cancel {
         &self.caller.cancel
-    }
-
-    /// What the display is.
-    pub fn info(&self) -> DisplayInfo {
-        self.backend.display.info()
     }
 
     fn names(&self, pid: u32) -> Vec<String> {
@@ -163,7 +152,8 @@ impl Desk {
             .map_err(|why| DeskError::refused(Control::Allowlist, format!("{what}: {why}")))
     }
 
-    fn sort(&self, window: Window) -> Seen {
+    /// `window` as far as the caller may know it.
+    fn seen(&self, window: Window) -> Seen {
         match self.allows(window.pid) {
             Ok(()) => Seen::Window(window),
             Err(_) => Seen::Foreign(Target::window(&window)),
@@ -172,13 +162,7 @@ impl Desk {
 
     /// The windows the caller may see, topmost first.
     pub fn windows(&self) -> Result<Vec<Window>, DeskError> {
-        Ok(self
-            .backend
-            .display
-            .windows()?
-            .into_iter()
-            .filter(|w| self.allows(w.pid).is_ok())
-            .collect())
+        Ok(self.visible(self.backend.display.windows()?))
     }
 
     /// Of `windows`, those the caller may see.
@@ -214,7 +198,7 @@ impl Desk {
             .windows()?
             .into_iter()
             .find(|w| w.active)
-            .map_or(Seen::Nothing, |w| self.sort(w)))
+            .map_or(Seen::Nothing, |w| self.seen(w)))
     }
 
     /// The window that has the keyboard focus, refused when it is not the caller's to see.
@@ -253,7 +237,7 @@ impl Desk {
             if let Some(rect) = self.backend.display.window_rect(&window.id)?
                 && rect.contains_point(x, y)
             {
-                return Ok(self.sort(window));
+                return Ok(self.seen(window));
             }
         }
         Ok(Seen::Nothing)
@@ -276,11 +260,6 @@ impl Desk {
                 id: window.id.clone(),
                 title: window.title.clone(),
             })
-    }
-
-    /// Whether `window` has the keyboard focus.
-    pub fn has_focus(&self, window: &Window) -> Result<bool, DeskError> {
-        self.backend.display.has_focus(&window.id)
     }
 
     /// A value that changes when windows open, close or restack.
@@ -350,7 +329,6 @@ impl Desk {
     /// each target, dry run, then the person at the desktop in confirm mode. What comes back
     /// may send input to those targets and nowhere else.
     pub fn admit(&self, intent: Intent) -> Result<Admitted<'_>, DeskError> {
-        let checked = Instant::now();
         if self.caller.cancel.is_cancelled() {
             return Err(DeskError::Cancelled {
                 done: "it stopped before any input".into(),
@@ -374,7 +352,7 @@ impl Desk {
         if let Some(timeout) = self.policy.confirm {
             self.confirm(&intent, timeout)?;
         }
-        Ok(Admitted::new(self, intent, checked))
+        Ok(Admitted::new(self, intent))
     }
 
     /// The allowlist's verdict on one target.

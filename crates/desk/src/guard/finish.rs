@@ -49,10 +49,10 @@ impl Desk {
 
     fn failure(&self, kind: Kind, e: &DeskError) -> Outcome {
         let stopped = self.caller.cancel.is_stopped();
-        let reason = match (e, stopped) {
-            (DeskError::Cancelled { done }, true) => format!("stopped by the user; {done}"),
-            (_, true) => format!("stopped by the user: {e}"),
-            _ => e.to_string(),
+        let reason = if stopped {
+            format!("stopped by the user: {e}")
+        } else {
+            e.to_string()
         };
         let by = if stopped {
             Some(Control::Stop)

@@ -81,29 +81,33 @@ impl<'a> ActingNodes<'a> {
         Self { admitted, api }
     }
 
-    /// Lets an action on node `id` through when the node belongs to an admitted app.
-    fn pass(&self, id: &str, what: &str) -> Result<(), DeskError> {
+    /// Sends an action to node `id` when the node belongs to an admitted app.
+    fn send(
+        &self,
+        id: &str,
+        what: &str,
+        action: impl FnOnce(&dyn Accessibility) -> Result<bool, DeskError>,
+    ) -> Result<bool, DeskError> {
         let pid = self.api.pid_of(id)?;
         self.admitted
             .require(self.admitted.admits_app(pid), &format!("{what} ({id})"))?;
-        self.admitted.pass(what, true)
+        self.admitted.sending(what, || action(self.api.as_ref()))
     }
 
     /// Runs node `id`'s action `index`; false when the app refused.
     pub fn do_action(&self, id: &str, index: usize) -> Result<bool, DeskError> {
-        self.pass(id, "running an accessibility action")?;
-        self.api.do_action(id, index)
+        self.send(id, "running an accessibility action", |api| {
+            api.do_action(id, index)
+        })
     }
 
     /// Selects node `id` within its parent; false when the app refused.
     pub fn select(&self, id: &str) -> Result<bool, DeskError> {
-        self.pass(id, "selecting a node")?;
-        self.api.select(id)
+        self.send(id, "selecting a node", |api| api.select(id))
     }
 
     /// Gives node `id` the keyboard focus; false when the app refused.
     pub fn grab_focus(&self, id: &str) -> Result<bool, DeskError> {
-        self.pass(id, "focusing a node")?;
-        self.api.grab_focus(id)
+        self.send(id, "focusing a node", |api| api.grab_focus(id))
     }
 }

@@ -160,6 +160,13 @@ mod tests {
     fn auth_prompts_are_recognised() {
         assert!(is_auth_prompt(&names(&["polkit-gnome-au"]), "x"));
         assert!(is_auth_prompt(&names(&["pinentry-gnome3"]), ""));
+        assert!(is_auth_prompt(&names(&["polkit-agent-helper"]), ""));
+        assert!(is_auth_prompt(&names(&["lxqt-openssh-askpass"]), ""));
+        assert!(is_auth_prompt(&names(&["xterm", "ksshaskpass"]), "x"));
+        assert!(!is_auth_prompt(
+            &names(&["askpass-viewer", "mypolkit-"]),
+            "x"
+        ));
         assert!(is_auth_prompt(
             &names(&["python3"]),
             "Authentication Required"

@@ -16,7 +16,7 @@ use super::ended::Ended;
 use super::hotkey::HotkeyKeeper;
 use super::stop::StopSwitch;
 use super::turn::Turn;
-use crate::config::{Config, ConfigSource, JournalConfig};
+use crate::config::{Config, ConfigSource};
 use crate::journal::{self, Entry, Journal};
 
 /// Who is on the other end of a connection.
@@ -118,9 +118,9 @@ impl Daemon {
 
     /// Appends one line for `request` to the journal.
     pub(super) fn write_journal(&self, request: &Request, ended: &Ended, ms: u64) {
-        let config = self.config().ok();
-        let fallback = JournalConfig::default();
-        let journal_config = config.as_ref().map_or(&fallback, |c| &c.journal);
+        // While the file does not load, the journal stays where the last good config put it.
+        let config = self.config.last_good();
+        let journal_config = &config.journal;
         let args = journal::redact(&request.tool, &request.args, journal_config.record_text);
         self.journal.record(
             journal_config,

@@ -1,0 +1,734 @@
+//! The verbs' own logic on the fake desk, with no display: what each answers and what it sends,
+//! judged by the fake desktop's input log.
+
+mod scene;
+
+use desk::Body;
+use desk::fake::{Event, FakeNode, FakeWindow};
+use desk::guard::Policy;
+use desk_core::call::{Button, Direction};
+use desk_core::geometry::Rect;
+use desk_core::outcome::Outcome;
+use scene::*;
+use serde_json::{Value, json};
+
+fn open() -> Policy {
+    Policy::default()
+}
+
+#[test]
+fn windows_and_screen_read_the_desktop() {
+    let fake = desktop();
+    let windows = json(&run(&fake, &open(), "windows", json!({})));
+    let ids: Vec<&str> = windows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [NOTES, MAIL, VAULT], "topmost first");
+    assert_eq!(windows[0]["active"], true);
+    assert_eq!(
+        json(&run(&fake, &open(), "screen", json!({}))),
+        json!({"width": 1000, "height": 800})
+    );
+}
+
+#[test]
+fn shots_take_the_screen_a_rectangle_or_a_window_cropped_and_placed() {
+    let fake = desktop();
+    let whole = run(&fake, &open(), "shot", json!({}));
+    assert_eq!(json(&whole), json!({"width": 1000, "height": 800}));
+    let part = json(&run(
+        &fake,
+        &open(),
+        "shot",
+        json!({"x": 10, "y": 20, "w": 30, "h": 40}),
+    ));
+    assert_eq!(part, json!({"width": 30, "height": 40}));
+    let crop = json(&run(
+        &fake,
+        &open(),
+        "shot",
+        json!({"window": "Mail", "x": 5, "y": 6, "w": 7, "h": 8}),
+    ));
+    assert_eq!(
+        crop,
+        json!({"width": 7, "height": 8, "origin": [5, 6], "window": MAIL})
+    );
+    // A window partly off the screen is shot where it shows, its origin saying where.
+    fake.state().windows[1].rect = Some(Rect::new(-50, 10, 300, 300));
+    let shown = json(&run(&fake, &open(), "shot", json!({"window": "Mail"})));
+    assert_eq!(
+        shown,
+        json!({"width": 250, "height": 300, "origin": [50, 0], "window": MAIL})
+    );
+    for (args, words) in [
+        (
+            json!({"x": 990, "y": 0, "w": 20, "h": 5}),
+            "not within the screen",
+        ),
+        (
+            json!({"window": "Mail", "x": 0, "y": 0, "w": 400, "h": 5}),
+            "not within window",
+        ),
+        (json!({"path": "relative.png"}), "is relative"),
+    ] {
+        let ran = run(&fake, &open(), "shot", args.clone());
+        assert!(
+            matches!(&ran.outcome, Outcome::Failed { reason } if reason.contains(words)),
+            "{args}: {:?}",
+            ran.outcome
+        );
+    }
+}
+
+#[test]
+fn a_window_shot_holds_the_windows_own_pixels() {
+    let fake = desktop();
+    // Mail covers Notes; Notes' shot is Notes' colour all over.
+    fake.state().windows[1].rect = Some(Rect::new(150, 150, 300, 300));
+    fake.state().raise(MAIL);
+    let notes = fake.state().windows[1].colour;
+    let ran = run(&fake, &open(), "shot", json!({"window": "Notes"}));
+    let png = ran.done.unwrap().png.unwrap();
+    let decoder = png::Decoder::new(std::io::Cursor::new(png));
+    let mut reader = decoder.read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+    reader.next_frame(&mut pixels).unwrap();
+    assert!(pixels.chunks_exact(3).all(|p| p == notes));
+    // A display that cannot read a window's own pixels falls back to the screen where the
+    // window is (so Mail shows over it), which the allowlist refuses.
+    fake.state().window_pixels = false;
+    let mail = fake.state().windows[0].colour;
+    let ran = run(&fake, &open(), "shot", json!({"window": "Notes"}));
+    let png = ran.done.unwrap().png.unwrap();
+    let decoder = png::Decoder::new(std::io::Cursor::new(png));
+    let mut reader = decoder.read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+    reader.next_frame(&mut pixels).unwrap();
+    let at = |x: usize, y: usize| &pixels[(y * 400 + x) * 3..(y * 400 + x) * 3 + 3];
+    assert_eq!(at(10, 10), notes, "uncovered: Notes");
+    assert_eq!(at(100, 100), mail, "covered: what the screen shows");
+    // A crop of it comes from the same place on the screen.
+    let ran = run(
+        &fake,
+        &open(),
+        "shot",
+        json!({"window": "Notes", "x": 40, "y": 40, "w": 20, "h": 20}),
+    );
+    let png = ran.done.unwrap().png.unwrap();
+    let decoder = png::Decoder::new(std::io::Cursor::new(png));
+    let mut reader = decoder.read_info().unwrap();
+    let mut crop = vec![0; reader.output_buffer_size().unwrap()];
+    reader.next_frame(&mut crop).unwrap();
+    assert_eq!(
+        &crop[..3],
+        notes,
+        "the crop's top left is at (140, 140): Notes"
+    );
+    assert_eq!(
+        &crop[crop.len() - 3..],
+        mail,
+        "its bottom right at (159, 159): Mail"
+    );
+    let ran = run(&fake, &only(&["notes"]), "shot", json!({"window": "Notes"}));
+    assert_eq!(
+        ran.outcome.by(),
+        Some(desk_core::outcome::Control::Allowlist)
+    );
+}
+
+#[test]
+fn keys_and_text_go_to_the_named_window_after_focusing_it() {
+    let fake = desktop();
+    let typed = json(&run(
+        &fake,
+        &open(),
+        "type",
+        json!({"text": "héllo", "window": "Mail"}),
+    ));
+    assert_eq!(
+        typed,
+        json!({"typed": 5, "window": MAIL, "confirmed": true})
+    );
+    let keyed = json(&run(&fake, &open(), "key", json!({"keys": "ctrl+s"})));
+    assert_eq!(
+        keyed["window"], MAIL,
+        "the focus stayed where typing put it"
+    );
+    assert_eq!(
+        fake.log(),
+        [
+            Event::Focus(MAIL.into()),
+            Event::Text {
+                window: Some(MAIL.into()),
+                text: "héllo".into()
+            },
+            Event::Keys {
+                window: Some(MAIL.into()),
+                keysyms: vec![0xffe3, 's' as u32]
+            },
+        ]
+    );
+    let bad = run(&fake, &open(), "key", json!({"keys": "ctrl+Retrun"}));
+    assert!(
+        matches!(&bad.outcome, Outcome::Refused { by: None, reason } if reason.contains("did you mean \"Return\""))
+    );
+}
+
+#[test]
+fn keys_with_nothing_focused_go_nowhere_in_particular() {
+    let fake = desktop();
+    fake.state().focus = None;
+    let keyed = json(&run(&fake, &open(), "key", json!({"keys": "Escape"})));
+    assert_eq!(
+        keyed,
+        json!({"keys": "Escape", "window": null, "confirmed": false})
+    );
+}
+
+#[test]
+fn input_to_an_app_that_does_not_answer_is_not_confirmed() {
+    let fake = desktop();
+    fake.state().windows[1].silent = true;
+    let typed = json(&run(
+        &fake,
+        &open(),
+        "type",
+        json!({"text": "x", "window": "Mail"}),
+    ));
+    assert_eq!(typed["confirmed"], false);
+    assert_eq!(input(&fake).len(), 1, "the text went out all the same");
+}
+
+#[test]
+fn a_window_that_will_not_take_the_focus_gets_no_keys() {
+    let fake = desktop();
+    fake.state().windows[1].refuses_focus = true;
+    let ran = run(
+        &fake,
+        &open(),
+        "type",
+        json!({"text": "x", "window": "Mail"}),
+    );
+    assert_not_sent(
+        &ran,
+        "could not give window 0x20 \"Mail\" the focus (the focused window is 0x10 \"Notes\")",
+    );
+    assert!(input(&fake).is_empty());
+}
+
+#[test]
+fn clicks_land_at_screen_points_or_window_pixels() {
+    let fake = desktop();
+    let (x, y) = IN_MAIL;
+    let clicked = json(&run(
+        &fake,
+        &open(),
+        "click",
+        json!({"x": x, "y": y, "button": "right", "count": 2}),
+    ));
+    assert_eq!(
+        clicked,
+        json!({"x": x, "y": y, "button": "right", "count": 2, "window": MAIL, "confirmed": true})
+    );
+    let in_window = json(&run(
+        &fake,
+        &open(),
+        "click",
+        json!({"x": 10, "y": 20, "window": "Notes"}),
+    ));
+    assert_eq!(
+        (in_window["x"].clone(), in_window["y"].clone()),
+        (json!(110), json!(120))
+    );
+    let (bx, by) = ON_BACKGROUND;
+    let bare = json(&run(&fake, &open(), "click", json!({"x": bx, "y": by})));
+    assert_eq!(bare["window"], Value::Null);
+    assert_eq!(
+        input(&fake),
+        [
+            Event::Click {
+                window: Some(MAIL.into()),
+                x,
+                y,
+                button: Button::Right,
+                count: 2
+            },
+            Event::Click {
+                window: Some(NOTES.into()),
+                x: 110,
+                y: 120,
+                button: Button::Left,
+                count: 1
+            },
+            Event::Click {
+                window: None,
+                x: bx,
+                y: by,
+                button: Button::Left,
+                count: 1
+            },
+        ]
+    );
+    let outside = run(
+        &fake,
+        &open(),
+        "click",
+        json!({"x": 400, "y": 5, "window": "Mail"}),
+    );
+    assert_not_sent(
+        &outside,
+        "outside window 0x20 \"Mail\", whose shot is 300x300",
+    );
+}
+
+#[test]
+fn scrolls_go_to_a_point_or_the_centre_of_the_focused_window() {
+    let fake = desktop();
+    let at_centre = json(&run(&fake, &open(), "scroll", json!({"direction": "down"})));
+    assert_eq!(
+        (at_centre["x"].clone(), at_centre["y"].clone()),
+        (json!(300), json!(250))
+    );
+    assert_eq!(at_centre["amount"], 3);
+    let (x, y) = IN_MAIL;
+    run(
+        &fake,
+        &open(),
+        "scroll",
+        json!({"direction": "left", "amount": 7, "x": x, "y": y}),
+    );
+    assert_eq!(
+        input(&fake),
+        [
+            Event::Scroll {
+                window: Some(NOTES.into()),
+                direction: Direction::Down,
+                amount: 3
+            },
+            Event::Scroll {
+                window: Some(MAIL.into()),
+                direction: Direction::Left,
+                amount: 7
+            },
+        ]
+    );
+    // The focused window's centre under another window: refused, naming it.
+    fake.state().windows[1].rect = Some(Rect::new(250, 200, 100, 100));
+    fake.state().raise(MAIL);
+    fake.state().focus = Some(NOTES.into());
+    let covered = run(&fake, &open(), "scroll", json!({"direction": "up"}));
+    assert_not_sent(&covered, "is covered by window 0x20 \"Mail\"");
+}
+
+#[test]
+fn a_drag_in_a_named_window_maps_both_ends_into_it() {
+    let fake = desktop();
+    let dragged = json(&run(
+        &fake,
+        &open(),
+        "drag",
+        json!({"x": 10, "y": 10, "to_x": 100, "to_y": 50, "window": "Mail"}),
+    ));
+    assert_eq!(dragged["from"], json!([610, 110]));
+    assert_eq!(dragged["to"], json!([700, 150]));
+    let (x, y) = IN_NOTES;
+    let (tx, ty) = IN_MAIL;
+    run(
+        &fake,
+        &open(),
+        "drag",
+        json!({"x": x, "y": y, "to_x": tx, "to_y": ty}),
+    );
+    assert_eq!(
+        input(&fake),
+        [
+            Event::Drag {
+                from: Some(MAIL.into()),
+                to: Some(MAIL.into())
+            },
+            Event::Drag {
+                from: Some(NOTES.into()),
+                to: Some(MAIL.into())
+            },
+        ]
+    );
+}
+
+#[test]
+fn focus_close_and_launch_report_what_became_of_the_window() {
+    let fake = desktop();
+    let focused = json(&run(&fake, &open(), "focus", json!({"window": "Mail"})));
+    assert_eq!(
+        focused,
+        json!({"focused": true, "window": MAIL, "title": "Mail"})
+    );
+    let closed = json(&run(&fake, &open(), "close", json!({"window": "Mail"})));
+    assert_eq!(
+        closed,
+        json!({"closed": true, "window": MAIL, "title": "Mail"})
+    );
+    fake.state().windows[0].sticky = true;
+    let kept = json(&run(&fake, &open(), "close", json!({"window": "Notes"})));
+    assert_eq!(kept["closed"], false);
+    assert!(kept["note"].as_str().unwrap().contains("still open"));
+    fake.state()
+        .programs
+        .insert("editor".into(), "Untitled".into());
+    let launched = json(&run(&fake, &open(), "launch", json!({"app": "editor"})));
+    assert_eq!(launched["window"]["title"], "Untitled");
+    assert_eq!(launched["scoped"], false);
+    assert_eq!(
+        fake.log(),
+        [
+            Event::Focus(MAIL.into()),
+            Event::Close(MAIL.into()),
+            Event::Close(NOTES.into()),
+            Event::Launch("editor".into()),
+        ]
+    );
+}
+
+#[test]
+fn snapshots_and_finds_read_the_tree_of_a_window() {
+    let fake = desktop();
+    let tree = json(&run(&fake, &open(), "snapshot", json!({"window": "Mail"})));
+    assert_eq!(tree["window"], json!({"id": MAIL, "title": "Mail"}));
+    let roles: Vec<&str> = tree["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["frame", "text", "push button"]);
+    assert!(
+        tree["nodes"][1].get("bounds").is_none(),
+        "bounds only when asked"
+    );
+    let bounded = json(&run(
+        &fake,
+        &open(),
+        "snapshot",
+        json!({"window": "Mail", "bounds": true}),
+    ));
+    assert_eq!(bounded["nodes"][2]["bounds"], json!([610, 160, 80, 30]));
+    let outline = run(
+        &fake,
+        &open(),
+        "snapshot",
+        json!({"window": "Mail", "text": true}),
+    );
+    match outline.done.unwrap().body {
+        Body::Text(text) => assert!(
+            text.starts_with("window 0x20 \"Mail\": 3 nodes\n"),
+            "{text}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    let none = run(&fake, &open(), "snapshot", json!({}));
+    assert!(
+        matches!(&none.outcome, Outcome::Failed { reason } if reason.contains("name the window"))
+    );
+    let found = json(&run(
+        &fake,
+        &open(),
+        "find",
+        json!({"name": "ok", "window": "Mail"}),
+    ));
+    assert_eq!(found["nodes"][0]["id"], "m:2");
+    assert_eq!(found["nodes"][0]["bounds"], json!([610, 160, 80, 30]));
+}
+
+#[test]
+fn a_window_whose_app_is_not_on_the_accessibility_bus_says_so() {
+    let fake = desktop();
+    fake.add(
+        FakeWindow::new("0x50", "Terminal", 50, Rect::new(0, 0, 50, 50)),
+        &["xterm"],
+    );
+    let ran = run(&fake, &open(), "snapshot", json!({"window": "Terminal"}));
+    assert!(
+        matches!(&ran.outcome, Outcome::Failed { reason } if reason.contains("has no accessibility tree")),
+        "{:?}",
+        ran.outcome
+    );
+}
+
+#[test]
+fn press_clicks_a_node_that_is_where_it_says_and_else_runs_its_action() {
+    let fake = desktop();
+    let pressed = json(&run(&fake, &open(), "press", json!({"id": "m:2"})));
+    assert_eq!(pressed["how"], "clicked");
+    assert_eq!(pressed["at"], json!([650, 175]));
+    // A node without bounds is pressed by its action.
+    if let Some(button) = fake.state().nodes.iter_mut().find(|n| n.node.id == "m:2") {
+        button.node.bounds = None;
+    }
+    let acted = json(&run(&fake, &open(), "press", json!({"id": "m:2"})));
+    assert_eq!(
+        acted,
+        json!({"pressed": "m:2", "how": "action", "action": "click"})
+    );
+    assert_eq!(
+        input(&fake),
+        [
+            Event::Click {
+                window: Some(MAIL.into()),
+                x: 650,
+                y: 175,
+                button: Button::Left,
+                count: 1
+            },
+            Event::Action("m:2".into(), 0),
+        ]
+    );
+}
+
+#[test]
+fn press_selects_tabs_and_opens_the_menus_above_a_hidden_item() {
+    let fake = desktop();
+    let mut tab = FakeNode::new("m:3", "page tab", "Inbox", 20, Some("m:0"));
+    tab.selectable = true;
+    fake.node(tab);
+    fake.node(
+        FakeNode::new("m:4", "menu", "File", 20, Some("m:0"))
+            .actions(&["click"])
+            .bounds([600, 100, 40, 20]),
+    );
+    fake.node(
+        FakeNode::new("m:5", "menu item", "Quit", 20, Some("m:4"))
+            .states(&["hidden"])
+            .actions(&["click"]),
+    );
+    let selected = json(&run(&fake, &open(), "press", json!({"id": "m:3"})));
+    assert_eq!(selected, json!({"pressed": "m:3", "how": "selected"}));
+    // The fake menu never opens, so the item is not run and the reply says why.
+    let ran = run(&fake, &open(), "press", json!({"id": "m:5"}));
+    assert!(
+        matches!(&ran.outcome, Outcome::Unknown { reason } if reason.contains("menu \"File\" did not open")),
+        "{:?}",
+        ran.outcome
+    );
+    assert_eq!(
+        input(&fake),
+        [Event::Select("m:3".into()), Event::Action("m:4".into(), 0)]
+    );
+}
+
+#[test]
+fn act_runs_one_chosen_action() {
+    let fake = desktop();
+    for (action, event) in [
+        ("action", Event::Action("m:1".into(), 0)),
+        ("focus", Event::GrabFocus("m:1".into())),
+    ] {
+        let done = json(&run(
+            &fake,
+            &open(),
+            "act",
+            json!({"id": "m:1", "action": action}),
+        ));
+        assert_eq!(done["pressed"], "m:1");
+        assert_eq!(input(&fake).last(), Some(&event));
+    }
+    let clicked = json(&run(
+        &fake,
+        &open(),
+        "act",
+        json!({"id": "m:1", "action": "click"}),
+    ));
+    assert_eq!(clicked["at"], json!([710, 125]));
+    let refused = run(
+        &fake,
+        &open(),
+        "act",
+        json!({"id": "m:1", "action": "select"}),
+    );
+    assert!(
+        matches!(&refused.outcome, Outcome::Unknown { reason } if reason.contains("refused to be selected"))
+    );
+    let gone = run(
+        &fake,
+        &open(),
+        "act",
+        json!({"id": "m:99", "action": "click"}),
+    );
+    assert_not_sent(&gone, "node m:99 is gone");
+}
+
+#[test]
+fn at_names_the_node_at_a_point_and_who_covers_it() {
+    let fake = desktop();
+    let at = json(&run(&fake, &open(), "at", json!({"x": 650, "y": 175})));
+    assert_eq!(at["node"]["id"], "m:2");
+    assert_eq!(at["window"]["title"], "Mail");
+    assert_eq!(at["ancestors"][0]["id"], "m:0");
+    assert!(at.get("covered").is_none());
+    // Reading Mail's node where Notes lies on top says who covers it.
+    fake.state().windows[0].rect = Some(Rect::new(550, 100, 200, 200));
+    let covered = json(&run(
+        &fake,
+        &open(),
+        "at",
+        json!({"x": 650, "y": 175, "window": "Mail"}),
+    ));
+    assert_eq!(covered["covered"], json!({"title": "Notes", "pid": 10}));
+    // A panel on top is passed over for the app window below it (Notes, now).
+    let mut panel = FakeWindow::new("0x70", "Panel", 70, Rect::new(600, 150, 200, 50));
+    panel.window.role = "dock".into();
+    fake.add(panel, &["panel"]);
+    let below = json(&run(&fake, &open(), "at", json!({"x": 650, "y": 175})));
+    assert_eq!(below["window"]["title"], "Notes");
+    let nothing = run(&fake, &open(), "at", json!({"x": 950, "y": 750}));
+    assert!(
+        matches!(&nothing.outcome, Outcome::Failed { reason } if reason.contains("no app window is at"))
+    );
+}
+
+#[test]
+fn unanswered_names_the_focused_window_whose_app_is_not_on_the_bus() {
+    let fake = desktop();
+    assert_eq!(
+        json(&run(&fake, &open(), "unanswered", json!({}))),
+        Value::Null
+    );
+    fake.add(
+        FakeWindow::new("0x50", "Busy", 50, Rect::new(0, 0, 50, 50)),
+        &["busy"],
+    );
+    fake.focus("0x50");
+    let silent = json(&run(&fake, &open(), "unanswered", json!({})));
+    assert_eq!(silent["title"], "Busy");
+    assert_eq!(silent["pid"], 50);
+}
+
+#[test]
+fn wait_answers_when_the_window_list_changes_and_at_the_deadline_otherwise() {
+    let fake = desktop();
+    let since = json(&run(&fake, &open(), "windows", json!({})));
+    let unchanged = json(&run(
+        &fake,
+        &open(),
+        "wait",
+        json!({"since": since, "timeout_ms": 40}),
+    ));
+    assert_eq!(unchanged["changed"], false);
+    let later = fake.clone();
+    let adder = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        later.add(
+            FakeWindow::new("0x60", "New", 60, Rect::new(0, 0, 10, 10)),
+            &["new"],
+        );
+    });
+    let changed = json(&run(
+        &fake,
+        &open(),
+        "wait",
+        json!({"since": since, "timeout_ms": 2000}),
+    ));
+    adder.join().unwrap();
+    assert_eq!(changed["changed"], true);
+    assert_eq!(changed["windows"][0]["title"], "New");
+}
+
+#[test]
+fn still_settles_on_a_static_screen() {
+    let fake = desktop();
+    let still = json(&run(
+        &fake,
+        &open(),
+        "still",
+        json!({"timeout_ms": 300, "hold_ms": 20}),
+    ));
+    assert_eq!(still["still"], true, "{still}");
+    assert_eq!(still["changed"], false, "{still}");
+}
+
+#[test]
+fn long_waits_end_when_the_caller_goes() {
+    for (verb, args) in [
+        ("wait", json!({"since": [], "timeout_ms": 5000})),
+        ("still", json!({"timeout_ms": 5000, "hold_ms": 4000})),
+    ] {
+        let fake = desktop();
+        fake.add(
+            FakeWindow::new("0x60", "New", 60, Rect::new(0, 0, 10, 10)),
+            &["new"],
+        );
+        let since = if verb == "wait" {
+            json!({"since": json(&run(&fake, &open(), "windows", json!({}))), "timeout_ms": 5000})
+        } else {
+            args
+        };
+        let cancel = desk::Cancel::default();
+        let later = cancel.clone();
+        let canceller = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            later.cancel();
+        });
+        let started = std::time::Instant::now();
+        let ran = run_as(&fake, &open(), verb, since, cancel);
+        canceller.join().unwrap();
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(2),
+            "{verb} went on"
+        );
+        assert!(
+            matches!(&ran.outcome, Outcome::Failed { reason } if reason.contains("cancelled")),
+            "{verb}: {:?}",
+            ran.outcome
+        );
+    }
+    // A close that waits on a window that will not go ends too.
+    let fake = desktop();
+    fake.state().windows[0].sticky = true;
+    let cancel = desk::Cancel::default();
+    let later = cancel.clone();
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        later.cancel();
+    });
+    let started = std::time::Instant::now();
+    let kept = json(&run_as(
+        &fake,
+        &open(),
+        "close",
+        json!({"window": "Notes"}),
+        cancel,
+    ));
+    canceller.join().unwrap();
+    assert_eq!(kept["closed"], false);
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+}
+
+#[test]
+fn still_ignores_what_shuttle_draws_itself() {
+    let spinner = Rect::new(900, 0, 40, 40);
+    let fake = desktop();
+    fake.state().spinner = Some(spinner);
+    let busy = json(&run(
+        &fake,
+        &open(),
+        "still",
+        json!({"timeout_ms": 300, "hold_ms": 100}),
+    ));
+    assert!(
+        busy["changed"] == true || busy["volatile"].as_u64() > Some(0),
+        "{busy}"
+    );
+    fake.state().overlays = vec![spinner];
+    let calm = json(&run(
+        &fake,
+        &open(),
+        "still",
+        json!({"timeout_ms": 300, "hold_ms": 100}),
+    ));
+    assert_eq!(
+        (calm["changed"].clone(), calm["volatile"].clone()),
+        (json!(false), json!(0)),
+        "{calm}"
+    );
+}

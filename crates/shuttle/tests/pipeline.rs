@@ -1,0 +1,280 @@
+//! The daemon run in-process on the fake desk, through the real wire: a call's way from frame to
+//! reply and journal line, in the documented order, with no display. The reply and the journal
+//! must tell the same outcome.
+
+mod common;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use common::{Scratch, Wire};
+use desk::fake::{Event, FakeDesk, FakeWindow};
+use desk_core::geometry::Rect;
+use serde_json::{Value, json};
+use shuttle::config::ConfigSource;
+use shuttle::serve::{Daemon, serve};
+
+/// A daemon of the test's own, on a fake desktop with two windows: Notes (pid 10, app notes,
+/// focused) and Vault (pid 30, app vault).
+struct InProcess {
+    runtime: tokio::runtime::Runtime,
+    scratch: Scratch,
+    socket: PathBuf,
+    fake: FakeDesk,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl InProcess {
+    fn start(safety: &str) -> Self {
+        let scratch = Scratch::new("inprocess");
+        let socket = scratch.path("desk.sock");
+        let journal = scratch.path("journal.ndjson");
+        let config = format!(
+            "{safety}\n[journal]\npath = {:?}\n",
+            journal.display().to_string()
+        );
+        std::fs::write(scratch.path("config.toml"), config).unwrap();
+        let fake = FakeDesk::new(1000, 800);
+        fake.add(
+            FakeWindow::new("0x30", "Vault", 30, Rect::new(500, 100, 300, 300)),
+            &["vault"],
+        );
+        fake.add(
+            FakeWindow::new("0x10", "Notes", 10, Rect::new(100, 100, 300, 300)),
+            &["notes"],
+        );
+        fake.focus("0x10");
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let daemon = Daemon::new(
+            socket.clone(),
+            ConfigSource::new(scratch.path("config.toml")),
+            Arc::new(fake.clone()),
+        );
+        let listener = {
+            let _inside = runtime.enter();
+            tokio::net::UnixListener::bind(&socket).unwrap()
+        };
+        let (shutdown, stopped) = tokio::sync::oneshot::channel::<()>();
+        runtime.spawn(serve(listener, daemon, None, async {
+            let _ = stopped.await;
+        }));
+        Self {
+            runtime,
+            scratch,
+            socket,
+            fake,
+            shutdown: Some(shutdown),
+        }
+    }
+
+    fn call(&self, tool: &str, args: Value) -> common::Reply {
+        Wire::connect(&self.socket).call(tool, args)
+    }
+
+    fn journal(&self) -> Vec<Value> {
+        std::fs::read_to_string(self.scratch.path("journal.ndjson"))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    /// The journal's last line.
+    fn last(&self) -> Value {
+        self.journal().pop().expect("a journal line")
+    }
+
+    fn write_config(&self, text: &str) {
+        let journal = self.scratch.path("journal.ndjson");
+        let config = format!(
+            "{text}\n[journal]\npath = {:?}\n",
+            journal.display().to_string()
+        );
+        std::fs::write(self.scratch.path("config.toml"), config).unwrap();
+    }
+}
+
+impl Drop for InProcess {
+    fn drop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+        let runtime = std::mem::replace(
+            &mut self.runtime,
+            tokio::runtime::Builder::new_current_thread()
+                .build()
+                .unwrap(),
+        );
+        runtime.shutdown_timeout(std::time::Duration::from_secs(2));
+    }
+}
+
+#[test]
+fn the_reply_and_the_journal_tell_the_same_outcome() {
+    let daemon = InProcess::start("[safety]\napps = [\"notes\"]\n");
+    let completed = daemon.call("desk_key", json!({"keys": "a"})).json();
+    assert_eq!(completed["outcome"], "completed");
+    let line = daemon.last();
+    assert_eq!(
+        (&line["outcome"], &line["kind"], &line["tool"]),
+        (&json!("completed"), &json!("act"), &json!("desk_key"))
+    );
+    assert!(line.get("reason").is_none() && line.get("sent").is_none());
+
+    let refused = daemon.call("desk_click", json!({"x": 600, "y": 200}));
+    let error = refused.error();
+    assert!(
+        error.starts_with("desk_click: refused: window 0x30 \"Vault\""),
+        "{error}"
+    );
+    assert!(
+        error.ends_with("(outcome: refused: nothing was sent)"),
+        "{error}"
+    );
+    let line = daemon.last();
+    assert_eq!(line["outcome"], "refused");
+    assert_eq!(line["by"], "allowlist");
+    assert_eq!(line["sent"], false);
+    assert!(
+        line["reason"]
+            .as_str()
+            .unwrap()
+            .contains("not in the app allowlist")
+    );
+
+    // A read that fails is a failure, and no delivery words are added to it.
+    let failed = daemon.call("desk_read", json!({"id": "1.2:3"}));
+    assert!(!failed.error().contains("outcome:"), "{}", failed.text);
+    let line = daemon.last();
+    assert_eq!(
+        (line["outcome"].clone(), line["kind"].clone()),
+        (json!("failed"), json!("observe"))
+    );
+    assert!(line.get("sent").is_none());
+
+    // What reached the desktop: the key, nothing else.
+    assert_eq!(
+        daemon.fake.log(),
+        [Event::Keys {
+            window: Some("0x10".into()),
+            keysyms: vec!['a' as u32]
+        }]
+    );
+}
+
+#[test]
+fn a_config_that_does_not_load_refuses_all_but_the_persons_controls() {
+    let daemon = InProcess::start("");
+    std::fs::write(
+        daemon.scratch.path("config.toml"),
+        "[safety]\nconfirm = \"yes\"\n",
+    )
+    .unwrap();
+    for tool in ["status", "desk_windows", "desk_key"] {
+        let reply = daemon.call(tool, json!({"keys": "a"}));
+        assert!(
+            reply.error().contains("line 2, key `confirm`"),
+            "{}",
+            reply.text
+        );
+        let line = daemon.last();
+        assert_eq!(
+            (line["outcome"].clone(), line["by"].clone()),
+            (json!("refused"), json!("config"))
+        );
+    }
+    assert_eq!(
+        daemon.call("safety_stop", json!({})).json()["stopped"],
+        true
+    );
+    assert_eq!(
+        daemon.call("safety_resume", json!({})).json()["resumed"],
+        true
+    );
+    assert!(daemon.fake.log().is_empty());
+}
+
+#[test]
+fn read_only_is_judged_before_the_stop_and_a_stop_holds_until_resume() {
+    let daemon = InProcess::start("[safety]\nread_only = true\n");
+    assert_eq!(daemon.call("safety_stop", json!({})).json()["cancelled"], 0);
+    let acting = daemon.call("desk_key", json!({"keys": "a"}));
+    assert!(acting.error().contains("read-only"), "{}", acting.text);
+    assert_eq!(daemon.last()["by"], "read_only");
+    let reading = daemon.call("desk_windows", json!({}));
+    assert!(
+        reading.error().contains("stopped by the user"),
+        "{}",
+        reading.text
+    );
+    assert_eq!(daemon.last()["by"], "stop");
+    assert_eq!(daemon.call("status", json!({})).json()["stopped"], true);
+
+    let again = daemon.call("safety_resume", json!({}));
+    assert_eq!(again.json()["resumed"], true);
+    let twice = daemon.call("safety_resume", json!({}));
+    assert!(twice.error().contains("not stopped"), "{}", twice.text);
+    assert_eq!(daemon.last()["outcome"], "failed");
+    assert!(daemon.call("desk_windows", json!({})).json().is_array());
+    assert!(daemon.fake.log().is_empty());
+}
+
+#[test]
+fn a_dry_run_answers_its_plan_and_the_journal_marks_it() {
+    let daemon = InProcess::start("[safety]\ndry_run = true\n");
+    let plan = daemon
+        .call("desk_type", json!({"text": "hello", "window": "Notes"}))
+        .json();
+    assert_eq!(plan["outcome"], "refused");
+    assert_eq!(plan["dry_run"], true);
+    assert_eq!(
+        plan["would"],
+        "type 5 characters in window 0x10 \"Notes\" (pid 10)"
+    );
+    let line = daemon.last();
+    assert_eq!(
+        (line["by"].clone(), line["dry_run"].clone()),
+        (json!("dry_run"), json!(true))
+    );
+    assert_eq!(
+        line["args"]["text"]["chars"], 5,
+        "typed text kept as its length"
+    );
+    assert!(!line.to_string().contains("hello"));
+    assert!(daemon.fake.log().is_empty());
+}
+
+#[test]
+fn bad_frames_and_arguments_are_answered_and_recorded() {
+    let daemon = InProcess::start("");
+    let unknown = daemon.call("desk_fly", json!({}));
+    assert!(
+        unknown.error().starts_with("unknown tool \"desk_fly\""),
+        "{}",
+        unknown.text
+    );
+    let bad = daemon.call("desk_click", json!({"x": 1}));
+    assert_eq!(
+        bad.error(),
+        "desk_click: missing field `y` (outcome: refused: nothing was sent)"
+    );
+    let line = daemon.last();
+    assert_eq!(
+        (line["outcome"].clone(), line["sent"].clone()),
+        (json!("refused"), json!(false))
+    );
+    assert!(line.get("by").is_none(), "no safety control refused it");
+    // The settings applied on the next call, as the file changes.
+    daemon.write_config("[safety]\nread_only = true\n");
+    let refused = daemon.call("desk_key", json!({"keys": "a"}));
+    assert!(refused.error().contains("read-only"), "{}", refused.text);
+    assert_eq!(
+        daemon.call("status", json!({})).json()["safety"]["kill_hotkey"]["grabbed"],
+        true
+    );
+    assert!(daemon.fake.log().is_empty());
+}
