@@ -19,6 +19,7 @@ use desk::Cancel;
 use desk::DeskError;
 use desk::keys::char_keysym;
 
+use super::foreign_keys::{self, Blocked, WAIT_FOR_RELEASE};
 use super::keymap::Keymap;
 use super::lender::Lender;
 
@@ -121,109 +122,167 @@ pub(super) fn press_keys(
     keysyms: &[u32],
     typing: Typing<'_>,
 ) -> Result<(), DeskError> {
-    let mut keymap = Keymap::read(conn)?;
+    let unsent = |e: DeskError| DeskError::Unsent(Box::new(e));
+    let mut keymap = Keymap::read(conn).map_err(unsent)?;
     let wanted = missing(&keymap, keysyms);
     typing
         .lender
-        .lend(conn, &mut keymap, &wanted, typing.cancel, typing.settle)?;
+        .lend(conn, &mut keymap, &wanted, typing.cancel, typing.settle)
+        .map_err(unsent)?;
     let mut codes = Vec::with_capacity(keysyms.len() + 1);
     for &keysym in keysyms {
-        let (code, shifted) = on_keyboard(&keymap, keysym)?;
+        let (code, shifted) = on_keyboard(&keymap, keysym).map_err(unsent)?;
         if shifted && !keysyms.contains(&SHIFT_L) {
-            codes.push(keymap.find(SHIFT_L).ok_or_else(no_shift)?.0);
+            codes.push(keymap.find(SHIFT_L).ok_or_else(no_shift).map_err(unsent)?.0);
         }
         codes.push(code);
     }
-    let mut held = Held::new(conn, root);
-    for &code in &codes {
-        held.key_down(code)?;
-        typing.lender.pressed(code);
-    }
-    for &code in codes.iter().rev() {
-        held.key_up(code)?;
-    }
-    held.flush()?;
-    drop(held);
+    let lender = &mut *typing.lender;
+    foreign_keys::when_free(conn, typing.cancel, || {
+        let mut held = Held::new(conn, root);
+        for &code in &codes {
+            held.key_down(code)?;
+            lender.pressed(code);
+        }
+        for &code in codes.iter().rev() {
+            held.key_up(code)?;
+        }
+        Ok(())
+    })
+    .map_err(|blocked| match blocked {
+        Blocked::Cancelled => unsent(DeskError::Cancelled {
+            done: "no key had been pressed".into(),
+        }),
+        Blocked::Held(keys) => unsent(held_down(&keys, "the keys")),
+        Blocked::Failed(e) => e,
+    })?;
     sync(conn)
+}
+
+/// The error for modifiers someone else kept down.
+fn held_down(keys: &str, what: &str) -> DeskError {
+    DeskError::KeysHeld {
+        keys: keys.into(),
+        what: what.into(),
+        after_s: WAIT_FOR_RELEASE.as_secs(),
+    }
 }
 
 /// How many characters typing sends before it waits for the app to read them.
 const PACE_EVERY: usize = 32;
 
-/// Types text; characters the layout lacks go out on lent keycodes (see [`Lender`]).
+/// Types text; characters the layout lacks go out on lent keycodes (see [`Lender`]). Text goes
+/// out in batches, each only while no one else holds a modifier (see [`foreign_keys`]); after
+/// each the app is given time to read it, so a stop lands between batches rather than after
+/// everything already queued in the X server.
 pub(super) fn type_text(
     conn: &RustConnection,
     root: Xid,
     text: &str,
     typing: Typing<'_>,
 ) -> Result<usize, DeskError> {
-    let mut keymap = Keymap::read(conn)?;
+    let unsent = |e: DeskError| DeskError::Unsent(Box::new(e));
+    let mut keymap = Keymap::read(conn).map_err(unsent)?;
     let shift = keymap.find(SHIFT_L).map(|(code, _)| code);
     let chars: Vec<u32> = text
         .chars()
         .map(|ch| {
             char_keysym(ch).ok_or_else(|| {
-                DeskError::Invalid(format!(
-                    "cannot type U+{:04X}: it has no keysym; nothing was typed",
+                unsent(DeskError::Invalid(format!(
+                    "cannot type U+{:04X}: it has no keysym",
                     ch as u32
-                ))
+                )))
             })
         })
         .collect::<Result<_, _>>()?;
     let total = chars.len();
     // Caps Lock would invert the case of every letter: switch it off while typing.
-    let caps = caps_lock_on(conn, root)?
+    let caps = caps_lock_on(conn, root)
+        .map_err(unsent)?
         .then(|| keymap.find(CAPS_LOCK).map(|(code, _)| code))
         .flatten();
     if let Some(code) = caps {
-        Held::new(conn, root).tap(code)?;
+        Held::new(conn, root).tap(code).map_err(unsent)?;
     }
     let mut sent = 0;
     let result = (|| {
-        let mut held = Held::new(conn, root);
-        for (at, &keysym) in chars.iter().enumerate() {
-            if at > 0 && at % PACE_EVERY == 0 {
-                // Let the app catch up, so a stop lands between chunks rather than after
-                // everything already queued in the X server.
-                held.flush()?;
+        while sent < total {
+            if sent > 0 {
                 sync(conn)?;
                 (typing.settle)();
             }
             if typing.cancel.is_cancelled() {
-                return Err(DeskError::Cancelled {
-                    done: format!("{sent} of {total} characters were typed"),
-                });
+                return Err(Blocked::Cancelled);
             }
-            if keymap.find(keysym).is_none() {
-                held.flush()?;
-                let wanted = missing(&keymap, &chars[at..]);
+            let mut end = on_keyboard_from(&keymap, &chars, sent);
+            if end == sent {
+                let wanted = missing(&keymap, &chars[sent..]);
                 typing
                     .lender
-                    .lend(conn, &mut keymap, &wanted, typing.cancel, typing.settle)?;
+                    .lend(conn, &mut keymap, &wanted, typing.cancel, typing.settle)
+                    .map_err(Blocked::Failed)?;
+                end = on_keyboard_from(&keymap, &chars, sent);
+                if end == sent {
+                    return Err(Blocked::Failed(
+                        on_keyboard(&keymap, chars[sent])
+                            .err()
+                            .unwrap_or_else(no_shift),
+                    ));
+                }
             }
-            let (code, shifted) = on_keyboard(&keymap, keysym)?;
-            let shift = if shifted {
-                Some(shift.ok_or_else(no_shift)?)
-            } else {
-                None
-            };
-            if let Some(shift) = shift {
-                held.key_down(shift)?;
-            }
-            held.tap(code)?;
-            typing.lender.pressed(code);
-            if let Some(shift) = shift {
-                held.key_up(shift)?;
-            }
-            sent += 1;
+            let lender = &mut *typing.lender;
+            let batch = &chars[sent..end];
+            foreign_keys::when_free(conn, typing.cancel, || {
+                let mut held = Held::new(conn, root);
+                for &keysym in batch {
+                    let (code, shifted) = on_keyboard(&keymap, keysym)?;
+                    let shift = if shifted {
+                        Some(shift.ok_or_else(no_shift)?)
+                    } else {
+                        None
+                    };
+                    if let Some(shift) = shift {
+                        held.key_down(shift)?;
+                    }
+                    held.tap(code)?;
+                    lender.pressed(code);
+                    if let Some(shift) = shift {
+                        held.key_up(shift)?;
+                    }
+                }
+                Ok(())
+            })?;
+            sent = end;
         }
-        held.flush()
+        Ok(())
     })();
     if let Some(code) = caps {
         Held::new(conn, root).tap(code)?;
     }
     sync(conn)?;
-    result.map(|()| sent)
+    let why = match result {
+        Ok(()) => return Ok(sent),
+        Err(Blocked::Cancelled) => "cancelled before it finished".to_string(),
+        Err(Blocked::Held(keys)) => held_down(&keys, "the text").to_string(),
+        Err(Blocked::Failed(e)) if sent == 0 => return Err(unsent(e)),
+        Err(Blocked::Failed(e)) => e.to_string(),
+    };
+    let ended = DeskError::TypingEnded {
+        why,
+        typed: sent,
+        total,
+    };
+    Err(if sent == 0 { unsent(ended) } else { ended })
+}
+
+/// Where the run of characters from `start` that the keymap has ends, at most
+/// [`PACE_EVERY`] long.
+fn on_keyboard_from(keymap: &Keymap, chars: &[u32], start: usize) -> usize {
+    let mut end = start;
+    while end < chars.len() && end - start < PACE_EVERY && keymap.find(chars[end]).is_some() {
+        end += 1;
+    }
+    end
 }
 
 /// The keysyms of `keysyms` the keymap lacks, each once, in order.

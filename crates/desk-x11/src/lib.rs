@@ -7,6 +7,7 @@
 mod atoms;
 mod capture;
 mod confirm;
+mod foreign_keys;
 mod hotkey;
 mod indicator;
 mod input;
@@ -77,6 +78,8 @@ impl X11Backend {
             .map_err(|e| reply_error("interning atoms", e))?;
         let capturer = Capturer::new(&conn, screen_num, is_local(display));
         let window_pixels = own::redirect(&conn, root);
+        // Typing reads the keyboard's state through XKB before it sends.
+        xkbkeys::enable(&conn)?;
         Ok(Self {
             conn: Arc::new(conn),
             display: display.to_string(),

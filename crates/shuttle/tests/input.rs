@@ -661,3 +661,76 @@ fn lent_keycodes_go_back_when_the_daemon_stops_or_after_it_was_killed() {
         || (run("xmodmap", &["-pke"]) == keymap_before).then_some(()),
     );
 }
+
+/// Holds Shift down from another X client, as a person's finger would, until dropped.
+struct ShiftHeld;
+
+impl ShiftHeld {
+    fn press() -> Self {
+        run("xdotool", &["keydown", "shift"]);
+        Self
+    }
+}
+
+impl Drop for ShiftHeld {
+    fn drop(&mut self) {
+        run("xdotool", &["keyup", "shift"]);
+    }
+}
+
+#[test]
+fn typing_waits_for_a_shift_someone_else_holds_and_never_sends_through_it() {
+    require_desktop();
+    let daemon = Daemon::start();
+    let fixture = Fixture::start("input held shift", &[]);
+    // Released while typing waits: the text arrives as typed.
+    let shift = ShiftHeld::press();
+    let typing = std::thread::spawn({
+        let (socket, window) = (daemon.socket.clone(), fixture.id());
+        move || {
+            common::Wire::connect(&socket).call(
+                "desk_type",
+                json!({"text": "quiet words", "window": window}),
+            )
+        }
+    });
+    std::thread::sleep(Duration::from_millis(600));
+    assert!(
+        fixture.events_of("text").is_empty(),
+        "nothing was typed while Shift was down"
+    );
+    drop(shift);
+    let reply = typing.join().unwrap().json();
+    assert_eq!(reply["typed"], 11);
+    await_text(&fixture, "quiet words");
+
+    // Held throughout: typing stops without sending a key, and says why.
+    clear_entry(&daemon, &fixture);
+    let before = fixture.events().len();
+    let shift = ShiftHeld::press();
+    let refused = daemon.call("desk_type", json!({"text": "abc", "window": fixture.id()}));
+    let key = daemon.call(
+        "desk_key",
+        json!({"keys": "ctrl+a", "window": fixture.id()}),
+    );
+    drop(shift);
+    for reply in [&refused, &key] {
+        let error = reply.error();
+        assert!(
+            error.contains("Shift stayed held down by someone else"),
+            "{error}"
+        );
+        assert!(
+            error.ends_with("(outcome: refused: nothing was sent)"),
+            "{error}"
+        );
+    }
+    // The person's own Shift reaches the app; nothing of ours does.
+    let after: Vec<Value> = fixture.events().split_off(before);
+    assert!(
+        after
+            .iter()
+            .all(|e| e["event"] != "text" && (e["event"] != "key" || e["key"] == "Shift_L")),
+        "the fixture received {after:?}"
+    );
+}
