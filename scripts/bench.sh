@@ -13,7 +13,7 @@ if [ -z "${SHUTTLE_BENCH_INSIDE:-}" ]; then
   exit
 fi
 
-RUNS=${RUNS:-30}
+export RUNS=${RUNS:-30}
 SHUTTLE=$PWD/target/release/shuttle
 work=$(mktemp -d -t shuttle-bench-XXXXXX)
 chmod 700 "$work"
@@ -70,6 +70,12 @@ compare "full-screen PNG, 1920x1080" \
 import -window root "png:$work/theirs.png"
 echo "PNG bytes: shuttle $(stat -c %s "$work/ours.png"), ImageMagick $(stat -c %s "$work/theirs.png")"
 echo
+
+# One window's PNG: shuttle reads the window's own pixels (Composite), import the screen's.
+bench_id=$(wmctrl -l | awk '/bench 1$/ {print $1; exit}')
+compare "one window's PNG, 640x480" \
+  "shuttle desk shot window=ID --image FILE" "$SHUTTLE desk shot window=$bench_id --image $work/ours-window.png" \
+  "import -window ID png:FILE" "import -window $bench_id png:$work/theirs-window.png"
 
 echo "#### Call latency inside the processes (no process start-up)"
 echo

@@ -1,7 +1,8 @@
 //! Picking the one window a call names.
 //!
 //! A `window` argument is a window id, an exact title, or a title substring; `pid` narrows the
-//! choice to one process. A name that two windows match alike is refused with the candidates:
+//! choice to one process. An id matches however another tool spells it: `0x00a00003` (wmctrl)
+//! and `10485763` (xdotool) both name the window `windows` lists as `0xa00003`. A name that two windows match alike is refused with the candidates:
 //! acting on the wrong window is worse than asking again.
 
 use crate::window::Window;
@@ -85,7 +86,9 @@ pub fn pick_window<'w>(
             .ok_or(MatchError::NoWindowForPid { pid })?;
         return Ok(own.find(|w| w.active).unwrap_or(first));
     };
-    if let Some(w) = windows.iter().filter(of_pid).find(|w| w.id == query) {
+    let number = id_number(query);
+    let same_id = |w: &&Window| w.id == query || number.is_some() && id_number(&w.id) == number;
+    if let Some(w) = windows.iter().filter(of_pid).find(same_id) {
         return Ok(w);
     }
     let lower = query.to_lowercase();
@@ -126,6 +129,15 @@ pub fn pick_window<'w>(
             .map(|w| w.title.clone())
             .collect(),
     })
+}
+
+/// The number a window id spells: `0x` and hex digits, or decimal digits.
+fn id_number(id: &str) -> Option<u64> {
+    match id.strip_prefix("0x").or_else(|| id.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None if !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) => id.parse().ok(),
+        None => None,
+    }
 }
 
 /// `0x` and hex digits: how window ids look. No title is searched for such a name in vain.
@@ -174,6 +186,22 @@ mod tests {
         assert_eq!(pick(Some("draft"), None).unwrap(), "0x1");
         assert_eq!(pick(Some("report"), None).unwrap(), "0x5");
         assert_eq!(pick(Some("Terminal"), None).unwrap(), "0x3");
+    }
+
+    #[test]
+    fn ids_match_however_other_tools_spell_them() {
+        let windows = vec![
+            win("0xa00003", "Editor", 1, false),
+            win("0x5", "2024", 2, false),
+        ];
+        for spelling in ["0xa00003", "0x00a00003", "0XA00003", "10485763"] {
+            assert_eq!(
+                pick_window(&windows, Some(spelling), None).unwrap().id,
+                "0xa00003"
+            );
+        }
+        assert_eq!(pick_window(&windows, Some("2024"), None).unwrap().id, "0x5");
+        assert!(pick_window(&windows, Some("0x00a00004"), None).is_err());
     }
 
     #[test]

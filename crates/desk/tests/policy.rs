@@ -556,7 +556,6 @@ fn pointer_input_raises_a_covered_window_it_names_and_refuses_one_that_stays_cov
         .iter_mut()
         .for_each(|w| w.refuses_focus = w.window.id == NOTES);
     for (verb, args) in [
-        ("press", json!({"id": "n:2"})),
         ("act", json!({"id": "n:2", "action": "click"})),
         ("click", json!({"x": 100, "y": 100, "window": "Notes"})),
     ] {
@@ -567,6 +566,21 @@ fn pointer_input_raises_a_covered_window_it_names_and_refuses_one_that_stays_cov
         );
     }
     assert!(input(&fake).is_empty());
+    // A press runs the node's action instead, and says why.
+    let pressed = json(&run(
+        &fake,
+        &Policy::default(),
+        "press",
+        json!({"id": "n:2"}),
+    ));
+    assert_eq!(pressed["how"], "action");
+    assert!(
+        pressed["note"]
+            .as_str()
+            .unwrap()
+            .contains("even after raising it")
+    );
+    assert_eq!(input(&fake), [Event::Action("n:2".into(), 0)]);
 }
 
 #[test]

@@ -87,7 +87,7 @@ fn a_press_on_a_covered_node_raises_its_window_and_never_reaches_the_cover() {
 }
 
 #[test]
-fn a_press_or_click_on_a_node_under_a_window_kept_above_is_refused_naming_it() {
+fn a_node_under_a_window_kept_above_is_pressed_by_its_action_and_never_clicked_through() {
     require_desktop();
     let daemon = Daemon::start_configured(Some(ALLOW_A), &[]);
     let target = Fixture::start("Covered A", &["--comm", "fixture-a"]);
@@ -95,21 +95,27 @@ fn a_press_or_click_on_a_node_under_a_window_kept_above_is_refused_naming_it() {
     let (node, centre) = button(&daemon, &target);
     cover_point(&cover, centre, true);
 
-    for (verb, args) in [
-        ("desk_press", json!({"id": node["id"]})),
-        ("desk_act", json!({"id": node["id"], "action": "click"})),
-    ] {
-        let reply = daemon.call(verb, args);
-        let error = reply.error();
-        assert!(error.contains("is covered at"), "{verb}: {error}");
-        assert!(error.contains("\"Cover B\""), "{verb}: {error}");
-        assert!(error.contains("outcome: refused"), "{verb}: {error}");
-    }
-    cover.assert_untouched();
+    // An explicit click is refused, naming what covers the point.
+    let click = daemon.call("desk_act", json!({"id": node["id"], "action": "click"}));
+    let error = click.error();
+    assert!(error.contains("is covered at"), "{error}");
+    assert!(error.contains("\"Cover B\""), "{error}");
+    assert!(error.contains("outcome: refused"), "{error}");
     assert!(
         target.events_of("clicked").is_empty(),
         "the button was not clicked"
     );
+
+    // A press falls back on the button's own action, and says why.
+    let pressed = daemon.call("desk_press", json!({"id": node["id"]})).json();
+    assert_eq!(pressed["how"], "action", "{pressed}");
+    let note = pressed["note"].as_str().unwrap();
+    assert!(
+        note.contains("\"Cover B\"") && note.contains("pressed by its action"),
+        "{note}"
+    );
+    assert_eq!(target.await_events("clicked", 1).len(), 1);
+    cover.assert_untouched();
 }
 
 /// How many pixels of `image` are close to `colour`.

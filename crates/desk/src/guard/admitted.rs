@@ -45,7 +45,6 @@ impl<'d> Admitted<'d> {
                 (Target::Window { id: a, .. }, Target::Window { id: b, .. }) => {
                     !a.is_empty() && a == b
                 }
-                (Target::Program(a), Target::Program(b)) => a == b,
                 (a, b) => a == b,
             })
     }
@@ -126,7 +125,8 @@ impl<'d> Admitted<'d> {
                 id: window.id.clone(),
             });
         }
-        let active = match self.desk.focused()? {
+        let focused = windows.into_iter().find(|w| w.active);
+        let active = match focused.map_or(Seen::Nothing, |w| self.desk.seen(w)) {
             Seen::Window(w) if w.id == window.id => {
                 "this window, but the keyboard focus did not follow; the app may not accept it yet"
                     .into()

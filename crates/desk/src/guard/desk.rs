@@ -153,7 +153,7 @@ impl Desk {
     }
 
     /// `window` as far as the caller may know it.
-    fn seen(&self, window: Window) -> Seen {
+    pub(super) fn seen(&self, window: Window) -> Seen {
         match self.allows(window.pid) {
             Ok(()) => Seen::Window(window),
             Err(_) => Seen::Foreign(Target::window(&window)),

@@ -405,15 +405,23 @@ pub(super) fn press(desk: &Desk, args: &PressArgs) -> Result<Done, DeskError> {
         return Ok(Done::json(done));
     }
     // Anything else: a click at its centre when the node itself is what is there, so the app
-    // sees a real click; else its own action.
+    // sees a real click; else, or when another window stays over that point, its own action.
+    let mut covered = None;
     if let (Some(point), Some(_)) = (centre(desk, node)?, &pressed.window) {
         let top = nodes.ancestors(&node.id)?.pop();
         let root = top.as_ref().map_or(node.id.as_str(), |w| w.id.as_str());
         if nodes.at_point(root, point.0, point.1)?.as_deref() == Some(node.id.as_str()) {
-            return Ok(Done::json(pressed.click(point)?));
+            match pressed.click(point) {
+                Err(DeskError::Changed(why)) => covered = Some(why),
+                clicked => return Ok(Done::json(clicked?)),
+            }
         }
     }
-    Ok(Done::json(pressed.run_action(&nodes)?))
+    let mut done = pressed.run_action(&nodes)?;
+    if let Some(why) = covered {
+        done["note"] = json!(format!("not clicked: {why}; pressed by its action instead"));
+    }
+    Ok(Done::json(done))
 }
 
 pub(super) fn act(desk: &Desk, args: &ActArgs) -> Result<Done, DeskError> {
