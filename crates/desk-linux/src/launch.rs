@@ -30,9 +30,11 @@ pub fn detach(command: &mut Command) {
     }
 }
 
-/// Starts `app` with `args`.
+/// Starts `app` with `args`. A program that could not be found or started is reported as
+/// [`DeskError::Unsent`]: nothing ran.
 pub fn spawn(app: &str, args: &[String]) -> Result<Launched, DeskError> {
-    let program = resolve(app)?;
+    let unsent = |e: DeskError| DeskError::Unsent(Box::new(e));
+    let program = resolve(app).map_err(unsent)?;
     let scoped = scopes_work();
     let mut command = if scoped {
         let mut c = Command::new("systemd-run");
@@ -44,9 +46,12 @@ pub fn spawn(app: &str, args: &[String]) -> Result<Launched, DeskError> {
     };
     command.args(args);
     detach(&mut command);
-    let mut child = command
-        .spawn()
-        .map_err(|e| DeskError::Invalid(format!("cannot start {}: {e}", program.display())))?;
+    let mut child = command.spawn().map_err(|e| {
+        unsent(DeskError::Invalid(format!(
+            "cannot start {}: {e}",
+            program.display()
+        )))
+    })?;
     let pid = child.id();
     // Reap the app when it exits, so it leaves no zombie behind in the daemon.
     std::thread::spawn(move || child.wait());

@@ -49,27 +49,25 @@ fn held(conn: &RustConnection) -> Result<Vec<&'static str>, DeskError> {
         .collect())
 }
 
-/// Why a batch did not go out.
+/// Why a batch did not go out, or not all of it.
 pub(super) enum Blocked {
-    /// The call was cancelled while it waited.
+    /// The call was cancelled while it waited; nothing of the batch went out.
     Cancelled,
-    /// These modifiers stayed held by someone else.
+    /// These modifiers stayed held by someone else; nothing of the batch went out.
     Held(String),
-    /// Reading the state failed.
+    /// Reading the state, or the check before sending, failed; nothing of the batch went out.
     Failed(DeskError),
-}
-
-impl From<DeskError> for Blocked {
-    fn from(e: DeskError) -> Self {
-        Blocked::Failed(e)
-    }
+    /// Sending failed part way: some of the batch may have gone out.
+    SendFailed(DeskError),
 }
 
 /// Runs `send` (which queues key events) while no one else holds a modifier, inside a server
-/// grab, then flushes. Waits up to [`WAIT_FOR_RELEASE`] for held modifiers to be released.
+/// grab, then flushes. `check` runs inside the grab first (is the focus still where the keys
+/// should go?). Waits up to [`WAIT_FOR_RELEASE`] for held modifiers to be released.
 pub(super) fn when_free<T>(
     conn: &RustConnection,
     cancel: &Cancel,
+    check: impl Fn() -> Result<(), DeskError>,
     send: impl FnOnce() -> Result<T, DeskError>,
 ) -> Result<T, Blocked> {
     let deadline = Instant::now() + WAIT_FOR_RELEASE;
@@ -81,14 +79,17 @@ pub(super) fn when_free<T>(
         let down = held(conn);
         match down {
             Ok(down) if down.is_empty() => {
-                let sent = send();
+                let sent = check()
+                    .map_err(Blocked::Failed)
+                    .and_then(|()| send().map_err(Blocked::SendFailed));
                 let released = conn
                     .ungrab_server()
                     .map_err(lost)
                     .and_then(|_| conn.flush().map_err(lost));
                 return match (sent, released) {
                     (Ok(value), Ok(())) => Ok(value),
-                    (Err(e), _) | (_, Err(e)) => Err(Blocked::Failed(e)),
+                    (Err(blocked), _) => Err(blocked),
+                    (Ok(_), Err(e)) => Err(Blocked::SendFailed(e)),
                 };
             }
             other => {

@@ -22,6 +22,7 @@ use desk::keys::char_keysym;
 use super::foreign_keys::{self, Blocked, WAIT_FOR_RELEASE};
 use super::keymap::Keymap;
 use super::lender::Lender;
+use super::wm;
 
 /// Keysym of the left Shift key.
 const SHIFT_L: u32 = 0xffe1;
@@ -109,11 +110,22 @@ fn sync(conn: &RustConnection) -> Result<(), DeskError> {
 }
 
 /// What typing needs besides the connection: the keycodes it may borrow, a way to wait for
-/// the focused app, and the cancel flag.
+/// the focused app, the cancel flag, and the window the keys must go to.
 pub(super) struct Typing<'a> {
     pub(super) lender: &'a mut Lender,
     pub(super) settle: &'a mut dyn FnMut(),
     pub(super) cancel: &'a Cancel,
+    pub(super) focused: Option<Xid>,
+}
+
+/// Refuses to send when the keyboard focus has left `focused`, the window keys must go to.
+fn check_focus(conn: &RustConnection, root: Xid, focused: Option<Xid>) -> Result<(), DeskError> {
+    match focused {
+        Some(window) if !wm::focus_within(conn, root, window)? => Err(DeskError::Changed(format!(
+            "the keyboard focus left window 0x{window:x}, where the keys were going"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 pub(super) fn press_keys(
@@ -138,23 +150,29 @@ pub(super) fn press_keys(
         codes.push(code);
     }
     let lender = &mut *typing.lender;
-    foreign_keys::when_free(conn, typing.cancel, || {
-        let mut held = Held::new(conn, root);
-        for &code in &codes {
-            held.key_down(code)?;
-            lender.pressed(code);
-        }
-        for &code in codes.iter().rev() {
-            held.key_up(code)?;
-        }
-        Ok(())
-    })
+    foreign_keys::when_free(
+        conn,
+        typing.cancel,
+        || check_focus(conn, root, typing.focused),
+        || {
+            let mut held = Held::new(conn, root);
+            for &code in &codes {
+                held.key_down(code)?;
+                lender.pressed(code);
+            }
+            for &code in codes.iter().rev() {
+                held.key_up(code)?;
+            }
+            Ok(())
+        },
+    )
     .map_err(|blocked| match blocked {
         Blocked::Cancelled => unsent(DeskError::Cancelled {
             done: "no key had been pressed".into(),
         }),
         Blocked::Held(keys) => unsent(held_down(&keys, "the keys")),
-        Blocked::Failed(e) => e,
+        Blocked::Failed(e) => unsent(e),
+        Blocked::SendFailed(e) => e,
     })?;
     sync(conn)
 }
@@ -208,7 +226,7 @@ pub(super) fn type_text(
     let result = (|| {
         while sent < total {
             if sent > 0 {
-                sync(conn)?;
+                sync(conn).map_err(Blocked::Failed)?;
                 (typing.settle)();
             }
             if typing.cancel.is_cancelled() {
@@ -222,37 +240,39 @@ pub(super) fn type_text(
                     .lend(conn, &mut keymap, &wanted, typing.cancel, typing.settle)
                     .map_err(Blocked::Failed)?;
                 end = on_keyboard_from(&keymap, &chars, sent);
-                if end == sent {
-                    return Err(Blocked::Failed(
-                        on_keyboard(&keymap, chars[sent])
-                            .err()
-                            .unwrap_or_else(no_shift),
-                    ));
-                }
+            }
+            // Every key of the batch is found before any goes out, so a batch goes whole or
+            // not at all, short of a broken connection.
+            let mut keys = Vec::with_capacity(end - sent);
+            for &keysym in &chars[sent..end.max(sent + 1)] {
+                let (code, shifted) = on_keyboard(&keymap, keysym).map_err(Blocked::Failed)?;
+                let shift = match shifted {
+                    true => Some(shift.ok_or_else(no_shift).map_err(Blocked::Failed)?),
+                    false => None,
+                };
+                keys.push((code, shift));
             }
             let lender = &mut *typing.lender;
-            let batch = &chars[sent..end];
-            foreign_keys::when_free(conn, typing.cancel, || {
-                let mut held = Held::new(conn, root);
-                for &keysym in batch {
-                    let (code, shifted) = on_keyboard(&keymap, keysym)?;
-                    let shift = if shifted {
-                        Some(shift.ok_or_else(no_shift)?)
-                    } else {
-                        None
-                    };
-                    if let Some(shift) = shift {
-                        held.key_down(shift)?;
+            foreign_keys::when_free(
+                conn,
+                typing.cancel,
+                || check_focus(conn, root, typing.focused),
+                || {
+                    let mut held = Held::new(conn, root);
+                    for &(code, shift) in &keys {
+                        if let Some(shift) = shift {
+                            held.key_down(shift)?;
+                        }
+                        held.tap(code)?;
+                        lender.pressed(code);
+                        if let Some(shift) = shift {
+                            held.key_up(shift)?;
+                        }
                     }
-                    held.tap(code)?;
-                    lender.pressed(code);
-                    if let Some(shift) = shift {
-                        held.key_up(shift)?;
-                    }
-                }
-                Ok(())
-            })?;
-            sent = end;
+                    Ok(())
+                },
+            )?;
+            sent += keys.len();
         }
         Ok(())
     })();
@@ -260,19 +280,26 @@ pub(super) fn type_text(
         Held::new(conn, root).tap(code)?;
     }
     sync(conn)?;
-    let why = match result {
+    let (why, maybe_more) = match result {
         Ok(()) => return Ok(sent),
-        Err(Blocked::Cancelled) => "cancelled before it finished".to_string(),
-        Err(Blocked::Held(keys)) => held_down(&keys, "the text").to_string(),
-        Err(Blocked::Failed(e)) if sent == 0 => return Err(unsent(e)),
-        Err(Blocked::Failed(e)) => e.to_string(),
+        Err(Blocked::Cancelled) => ("cancelled before it finished".to_string(), false),
+        Err(Blocked::Held(keys)) => (held_down(&keys, "the text").to_string(), false),
+        Err(Blocked::Failed(e)) => (e.to_string(), false),
+        Err(Blocked::SendFailed(e)) => (
+            format!("{e}; some of the characters after those may have gone out too"),
+            true,
+        ),
     };
     let ended = DeskError::TypingEnded {
         why,
         typed: sent,
         total,
     };
-    Err(if sent == 0 { unsent(ended) } else { ended })
+    Err(if sent == 0 && !maybe_more {
+        unsent(ended)
+    } else {
+        ended
+    })
 }
 
 /// Where the run of characters from `start` that the keymap has ends, at most
@@ -316,7 +343,7 @@ fn caps_lock_on(conn: &RustConnection, root: Xid) -> Result<bool, DeskError> {
 }
 
 fn no_shift() -> DeskError {
-    DeskError::Invalid("the keyboard layout has no Shift key; nothing was sent".into())
+    DeskError::Invalid("the keyboard layout has no Shift key".into())
 }
 
 pub(super) fn move_pointer(

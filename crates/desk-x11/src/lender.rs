@@ -150,7 +150,7 @@ impl Lender {
         if slots.is_empty() {
             return Err(DeskError::Invalid(format!(
                 "keysym 0x{first:x} is not on the keyboard layout, and the layout leaves no \
-                 keycode free to lend it; nothing more was sent"
+                 keycode free to lend it"
             )));
         }
         let mut changes = Vec::new();

@@ -4,6 +4,7 @@
 //! [`X11Backend`] is the [`Display`], [`Input`] and [`Presence`] of one X display; the
 //! accessibility tree and processes come from `desk_linux`, which a Wayland backend shares.
 
+mod at;
 mod atoms;
 mod capture;
 mod confirm;
@@ -33,7 +34,6 @@ use x11rb::rust_connection::RustConnection;
 use desk::image::RgbImage;
 use desk::{Answer, Cancel, DeskError, Display, DisplayInfo, Input, Presence, Question};
 
-pub use confirm::{ALLOW as CONFIRM_ALLOW, DENY as CONFIRM_DENY, TITLE as CONFIRM_TITLE};
 pub use hotkey::Hotkey;
 
 use atoms::Atoms;
@@ -122,6 +122,7 @@ impl X11Backend {
             lender: &mut lender,
             settle: &mut settle,
             cancel,
+            focused,
         });
         if lender.lending() {
             self.returning
@@ -167,6 +168,10 @@ impl Display for X11Backend {
             geometry.width.into(),
             geometry.height.into(),
         ))
+    }
+
+    fn window_at(&self, x: i32, y: i32) -> Result<Option<Window>, DeskError> {
+        at::window_at(&self.conn, self.root, &self.atoms, x, y)
     }
 
     fn window_rect(&self, id: &str) -> Result<Option<Rect>, DeskError> {

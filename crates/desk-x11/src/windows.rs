@@ -85,9 +85,25 @@ pub(super) fn list(
             ));
         }
     };
+    let topmost_first: Vec<Xid> = ids.into_iter().rev().collect();
+    records(conn, atoms, &topmost_first, active)
+}
 
+/// The window records of `ids`, in that order, reading every property of every window before
+/// the first reply is awaited. `active` is the focused window. A window that went away is left
+/// out.
+pub(super) fn records(
+    conn: &RustConnection,
+    atoms: &Atoms,
+    ids: &[Xid],
+    active: Option<Xid>,
+) -> Result<Vec<Window>, DeskError> {
+    let get = |window, property, kind: AtomEnum, longs| {
+        conn.get_property(false, window, property, kind, 0, longs)
+            .map_err(lost)
+    };
     let mut pending = Vec::with_capacity(ids.len());
-    for &id in ids.iter().rev() {
+    for &id in ids {
         pending.push(Pending {
             id,
             net_name: get(id, atoms._NET_WM_NAME, AtomEnum::ANY, TITLE_LONGS)?,
@@ -195,7 +211,7 @@ fn role(p: &Props, atoms: &Atoms) -> &'static str {
     }
 }
 
-fn format_id(id: Xid) -> String {
+pub(super) fn format_id(id: Xid) -> String {
     format!("0x{id:x}")
 }
 

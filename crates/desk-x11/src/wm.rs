@@ -53,6 +53,11 @@ pub(super) fn has_focus(
     if active(conn, root, atoms)? != Some(xid) {
         return Ok(false);
     }
+    focus_within(conn, root, xid)
+}
+
+/// Whether the X input focus is window `xid` or inside it.
+pub(super) fn focus_within(conn: &RustConnection, root: Xid, xid: Xid) -> Result<bool, DeskError> {
     let mut focus = conn
         .get_input_focus()
         .map_err(lost)?
@@ -80,7 +85,8 @@ fn request(
     kind: u32,
     data: [u32; 5],
 ) -> Result<(), DeskError> {
-    let xid = parse_window_id(window).ok_or_else(|| DeskError::WindowGone { id: window.into() })?;
+    let xid = parse_window_id(window)
+        .ok_or_else(|| DeskError::Unsent(Box::new(DeskError::WindowGone { id: window.into() })))?;
     let event = ClientMessageEvent::new(32, xid, kind, data);
     conn.send_event(
         false,

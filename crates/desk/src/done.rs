@@ -42,12 +42,4 @@ impl Done {
             png: None,
         }
     }
-
-    /// The body as reply text.
-    pub fn body_text(&self) -> String {
-        match &self.body {
-            Body::Json(value) => value.to_string(),
-            Body::Text(text) => text.clone(),
-        }
-    }
 }

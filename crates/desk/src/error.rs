@@ -172,6 +172,14 @@ impl DeskError {
         }
     }
 
+    /// The error itself, without the note that none of its input went out.
+    pub fn unwrapped(self) -> DeskError {
+        match self {
+            DeskError::Unsent(inner) => inner.unwrapped(),
+            other => other,
+        }
+    }
+
     /// Whether the desktop connection should be dropped and made again for the next call.
     pub fn needs_reconnect(&self) -> bool {
         match self {

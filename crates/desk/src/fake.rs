@@ -249,11 +249,17 @@ impl State {
             .map(|w| w.window.id.clone())
     }
 
-    /// Raises window `id` to the top of the stack.
+    /// Raises window `id` to the top of the stack, below the popups (menus stay above the
+    /// windows a window manager stacks).
     pub fn raise(&mut self, id: &str) {
         if let Some(i) = self.windows.iter().position(|w| w.window.id == id) {
             let window = self.windows.remove(i);
-            self.windows.insert(0, window);
+            let top = self
+                .windows
+                .iter()
+                .position(|w| w.window.role != "popup")
+                .unwrap_or(self.windows.len());
+            self.windows.insert(top, window);
         }
     }
 
@@ -415,6 +421,14 @@ impl Display for FakeDesk {
 
     fn screen(&self) -> Result<Rect, DeskError> {
         Ok(self.state().screen)
+    }
+
+    fn window_at(&self, x: i32, y: i32) -> Result<Option<Window>, DeskError> {
+        let windows = self.windows()?;
+        let state = self.state();
+        Ok(state
+            .top_at(x, y)
+            .and_then(|id| windows.into_iter().find(|w| w.id == id)))
     }
 
     fn window_rect(&self, id: &str) -> Result<Option<Rect>, DeskError> {
@@ -637,9 +651,8 @@ impl Apps for FakeDesk {
     fn launch(&self, app: &str, _args: &[String]) -> Result<Launched, DeskError> {
         let mut state = self.state();
         let Some(title) = state.programs.get(app).cloned() else {
-            return Err(DeskError::Invalid(format!(
-                "cannot launch {app:?}: no such program"
-            )));
+            let missing = DeskError::Invalid(format!("cannot launch {app:?}: no such program"));
+            return Err(DeskError::Unsent(Box::new(missing)));
         };
         state.log.push(Event::Launch(app.into()));
         let pid = state.next_pid;

@@ -16,7 +16,7 @@ pub fn run(backend: &Backend, policy: Arc<Policy>, caller: Caller, call: &DeskCa
     if marked {
         backend.presence.indicate(true);
     }
-    let desk = Desk::new(backend.clone(), policy, caller);
+    let desk = Desk::new(backend.clone(), policy, caller, kind);
     let result = verbs::dispatch(&desk, call);
     if marked {
         backend.presence.indicate(false);

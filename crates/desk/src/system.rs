@@ -48,6 +48,12 @@ pub trait Display: Send + Sync {
     /// The screen's size: the rectangle desk coordinates live in, at (0, 0).
     fn screen(&self) -> Result<Rect, DeskError>;
 
+    /// The window input at desk point (x, y) would reach: the topmost one there, its frame
+    /// (title bar, borders) counting as part of it; an unmanaged window there (a menu, a
+    /// tooltip) comes back as a record of its own with role `popup`; windows that take no
+    /// input are passed over.
+    fn window_at(&self, x: i32, y: i32) -> Result<Option<Window>, DeskError>;
+
     /// Where window `id` is, in desk coordinates (it may reach off the screen), or `None` when
     /// it is not shown at all (minimized, or on another desktop).
     fn window_rect(&self, id: &str) -> Result<Option<Rect>, DeskError>;
@@ -89,8 +95,9 @@ pub trait Input: Send + Sync {
         cancel: &Cancel,
     ) -> Result<(), DeskError>;
 
-    /// Types `text` into whatever has the focus, checking `cancel` between characters, and
-    /// returns how many characters were sent. `focused` is the window that has the focus, so
+    /// Types `text` into whatever has the focus, checking `cancel` as it goes (at least every
+    /// few dozen characters), and returns how many characters were sent. Typing stops, saying
+    /// how many went out, when the focus leaves `focused` or someone else holds a modifier. `focused` is the window that has the focus, so
     /// the backend can wait for its app where typing needs that.
     fn type_text(
         &self,

@@ -29,37 +29,59 @@ fn the_allowlist_filters_every_read() {
         .collect();
     assert_eq!(titles, [json!("Notes"), json!("Mail")]);
 
-    // Reads that would show the foreign app are refused, naming why.
+    // Reads that would show the foreign app are refused, and learn nothing of it.
+    let unseen = "no window of an app the allowlist lets you see matches";
     for (verb, args, words) in [
-        ("shot", json!({}), "a shot of the screen"),
+        ("shot", json!({}), "a shot of the screen".to_string()),
         (
             "shot",
             json!({"x": 0, "y": 0, "w": 5, "h": 5}),
-            "a shot of the screen",
+            "a shot of the screen".to_string(),
         ),
         (
             "shot",
             json!({"window": "Vault"}),
-            "not in the app allowlist",
+            format!("{unseen} \"Vault\""),
         ),
-        ("snapshot", json!({"window": "Vault"}), "\"Vault\""),
+        ("shot", json!({"pid": 30}), format!("{unseen} process 30")),
+        (
+            "snapshot",
+            json!({"window": "Vault"}),
+            format!("{unseen} \"Vault\""),
+        ),
         (
             "find",
             json!({"name": "OK", "window": VAULT}),
-            "not in the app allowlist",
+            format!("{unseen} \"0x30\""),
         ),
-        ("read", json!({"id": "v:1"}), "node v:1"),
-        ("at", json!({"x": IN_VAULT.0, "y": IN_VAULT.1}), "\"Vault\""),
+        (
+            "read",
+            json!({"id": "v:1"}),
+            "node v:1: it belongs to no app the allowlist".to_string(),
+        ),
+        (
+            "at",
+            json!({"x": IN_VAULT.0, "y": IN_VAULT.1}),
+            "the window at (200, 600): it belongs to no app".to_string(),
+        ),
         (
             "at",
             json!({"x": IN_NOTES.0, "y": IN_NOTES.1, "window": "Vault"}),
-            "\"Vault\"",
+            format!("{unseen} \"Vault\""),
         ),
     ] {
         let ran = run(&fake, &policy, verb, args.clone());
-        assert_refused_by(&ran, Control::Allowlist, words);
+        assert_refused_by(&ran, Control::Allowlist, &words);
         assert!(ran.done.is_none(), "{verb} {args} answered anyway");
+        let reason = ran.outcome.reason().unwrap();
+        assert!(!reason.contains("vault"), "{verb} named the app: {reason}");
     }
+    // Not even whether a name matched a foreign window.
+    let reason = |name: &str| {
+        let ran = run(&fake, &policy, "snapshot", json!({"window": name}));
+        ran.outcome.reason().unwrap().replace(name, "NAME")
+    };
+    assert_eq!(reason("Vau"), reason("Xyz"));
 
     // The same reads of an allowed app go through.
     let shot = run(&fake, &policy, "shot", json!({"window": "Notes"}));
@@ -97,7 +119,7 @@ fn the_allowlist_hides_a_foreign_window_that_has_the_focus() {
     assert_refused_by(
         &run(&fake, &policy, "find", json!({"name": "OK"})),
         Control::Allowlist,
-        "\"Vault\"",
+        "the focused window: it belongs to no app",
     );
     assert_refused_by(
         &run(&fake, &policy, "key", json!({"keys": "Return"})),
@@ -608,6 +630,7 @@ fn admitted_input_goes_only_to_what_was_admitted() {
         fake.backend(),
         Arc::new(Policy::default()),
         Caller::default(),
+        desk_core::call::Kind::Act,
     );
     let windows = desk.windows().unwrap();
     let (notes, mail) = (windows[0].clone(), windows[1].clone());
@@ -721,4 +744,49 @@ fn a_window_manager_that_raises_late_still_gets_the_input_where_it_belongs() {
         &input(&fake)[..],
         [Event::Click { window: Some(w), .. }] if w == NOTES
     ));
+}
+
+#[test]
+fn a_menu_of_the_same_app_over_the_point_takes_the_click_and_another_apps_does_not() {
+    let popup = |pid: u32, id: &str| {
+        let mut menu = FakeWindow::new(id, "", pid, Rect::new(150, 150, 100, 100));
+        menu.window.role = "popup".into();
+        menu
+    };
+    let fake = desktop();
+    fake.add(popup(10, "0x11"), &["notes"]);
+    let ran = run(
+        &fake,
+        &Policy::default(),
+        "click",
+        json!({"x": 100, "y": 100, "window": "Notes"}),
+    );
+    assert_eq!(ran.outcome, Outcome::Completed, "{:?}", ran.outcome);
+    assert!(matches!(
+        &input(&fake)[..],
+        [Event::Click { window: Some(w), .. }] if w == "0x11"
+    ));
+    // Mail's menu over Notes stays above it whatever is raised: refused, naming it.
+    let fake = desktop();
+    fake.add(popup(20, "0x21"), &["mail"]);
+    let ran = run(
+        &fake,
+        &Policy::default(),
+        "click",
+        json!({"x": 100, "y": 100, "window": "Notes"}),
+    );
+    assert_not_sent(&ran, "covered at (200, 200) by window 0x21 \"\" (pid 20)");
+    assert!(input(&fake).is_empty());
+}
+
+#[test]
+fn a_program_that_cannot_start_sent_nothing() {
+    let fake = desktop();
+    let ran = run(
+        &fake,
+        &Policy::default(),
+        "launch",
+        json!({"app": "nothing-here"}),
+    );
+    assert_not_sent(&ran, "cannot launch \"nothing-here\"");
 }

@@ -97,46 +97,16 @@ fn a_window_shot_holds_the_windows_own_pixels() {
     let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
     reader.next_frame(&mut pixels).unwrap();
     assert!(pixels.chunks_exact(3).all(|p| p == notes));
-    // A display that cannot read a window's own pixels falls back to the screen where the
-    // window is (so Mail shows over it), which the allowlist refuses.
+    // A display that cannot read a window's own pixels refuses rather than show the screen.
     fake.state().window_pixels = false;
-    let mail = fake.state().windows[0].colour;
-    let ran = run(&fake, &open(), "shot", json!({"window": "Notes"}));
-    let png = ran.done.unwrap().png.unwrap();
-    let decoder = png::Decoder::new(std::io::Cursor::new(png));
-    let mut reader = decoder.read_info().unwrap();
-    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
-    reader.next_frame(&mut pixels).unwrap();
-    let at = |x: usize, y: usize| &pixels[(y * 400 + x) * 3..(y * 400 + x) * 3 + 3];
-    assert_eq!(at(10, 10), notes, "uncovered: Notes");
-    assert_eq!(at(100, 100), mail, "covered: what the screen shows");
-    // A crop of it comes from the same place on the screen.
-    let ran = run(
-        &fake,
-        &open(),
-        "shot",
-        json!({"window": "Notes", "x": 40, "y": 40, "w": 20, "h": 20}),
-    );
-    let png = ran.done.unwrap().png.unwrap();
-    let decoder = png::Decoder::new(std::io::Cursor::new(png));
-    let mut reader = decoder.read_info().unwrap();
-    let mut crop = vec![0; reader.output_buffer_size().unwrap()];
-    reader.next_frame(&mut crop).unwrap();
-    assert_eq!(
-        &crop[..3],
-        notes,
-        "the crop's top left is at (140, 140): Notes"
-    );
-    assert_eq!(
-        &crop[crop.len() - 3..],
-        mail,
-        "its bottom right at (159, 159): Mail"
-    );
-    let ran = run(&fake, &only(&["notes"]), "shot", json!({"window": "Notes"}));
-    assert_eq!(
-        ran.outcome.by(),
-        Some(desk_core::outcome::Control::Allowlist)
-    );
+    for policy in [open(), only(&["notes"])] {
+        let ran = run(&fake, &policy, "shot", json!({"window": "Notes"}));
+        assert!(
+            matches!(&ran.outcome, Outcome::Failed { reason } if reason.contains("cannot read a window's own pixels")),
+            "{:?}",
+            ran.outcome
+        );
+    }
 }
 
 #[test]
@@ -730,5 +700,34 @@ fn still_ignores_what_shuttle_draws_itself() {
         (calm["changed"].clone(), calm["volatile"].clone()),
         (json!(false), json!(0)),
         "{calm}"
+    );
+}
+
+#[test]
+fn still_under_the_allowlist_watches_only_the_allowed_windows() {
+    let fake = desktop();
+    fake.state().spinner = Some(Rect::new(900, 600, 40, 40));
+    let policy = only(&["notes"]);
+    let elsewhere = json(&run(
+        &fake,
+        &policy,
+        "still",
+        json!({"timeout_ms": 300, "hold_ms": 100}),
+    ));
+    assert_eq!(
+        (elsewhere["changed"].clone(), elsewhere["volatile"].clone()),
+        (json!(false), json!(0)),
+        "a change outside Notes tells nothing: {elsewhere}"
+    );
+    fake.state().spinner = Some(Rect::new(150, 150, 40, 40));
+    let inside = json(&run(
+        &fake,
+        &policy,
+        "still",
+        json!({"timeout_ms": 300, "hold_ms": 100}),
+    ));
+    assert!(
+        inside["changed"] == true || inside["volatile"].as_u64() > Some(0),
+        "a change in Notes is seen: {inside}"
     );
 }

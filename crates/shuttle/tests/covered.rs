@@ -14,18 +14,24 @@ use serde_json::{Value, json};
 /// The allowlist the tests run under: the target's app is allowed, the cover's is not.
 const ALLOW_A: &str = "[safety]\napps = [\"fixture-a\"]\n";
 
-/// Where a window's client area is on the screen: x, y, width, height (xdotool's reading).
+/// Where a window's client area is on the screen: x, y, width, height (xwininfo's reading;
+/// xdotool's adds the frame's offset once more).
 fn geometry(id: &str) -> [i64; 4] {
-    let shell = run("xdotool", &["getwindowgeometry", "--shell", id]);
+    let info = run("xwininfo", &["-id", id]);
     let value = |key: &str| -> i64 {
-        shell
-            .lines()
-            .find_map(|l| l.strip_prefix(&format!("{key}=")))
+        info.lines()
+            .find_map(|l| l.trim().strip_prefix(key))
             .unwrap()
+            .trim()
             .parse()
             .unwrap()
     };
-    [value("X"), value("Y"), value("WIDTH"), value("HEIGHT")]
+    [
+        value("Absolute upper-left X:"),
+        value("Absolute upper-left Y:"),
+        value("Width:"),
+        value("Height:"),
+    ]
 }
 
 fn contains(rect: [i64; 4], (x, y): (i64, i64)) -> bool {
@@ -49,6 +55,12 @@ fn cover_point(cover: &Fixture, point: (i64, i64), keep_above: bool) {
         Duration::from_secs(5),
         || contains(geometry(&cover.id()), point).then_some(()),
     );
+}
+
+/// The window that has the focus, by xdotool's reading.
+fn active_window() -> String {
+    let decimal: u64 = run("xdotool", &["getactivewindow"]).trim().parse().unwrap();
+    format!("0x{decimal:x}")
 }
 
 /// The "Press me" button of a fixture, with its centre on the screen.
@@ -115,6 +127,51 @@ fn a_node_under_a_window_kept_above_is_pressed_by_its_action_and_never_clicked_t
         "{note}"
     );
     assert_eq!(target.await_events("clicked", 1).len(), 1);
+    cover.assert_untouched();
+}
+
+#[test]
+fn a_press_under_another_windows_title_bar_reaches_its_own_window() {
+    require_desktop();
+    let daemon = Daemon::start_configured(Some(ALLOW_A), &[]);
+    let target = Fixture::start("Framed A", &["--comm", "fixture-a"]);
+    let cover = Fixture::start("Frame B", &["--comm", "fixture-b", "--size", "300x240"]);
+    let (node, centre) = button(&daemon, &target);
+    // Put the cover's client area just below the point, so only its frame (the title bar the
+    // window manager draws) lies over it.
+    run(
+        "wmctrl",
+        &[
+            "-i",
+            "-r",
+            &cover.id(),
+            "-e",
+            &format!("0,{},{},300,240", centre.0 - 150, centre.1 - 10),
+        ],
+    );
+    run("xdotool", &["windowactivate", "--sync", &cover.id()]);
+    wait_for(
+        "the cover's client area to start just below the point",
+        Duration::from_secs(5),
+        || {
+            let [x, y, w, _] = geometry(&cover.id());
+            (y > centre.1 && y < centre.1 + 40 && x < centre.0 && x + w > centre.0).then_some(())
+        },
+    );
+    let shot = daemon.call("desk_shot", json!({"window": cover.id()}));
+    assert!(
+        shot.error().contains("refused"),
+        "the cover stays hidden from reads"
+    );
+
+    let pressed = daemon.call("desk_press", json!({"id": node["id"]})).json();
+    assert_eq!(pressed["how"], "clicked", "{pressed}");
+    assert_eq!(target.await_events("clicked", 1).len(), 1);
+    assert_eq!(
+        active_window(),
+        target.id(),
+        "the click went to the target, not the frame"
+    );
     cover.assert_untouched();
 }
 

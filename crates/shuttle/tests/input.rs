@@ -734,3 +734,39 @@ fn typing_waits_for_a_shift_someone_else_holds_and_never_sends_through_it() {
         "the fixture received {after:?}"
     );
 }
+
+#[test]
+fn typing_stops_when_the_focus_moves_to_another_window_and_says_how_far_it_got() {
+    require_desktop();
+    let daemon = Daemon::start();
+    let fixture = Fixture::start("input focus target", &[]);
+    let thief = Fixture::start("input focus thief", &["--size", "300x200"]);
+    let text = "abcdefghij".repeat(300);
+    let typing = std::thread::spawn({
+        let (socket, window, text) = (daemon.socket.clone(), fixture.id(), text.clone());
+        move || {
+            common::Wire::connect(&socket)
+                .call("desk_type", json!({"text": text, "window": window}))
+        }
+    });
+    wait_for("typing to begin", Duration::from_secs(5), || {
+        (!last_text(&fixture).unwrap_or_default().is_empty()).then_some(())
+    });
+    run("xdotool", &["windowactivate", &thief.id()]);
+    let reply = typing.join().unwrap();
+    let error = reply.error();
+    assert!(error.contains("the keyboard focus left window"), "{error}");
+    assert!(error.contains("outcome: unknown"), "{error}");
+    let typed: usize = error
+        .split(" of 3000 characters")
+        .next()
+        .and_then(|head| head.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count in {error}"));
+    await_text(&fixture, &text[..typed]);
+    assert!(
+        thief.events_of("text").is_empty() && thief.events_of("key").is_empty(),
+        "the window that took the focus got {:?}",
+        thief.events()
+    );
+}

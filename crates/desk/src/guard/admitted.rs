@@ -22,6 +22,8 @@ use crate::system::Launched;
 
 /// How long a focus request may take to show.
 const FOCUS_WAIT: Duration = Duration::from_secs(1);
+/// The role of an unmanaged window (a menu, a popup) in its record.
+const POPUP: &str = "popup";
 /// The role AT-SPI gives a password entry.
 const PASSWORD_ROLE: &str = "password text";
 
@@ -95,9 +97,9 @@ impl<'d> Admitted<'d> {
         let before = self.desk.sent.get();
         self.pass(what, true)?;
         match send() {
-            Err(DeskError::Unsent(e)) => {
+            Err(e @ DeskError::Unsent(_)) => {
                 self.desk.sent.set(before);
-                Err(*e)
+                Err(e.unwrapped())
             }
             other => other,
         }
@@ -110,14 +112,8 @@ impl<'d> Admitted<'d> {
         if display.has_focus(&window.id)? {
             return Ok(());
         }
-        self.pass("moving the focus", false)?;
-        self.desk.backend.input.request_focus(&window.id)?;
-        let deadline = Instant::now() + FOCUS_WAIT;
-        while Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(5));
-            if display.has_focus(&window.id)? {
-                return Ok(());
-            }
+        if self.activate(window, || display.has_focus(&window.id))? {
+            return Ok(());
         }
         let windows = display.windows()?;
         if !windows.iter().any(|w| w.id == window.id) {
@@ -132,7 +128,7 @@ impl<'d> Admitted<'d> {
                     .into()
             }
             Seen::Window(w) => format!("{} {:?}", w.id, w.title),
-            Seen::Foreign(target) => target.to_string(),
+            Seen::Foreign(target) => self.desk.describe_foreign(&target),
             Seen::Nothing => "none".into(),
         };
         Err(DeskError::FocusRefused {
@@ -140,6 +136,31 @@ impl<'d> Admitted<'d> {
             title: window.title.clone(),
             active,
         })
+    }
+
+    /// Asks the window manager to activate (focus and raise) `window`, then waits up to
+    /// [`FOCUS_WAIT`] for `done` to hold.
+    fn activate(
+        &self,
+        window: &Window,
+        done: impl Fn() -> Result<bool, DeskError>,
+    ) -> Result<bool, DeskError> {
+        self.pass("moving the focus", false)?;
+        self.desk
+            .backend
+            .input
+            .request_focus(&window.id)
+            .map_err(DeskError::unwrapped)?;
+        let deadline = Instant::now() + FOCUS_WAIT;
+        loop {
+            if done()? {
+                return Ok(true);
+            }
+            if Instant::now() >= deadline {
+                return Ok(false);
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
 
     /// Asks `window` to close.
@@ -219,7 +240,7 @@ impl<'d> Admitted<'d> {
         self.require(self.admits(&spot.target()), "pointer input")?;
         let (x, y) = (spot.x, spot.y);
         let now = self.desk.top_at(x, y)?;
-        if now.id() == spot.on.id() {
+        if lands_on(&now, &spot.on) {
             return Ok(());
         }
         if let (true, Seen::Window(window)) = (spot.raise, &spot.on) {
@@ -228,30 +249,24 @@ impl<'d> Admitted<'d> {
         Err(DeskError::Changed(format!(
             "what is at ({x}, {y}) changed after it was checked: it is now {}; look again before \
              retrying",
-            now.target(Target::Background)
+            self.desk.describe_seen(&now)
         )))
     }
 
     /// Raises `window` (activating it, as a click on it would) until it is on top at the desk
     /// point, or refuses naming what stays on top there.
     fn raise(&self, window: &Window, x: i32, y: i32) -> Result<(), DeskError> {
-        self.pass("raising a window", false)?;
-        self.desk.backend.input.request_focus(&window.id)?;
-        let deadline = Instant::now() + FOCUS_WAIT;
-        loop {
-            let now = self.desk.top_at(x, y)?;
-            if now.id() == Some(window.id.as_str()) {
-                return Ok(());
-            }
-            if Instant::now() >= deadline {
-                return Err(DeskError::Changed(format!(
-                    "{} is covered at ({x}, {y}) by {} even after raising it",
-                    Target::window(window),
-                    now.target(Target::Background)
-                )));
-            }
-            std::thread::sleep(Duration::from_millis(5));
+        let on = Seen::Window(window.clone());
+        let on_top = || Ok(lands_on(&self.desk.top_at(x, y)?, &on));
+        if self.activate(window, on_top)? {
+            return Ok(());
         }
+        let now = self.desk.top_at(x, y)?;
+        Err(DeskError::Changed(format!(
+            "{} is covered at ({x}, {y}) by {} even after raising it",
+            Target::window(window),
+            self.desk.describe_seen(&now)
+        )))
     }
 
     /// Clicks `button` `count` times at `spot`.
@@ -278,11 +293,12 @@ impl<'d> Admitted<'d> {
     pub fn drag(&self, from: &Spot, to: &Spot) -> Result<(), DeskError> {
         self.land(from)?;
         self.land(to)?;
-        self.pass("dragging", true)?;
-        self.desk
-            .backend
-            .input
-            .drag((from.x, from.y), (to.x, to.y), &self.desk.caller.cancel)
+        self.sending("dragging", || {
+            self.desk
+                .backend
+                .input
+                .drag((from.x, from.y), (to.x, to.y), &self.desk.caller.cancel)
+        })
     }
 
     /// Starts the admitted program.
@@ -305,5 +321,16 @@ impl<'d> Admitted<'d> {
     /// Actions on accessibility nodes of the admitted apps.
     pub fn nodes(&self) -> ActingNodes<'_> {
         ActingNodes::new(self, self.desk.backend.accessibility.clone())
+    }
+}
+
+/// Whether input meeting `now` at a point reaches `admitted`: the same window, or a menu or
+/// popup of the same app open over it.
+fn lands_on(now: &Seen, admitted: &Seen) -> bool {
+    match (now, admitted) {
+        (Seen::Window(now), Seen::Window(admitted)) if now.role == POPUP => {
+            now.pid.is_some() && now.pid == admitted.pid
+        }
+        _ => now.id() == admitted.id(),
     }
 }

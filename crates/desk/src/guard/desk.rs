@@ -1,16 +1,19 @@
 //! [`Desk`]: the desktop as one call may see it, and the gate its actions pass.
 //!
-//! Reads come back filtered: [`Desk::windows`] lists only windows of allowed apps, [`Desk::pick`]
-//! refuses a window outside the allowlist by name, and what is found at a point or holding the
-//! focus comes back as a [`Seen`], where a foreign window is only a [`Target`] to refuse, never
-//! a [`Window`] a verb could put in a result. shuttle's own windows count as foreign.
+//! Reads come back filtered: [`Desk::windows`] lists only windows of allowed apps, and what is
+//! found at a point or holding the focus comes back as a [`Seen`], where a foreign window is
+//! only a [`Target`] to refuse, never a [`Window`] a verb could put in a result. shuttle's own
+//! windows count as foreign. A refusal names a foreign window only when an action aims at it
+//! (the person's journal then says what was kept from whom); a read that meets one learns
+//! nothing of it, not even whether a name matched it.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use desk_core::call::Kind;
 use desk_core::geometry::Rect;
-use desk_core::matching::pick_window;
+use desk_core::matching::{MatchError, pick_window};
 use desk_core::outcome::Control;
 use desk_core::window::Window;
 
@@ -98,6 +101,8 @@ pub struct Desk {
     pub(super) backend: Backend,
     pub(super) policy: Arc<Policy>,
     pub(super) caller: Caller,
+    /// Whether the call acts, rather than only looks.
+    acting: bool,
     /// Whether input went out: a failed action that sent some is `unknown`, not `refused`.
     pub(super) sent: Cell<bool>,
     /// The names of processes asked about during the call, so each is read once.
@@ -105,12 +110,13 @@ pub struct Desk {
 }
 
 impl Desk {
-    /// The desktop `backend` under `policy`, for one call by `caller`.
-    pub fn new(backend: Backend, policy: Arc<Policy>, caller: Caller) -> Self {
+    /// The desktop `backend` under `policy`, for one call of `kind` by `caller`.
+    pub fn new(backend: Backend, policy: Arc<Policy>, caller: Caller, kind: Kind) -> Self {
         Self {
             backend,
             policy,
             caller,
+            acting: kind == Kind::Act,
             sent: Cell::new(false),
             names: RefCell::default(),
         }
@@ -148,8 +154,44 @@ impl Desk {
 
     /// Refuses a process outside the allowlist; `what` names what belongs to it.
     pub(super) fn check_pid(&self, pid: u32, what: &str) -> Result<(), DeskError> {
-        self.allows(Some(pid))
-            .map_err(|why| DeskError::refused(Control::Allowlist, format!("{what}: {why}")))
+        let why = match self.allows(Some(pid)) {
+            Ok(()) => return Ok(()),
+            Err(why) if self.acting => why,
+            Err(_) => self.outside().into(),
+        };
+        Err(DeskError::refused(
+            Control::Allowlist,
+            format!("{what}: {why}"),
+        ))
+    }
+
+    /// What a read learns of a window it may not see.
+    fn outside(&self) -> &'static str {
+        if self.policy.apps.is_some() {
+            "it belongs to no app the allowlist ([safety] apps) lets you see"
+        } else {
+            "it is shuttle's own"
+        }
+    }
+
+    /// A window the caller may not see, in words: named for an action, anonymous for a read.
+    pub fn describe_foreign(&self, target: &Target) -> String {
+        if self.acting {
+            target.to_string()
+        } else if self.policy.apps.is_some() {
+            "a window of an app outside the allowlist".into()
+        } else {
+            "a window of shuttle's own".into()
+        }
+    }
+
+    /// What was found at a point, in words.
+    pub fn describe_seen(&self, seen: &Seen) -> String {
+        match seen {
+            Seen::Window(window) => Target::window(window).to_string(),
+            Seen::Foreign(target) => self.describe_foreign(target),
+            Seen::Nothing => Target::Background.to_string(),
+        }
     }
 
     /// `window` as far as the caller may know it.
@@ -173,21 +215,46 @@ impl Desk {
             .collect()
     }
 
-    /// The window `window` and `pid` name, among the windows the caller may see; a window
-    /// outside the allowlist is refused as such rather than reported missing.
+    /// The window `window` and `pid` name, among the windows the caller may see. An action
+    /// aimed at a window outside the allowlist is refused naming it; a read that names none
+    /// the caller may see is refused the same way whether or not a foreign window matched.
     pub fn pick(&self, window: Option<&str>, pid: Option<u32>) -> Result<Window, DeskError> {
         let all = self.backend.display.windows()?;
         let visible = self.visible(all.clone());
-        match pick_window(&visible, window, pid) {
-            Ok(picked) => Ok(picked.clone()),
-            Err(e) => match pick_window(&all, window, pid) {
-                Ok(foreign) => {
-                    let why = self.allows(foreign.pid).err().unwrap_or_default();
-                    Err(Self::refusal(&Target::window(foreign), &why))
-                }
-                Err(_) => Err(e.into()),
-            },
+        let missed = match pick_window(&visible, window, pid) {
+            Ok(picked) => return Ok(picked.clone()),
+            Err(e @ (MatchError::Ambiguous { .. } | MatchError::NoTarget)) => return Err(e.into()),
+            Err(e) => e,
+        };
+        if self.acting {
+            if let Ok(foreign) = pick_window(&all, window, pid) {
+                let why = self.allows(foreign.pid).err().unwrap_or_default();
+                return Err(Self::refusal(&Target::window(foreign), &why));
+            }
+            return Err(missed.into());
         }
+        let Some(_) = &self.policy.apps else {
+            return Err(missed.into());
+        };
+        let named = match (window, pid) {
+            (Some(name), _) => format!("{name:?}"),
+            (None, Some(pid)) => format!("process {pid}"),
+            (None, None) => "nothing".into(),
+        };
+        let titles: Vec<String> = visible.iter().map(|w| format!("{:?}", w.title)).collect();
+        Err(DeskError::refused(
+            Control::Allowlist,
+            format!(
+                "no window of an app the allowlist lets you see matches {named} ([safety] apps: \
+                 {}); the windows you may use: {}",
+                self.policy.allowlist(),
+                if titles.is_empty() {
+                    "none".into()
+                } else {
+                    titles.join(", ")
+                }
+            ),
+        ))
     }
 
     /// The window that has the keyboard focus.
@@ -205,33 +272,37 @@ impl Desk {
     pub fn focused_window(&self) -> Result<Option<Window>, DeskError> {
         match self.focused()? {
             Seen::Window(window) => Ok(Some(window)),
-            Seen::Foreign(target) => Err(self.refusal_of(&target)),
+            Seen::Foreign(target) => Err(self.refusal_of(&target, "the focused window")),
             Seen::Nothing => Ok(None),
         }
     }
 
-    /// Why a window the caller may not see (a [`Seen::Foreign`]) is refused.
-    pub fn refusal_of(&self, target: &Target) -> DeskError {
+    /// Why a window the caller may not see (a [`Seen::Foreign`]) is refused; `place` says
+    /// where it was met, for a read, which learns nothing more.
+    pub fn refusal_of(&self, target: &Target, place: &str) -> DeskError {
+        if !self.acting {
+            return DeskError::refused(Control::Allowlist, format!("{place}: {}", self.outside()));
+        }
         self.check_target(target)
             .err()
             .unwrap_or_else(|| Self::refusal(target, "it is not the caller's to see"))
     }
 
-    /// The topmost window whose client area holds the desk point.
+    /// The window input at the desk point reaches: the topmost there, frames and menus
+    /// included.
     pub fn top_at(&self, x: i32, y: i32) -> Result<Seen, DeskError> {
-        self.topmost(x, y, |_| true)
+        Ok(self
+            .backend
+            .display
+            .window_at(x, y)?
+            .map_or(Seen::Nothing, |w| self.seen(w)))
     }
 
-    /// The topmost app window at the desk point, passing over panels and the desktop itself.
+    /// The topmost app window whose client area holds the desk point, passing over panels and
+    /// the desktop itself, for reading what is there.
     pub fn top_app_at(&self, x: i32, y: i32) -> Result<Seen, DeskError> {
-        self.topmost(x, y, |w| {
-            !w.shell && !matches!(w.role.as_str(), "dock" | "desktop")
-        })
-    }
-
-    fn topmost(&self, x: i32, y: i32, counts: impl Fn(&Window) -> bool) -> Result<Seen, DeskError> {
         for window in self.backend.display.windows()? {
-            if !counts(&window) {
+            if window.shell || matches!(window.role.as_str(), "dock" | "desktop") {
                 continue;
             }
             if let Some(rect) = self.backend.display.window_rect(&window.id)?
@@ -282,32 +353,47 @@ impl Desk {
     }
 
     /// The pixels of `window` itself in `area` (window coordinates), never another window's
-    /// drawn over it. `frame` is where the window is on the screen. Where the display cannot
-    /// read a window's own pixels the screen is read instead, which the allowlist refuses.
-    pub fn capture_window(
-        &self,
-        window: &Window,
-        frame: Rect,
-        area: Rect,
-    ) -> Result<RgbImage, DeskError> {
-        if let Some(image) = self.backend.display.capture_window(&window.id, area)? {
-            return Ok(image);
-        }
-        if self.policy.apps.is_some() {
-            return Err(DeskError::refused(
-                Control::Allowlist,
-                "this desktop cannot read a window's own pixels, so a window shot could show \
-                 other apps' windows over it, which the app allowlist ([safety] apps) refuses",
-            ));
-        }
-        let on_screen = Rect::new(frame.x + area.x, frame.y + area.y, area.w, area.h);
-        self.backend.display.capture(on_screen)
+    /// drawn over it; refused where the display cannot tell them from the screen's.
+    pub fn capture_window(&self, window: &Window, area: Rect) -> Result<RgbImage, DeskError> {
+        self.backend
+            .display
+            .capture_window(&window.id, area)?
+            .ok_or_else(|| {
+                DeskError::Unsupported(
+                    "this desktop cannot read a window's own pixels (on X11 the Composite \
+                     extension is missing), so a window shot could show other windows drawn over \
+                     it; shoot the screen or a rectangle of it instead"
+                        .into(),
+                )
+            })
     }
 
-    /// A rectangle of the screen shrunk to `width` pixels wide, to tell whether anything
-    /// moves; verbs never hand these pixels to the caller.
-    pub fn watch(&self, rect: Rect, width: u32) -> Result<RgbImage, DeskError> {
-        self.backend.display.capture_scaled(rect, width)
+    /// Watches `rect` of the screen shrunk to `width` pixels wide, to tell whether anything
+    /// moves. Under the app allowlist only the allowed windows' parts of the screen are
+    /// watched, so a change elsewhere tells the caller nothing.
+    pub fn watch(&self, rect: Rect, width: u32) -> Result<Watch<'_>, DeskError> {
+        let keep = match self.policy.apps {
+            Some(_) => {
+                let scale = f64::from(width) / f64::from(rect.w.max(1));
+                let shrunk = |v: i64| (v.max(0) as f64 * scale) as u32;
+                let mut keep = Vec::new();
+                for window in self.windows()? {
+                    if let Some(r) = self.window_rect(&window)? {
+                        let (x0, y0) = (shrunk(i64::from(r.x)), shrunk(i64::from(r.y)));
+                        let (x1, y1) = (shrunk(r.right()), shrunk(r.bottom()));
+                        keep.push((x0, y0, x1.saturating_add(1), y1.saturating_add(1)));
+                    }
+                }
+                Some(keep)
+            }
+            None => None,
+        };
+        Ok(Watch {
+            desk: self,
+            rect,
+            width,
+            keep,
+        })
     }
 
     /// Parts of the screen shuttle draws on itself (the marker).
@@ -422,5 +508,39 @@ impl Desk {
                 timeout.as_secs()
             ))),
         }
+    }
+}
+
+/// A shrunken view of the screen for telling whether anything moves; its pixels are never
+/// handed to the caller.
+pub struct Watch<'d> {
+    desk: &'d Desk,
+    rect: Rect,
+    width: u32,
+    /// Under the allowlist, the parts (shrunken x0, y0, x1, y1) left visible; the rest is black.
+    keep: Option<Vec<(u32, u32, u32, u32)>>,
+}
+
+impl Watch<'_> {
+    /// The next capture.
+    pub fn next(&self) -> Result<RgbImage, DeskError> {
+        let mut image = self
+            .desk
+            .backend
+            .display
+            .capture_scaled(self.rect, self.width)?;
+        if let Some(keep) = &self.keep {
+            let width = image.width;
+            for (i, pixel) in image.pixels.chunks_exact_mut(3).enumerate() {
+                let (x, y) = (i as u32 % width, i as u32 / width);
+                let kept = keep
+                    .iter()
+                    .any(|&(x0, y0, x1, y1)| x >= x0 && x < x1 && y >= y0 && y < y1);
+                if !kept {
+                    pixel.fill(0);
+                }
+            }
+        }
+        Ok(image)
     }
 }

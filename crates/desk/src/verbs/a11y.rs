@@ -221,7 +221,8 @@ impl Pressed<'_> {
     fn click(&self, at: (i32, i32)) -> Result<Value, DeskError> {
         let window = self.window.clone().ok_or_else(|| {
             DeskError::Invalid(format!(
-                "{} is in no window on the screen, so it cannot be clicked; try action or select",
+                "{} is in no window shuttle can tell on the screen (none of its app's windows, or \
+                 several, carry its window's title), so it cannot be clicked; try action or select",
                 node_words(&self.node)
             ))
         })?;
@@ -322,22 +323,27 @@ fn node_target(
     let pid = nodes.pid_of(&node.id)?;
     let frame = nodes.ancestors(&node.id)?.pop();
     let title = frame.map_or_else(|| node.name.clone(), |f| f.name);
+    // The screen window it is in: the one of its process with its window's title, or the only
+    // window of its process; where that leaves two or none, no window is guessed.
     let windows = desk.windows()?;
-    let mine = || windows.iter().filter(|w| w.pid == Some(pid));
-    Ok(
-        match mine().find(|w| w.title == title).or_else(|| mine().next()) {
-            Some(window) => (Target::window(window), Some(window.clone())),
-            None => (
-                Target::Window {
-                    id: String::new(),
-                    title,
-                    pid: Some(pid),
-                    app: None,
-                },
-                None,
-            ),
-        },
-    )
+    let mine: Vec<&Window> = windows.iter().filter(|w| w.pid == Some(pid)).collect();
+    let titled: Vec<&Window> = mine.iter().copied().filter(|w| w.title == title).collect();
+    let window = match (titled.as_slice(), mine.as_slice()) {
+        ([one], _) | ([], [one]) => Some(*one),
+        _ => None,
+    };
+    Ok(match window {
+        Some(window) => (Target::window(window), Some(window.clone())),
+        None => (
+            Target::Window {
+                id: String::new(),
+                title,
+                pid: Some(pid),
+                app: None,
+            },
+            None,
+        ),
+    })
 }
 
 /// Node `id` with its bounds, once the action `verb` on it has been admitted.
@@ -471,7 +477,10 @@ pub(super) fn at(desk: &Desk, args: &AtArgs) -> Result<Done, DeskError> {
     } else {
         match &top {
             Seen::Window(window) => window.clone(),
-            Seen::Foreign(target) => return Err(desk.refusal_of(target)),
+            Seen::Foreign(target) => {
+                let place = format!("the window at ({}, {})", args.x, args.y);
+                return Err(desk.refusal_of(target, &place));
+            }
             Seen::Nothing => {
                 return Err(DeskError::Invalid(format!(
                     "no app window is at ({}, {}); nothing to read there",

@@ -121,7 +121,7 @@ fn focused_centre(desk: &Desk) -> Result<Spot, DeskError> {
              the window first",
             focused.id,
             focused.title,
-            covering.target(Target::Background)
+            desk.describe_seen(&covering)
         ))),
     }
 }

@@ -73,7 +73,7 @@ fn window_shot(
         visible.w,
         visible.h,
     );
-    let image = desk.capture_window(&window, frame, area)?;
+    let image = desk.capture_window(&window, area)?;
     let origin = [i64::from(area.x), i64::from(area.y)];
     Ok((image, origin, window.id))
 }

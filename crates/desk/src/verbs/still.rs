@@ -33,7 +33,8 @@ pub(super) fn still(desk: &Desk, args: &StillArgs) -> Result<Done, DeskError> {
     let (timeout, hold) = (Duration::from_millis(timeout), Duration::from_millis(hold));
     let screen = desk.screen()?;
     let start = Instant::now();
-    let mut tracker = Tracker::new(desk.watch(screen, WIDTH)?);
+    let watch = desk.watch(screen, WIDTH)?;
+    let mut tracker = Tracker::new(watch.next()?);
     // shuttle's own marker comes and goes with its actions; the screen is still without it.
     let scale = f64::from(WIDTH) / f64::from(screen.w.max(1));
     for overlay in desk.overlays() {
@@ -54,7 +55,7 @@ pub(super) fn still(desk: &Desk, args: &StillArgs) -> Result<Done, DeskError> {
             });
         }
         std::thread::sleep(TICK);
-        if tracker.update(desk.watch(screen, WIDTH)?) {
+        if tracker.update(watch.next()?) {
             changed = true;
             last_change = Instant::now();
         }
