@@ -139,7 +139,7 @@ pub(super) fn records(
             id: format_id(p.id),
             role: role(&p, atoms).into(),
             active: active == Some(p.id),
-            app: p.pid.and_then(app_name),
+            app: p.pid.and_then(desk_linux::proc::exe_name),
             shell: p.pid.is_some_and(|pid| shell_pids.contains(&pid)),
             owner: p.transient_for.map(format_id),
             title: p.title,
@@ -213,20 +213,6 @@ fn role(p: &Props, atoms: &Atoms) -> &'static str {
 
 pub(super) fn format_id(id: Xid) -> String {
     format!("0x{id:x}")
-}
-
-/// The executable's file name, from /proc.
-fn app_name(pid: u32) -> Option<String> {
-    let from_exe = std::fs::read_link(format!("/proc/{pid}/exe"))
-        .ok()
-        .and_then(|path| {
-            let name = path.file_name()?.to_string_lossy().into_owned();
-            Some(name.trim_end_matches(" (deleted)").to_string())
-        });
-    from_exe.or_else(|| {
-        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).ok()?;
-        Some(comm.trim_end().to_string()).filter(|c| !c.is_empty())
-    })
 }
 
 /// Where a window's client area is on the screen, or `None` when it is not shown.

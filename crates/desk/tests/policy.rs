@@ -790,3 +790,71 @@ fn a_program_that_cannot_start_sent_nothing() {
     );
     assert_not_sent(&ran, "cannot launch \"nothing-here\"");
 }
+
+#[test]
+fn watching_under_the_allowlist_sees_only_the_allowed_windows() {
+    let fake = desktop();
+    {
+        let mut state = fake.state();
+        // Vault just right of Notes, Mail just below it; neither is allowed.
+        state.windows[2].rect = Some(Rect::new(500, 100, 300, 300));
+        state.windows[1].rect = Some(Rect::new(100, 400, 400, 100));
+    }
+    let notes = fake.state().windows[0].colour;
+    let desk = Desk::new(
+        fake.backend(),
+        Arc::new(only(&["notes"])),
+        Caller::default(),
+        desk_core::call::Kind::Observe,
+    );
+    let screen = Rect::new(0, 0, 1000, 800);
+    let image = desk.watch(screen, 1000).unwrap().next().unwrap();
+    assert_eq!((image.width, image.height), (1000, 800));
+    for (x, y, kept) in [
+        (100, 100, true),
+        (499, 399, true),
+        (500, 200, false),
+        (200, 400, false),
+        (99, 200, false),
+        (200, 99, false),
+    ] {
+        let want = if kept { notes } else { [0, 0, 0] };
+        assert_eq!(image.pixel(x, y), want, "({x}, {y})");
+    }
+    // Without an allowlist everything is watched.
+    let open = Desk::new(
+        fake.backend(),
+        Arc::new(Policy::default()),
+        Caller::default(),
+        desk_core::call::Kind::Observe,
+    );
+    let image = open.watch(screen, 1000).unwrap().next().unwrap();
+    assert_ne!(image.pixel(500, 200), [0, 0, 0]);
+}
+
+#[test]
+fn an_action_refused_by_the_allowlist_names_what_it_aimed_at() {
+    let fake = desktop();
+    let ran = run(&fake, &only(&["notes"]), "press", json!({"id": "v:2"}));
+    assert_refused_by(&ran, Control::Allowlist, "named vault");
+}
+
+#[test]
+fn another_window_of_the_same_app_over_the_point_is_raised_past_not_clicked() {
+    let fake = desktop();
+    fake.add(
+        FakeWindow::new("0x12", "Notes 2", 10, Rect::new(150, 150, 100, 100)),
+        &["notes"],
+    );
+    let ran = run(
+        &fake,
+        &Policy::default(),
+        "click",
+        json!({"x": 100, "y": 100, "window": "Notes"}),
+    );
+    assert_eq!(ran.outcome, Outcome::Completed, "{:?}", ran.outcome);
+    assert!(matches!(
+        &input(&fake)[..],
+        [Event::Click { window: Some(w), .. }] if w == NOTES
+    ));
+}

@@ -8,7 +8,6 @@ use desk::fake::{Event, FakeNode, FakeWindow};
 use desk::guard::Policy;
 use desk_core::call::{Button, Direction};
 use desk_core::geometry::Rect;
-use desk_core::outcome::Outcome;
 use scene::*;
 use serde_json::{Value, json};
 
@@ -75,11 +74,7 @@ fn shots_take_the_screen_a_rectangle_or_a_window_cropped_and_placed() {
         (json!({"path": "relative.png"}), "is relative"),
     ] {
         let ran = run(&fake, &open(), "shot", args.clone());
-        assert!(
-            matches!(&ran.outcome, Outcome::Failed { reason } if reason.contains(words)),
-            "{args}: {:?}",
-            ran.outcome
-        );
+        assert_ended(&ran, "failed", words);
     }
 }
 
@@ -101,11 +96,7 @@ fn a_window_shot_holds_the_windows_own_pixels() {
     fake.state().window_pixels = false;
     for policy in [open(), only(&["notes"])] {
         let ran = run(&fake, &policy, "shot", json!({"window": "Notes"}));
-        assert!(
-            matches!(&ran.outcome, Outcome::Failed { reason } if reason.contains("cannot read a window's own pixels")),
-            "{:?}",
-            ran.outcome
-        );
+        assert_ended(&ran, "failed", "cannot read a window's own pixels");
     }
 }
 
@@ -142,9 +133,7 @@ fn keys_and_text_go_to_the_named_window_after_focusing_it() {
         ]
     );
     let bad = run(&fake, &open(), "key", json!({"keys": "ctrl+Retrun"}));
-    assert!(
-        matches!(&bad.outcome, Outcome::Refused { by: None, reason } if reason.contains("did you mean \"Return\""))
-    );
+    assert_not_sent(&bad, "did you mean \"Return\"");
 }
 
 #[test]
@@ -398,9 +387,7 @@ fn snapshots_and_finds_read_the_tree_of_a_window() {
         other => panic!("{other:?}"),
     }
     let none = run(&fake, &open(), "snapshot", json!({}));
-    assert!(
-        matches!(&none.outcome, Outcome::Failed { reason } if reason.contains("name the window"))
-    );
+    assert_ended(&none, "failed", "name the window");
     let found = json(&run(
         &fake,
         &open(),
@@ -419,11 +406,7 @@ fn a_window_whose_app_is_not_on_the_accessibility_bus_says_so() {
         &["xterm"],
     );
     let ran = run(&fake, &open(), "snapshot", json!({"window": "Terminal"}));
-    assert!(
-        matches!(&ran.outcome, Outcome::Failed { reason } if reason.contains("has no accessibility tree")),
-        "{:?}",
-        ran.outcome
-    );
+    assert_ended(&ran, "failed", "has no accessibility tree");
 }
 
 #[test]
@@ -476,11 +459,7 @@ fn press_selects_tabs_and_opens_the_menus_above_a_hidden_item() {
     assert_eq!(selected, json!({"pressed": "m:3", "how": "selected"}));
     // The fake menu never opens, so the item is not run and the reply says why.
     let ran = run(&fake, &open(), "press", json!({"id": "m:5"}));
-    assert!(
-        matches!(&ran.outcome, Outcome::Unknown { reason } if reason.contains("menu \"File\" did not open")),
-        "{:?}",
-        ran.outcome
-    );
+    assert_ended(&ran, "unknown", "menu \"File\" did not open");
     assert_eq!(
         input(&fake),
         [Event::Select("m:3".into()), Event::Action("m:4".into(), 0)]
@@ -516,9 +495,7 @@ fn act_runs_one_chosen_action() {
         "act",
         json!({"id": "m:1", "action": "select"}),
     );
-    assert!(
-        matches!(&refused.outcome, Outcome::Unknown { reason } if reason.contains("refused to be selected"))
-    );
+    assert_ended(&refused, "unknown", "refused to be selected");
     let gone = run(
         &fake,
         &open(),
@@ -552,9 +529,7 @@ fn at_names_the_node_at_a_point_and_who_covers_it() {
     let below = json(&run(&fake, &open(), "at", json!({"x": 650, "y": 175})));
     assert_eq!(below["window"]["title"], "Notes");
     let nothing = run(&fake, &open(), "at", json!({"x": 950, "y": 750}));
-    assert!(
-        matches!(&nothing.outcome, Outcome::Failed { reason } if reason.contains("no app window is at"))
-    );
+    assert_ended(&nothing, "failed", "no app window is at");
 }
 
 #[test]
@@ -646,11 +621,7 @@ fn long_waits_end_when_the_caller_goes() {
             started.elapsed() < std::time::Duration::from_secs(2),
             "{verb} went on"
         );
-        assert!(
-            matches!(&ran.outcome, Outcome::Failed { reason } if reason.contains("cancelled")),
-            "{verb}: {:?}",
-            ran.outcome
-        );
+        assert_ended(&ran, "failed", "cancelled");
     }
     // A close that waits on a window that will not go ends too.
     let fake = desktop();

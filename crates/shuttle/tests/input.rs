@@ -757,12 +757,7 @@ fn typing_stops_when_the_focus_moves_to_another_window_and_says_how_far_it_got()
     let error = reply.error();
     assert!(error.contains("the keyboard focus left window"), "{error}");
     assert!(error.contains("outcome: unknown"), "{error}");
-    let typed: usize = error
-        .split(" of 3000 characters")
-        .next()
-        .and_then(|head| head.rsplit(' ').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no count in {error}"));
+    let typed = common::typed_of(error, 3000);
     await_text(&fixture, &text[..typed]);
     assert!(
         thief.events_of("text").is_empty() && thief.events_of("key").is_empty(),

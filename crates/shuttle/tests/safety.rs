@@ -303,12 +303,7 @@ fn the_kill_hotkey_stops_a_long_type_midway() {
     let error = reply.error();
     assert!(error.contains("stopped by the user"), "{error}");
     assert!(error.contains("outcome: unknown"), "{error}");
-    let typed: usize = error
-        .split(" of 3000 characters")
-        .next()
-        .and_then(|head| head.rsplit(' ').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no count in {error}"));
+    let typed = common::typed_of(error, 3000);
     assert!(typed > 0 && typed < 3000, "{error}");
     let received = wait_for(
         "the fixture to read what was sent",

@@ -128,7 +128,7 @@ impl<'d> Admitted<'d> {
                     .into()
             }
             Seen::Window(w) => format!("{} {:?}", w.id, w.title),
-            Seen::Foreign(target) => self.desk.describe_foreign(&target),
+            Seen::Foreign(target) => target.to_string(),
             Seen::Nothing => "none".into(),
         };
         Err(DeskError::FocusRefused {
@@ -249,7 +249,7 @@ impl<'d> Admitted<'d> {
         Err(DeskError::Changed(format!(
             "what is at ({x}, {y}) changed after it was checked: it is now {}; look again before \
              retrying",
-            self.desk.describe_seen(&now)
+            now.target(Target::Background)
         )))
     }
 
@@ -265,7 +265,7 @@ impl<'d> Admitted<'d> {
         Err(DeskError::Changed(format!(
             "{} is covered at ({x}, {y}) by {} even after raising it",
             Target::window(window),
-            self.desk.describe_seen(&now)
+            now.target(Target::Background)
         )))
     }
 

@@ -174,26 +174,6 @@ impl Desk {
         }
     }
 
-    /// A window the caller may not see, in words: named for an action, anonymous for a read.
-    pub fn describe_foreign(&self, target: &Target) -> String {
-        if self.acting {
-            target.to_string()
-        } else if self.policy.apps.is_some() {
-            "a window of an app outside the allowlist".into()
-        } else {
-            "a window of shuttle's own".into()
-        }
-    }
-
-    /// What was found at a point, in words.
-    pub fn describe_seen(&self, seen: &Seen) -> String {
-        match seen {
-            Seen::Window(window) => Target::window(window).to_string(),
-            Seen::Foreign(target) => self.describe_foreign(target),
-            Seen::Nothing => Target::Background.to_string(),
-        }
-    }
-
     /// `window` as far as the caller may know it.
     pub(super) fn seen(&self, window: Window) -> Seen {
         match self.allows(window.pid) {
@@ -375,13 +355,13 @@ impl Desk {
         let keep = match self.policy.apps {
             Some(_) => {
                 let scale = f64::from(width) / f64::from(rect.w.max(1));
-                let shrunk = |v: i64| (v.max(0) as f64 * scale) as u32;
+                let down = |v: i64| (v.max(0) as f64 * scale).floor() as u32;
+                let up = |v: i64| (v.max(0) as f64 * scale).ceil() as u32;
                 let mut keep = Vec::new();
                 for window in self.windows()? {
                     if let Some(r) = self.window_rect(&window)? {
-                        let (x0, y0) = (shrunk(i64::from(r.x)), shrunk(i64::from(r.y)));
-                        let (x1, y1) = (shrunk(r.right()), shrunk(r.bottom()));
-                        keep.push((x0, y0, x1.saturating_add(1), y1.saturating_add(1)));
+                        let (x0, y0) = (down(i64::from(r.x)), down(i64::from(r.y)));
+                        keep.push((x0, y0, up(r.right()), up(r.bottom())));
                     }
                 }
                 Some(keep)

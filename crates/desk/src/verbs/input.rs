@@ -121,7 +121,7 @@ fn focused_centre(desk: &Desk) -> Result<Spot, DeskError> {
              the window first",
             focused.id,
             focused.title,
-            desk.describe_seen(&covering)
+            covering.target(Target::Background)
         ))),
     }
 }

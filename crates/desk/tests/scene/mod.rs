@@ -119,6 +119,14 @@ pub fn assert_refused_by(ran: &Ran, control: Control, words: &str) {
     }
 }
 
+/// Fails unless the call ended as `name` (`failed`, `unknown`) with a reason containing
+/// `words`.
+pub fn assert_ended(ran: &Ran, name: &str, words: &str) {
+    assert_eq!(ran.outcome.name(), name, "{:?}", ran.outcome);
+    let reason = ran.outcome.reason().unwrap_or_default();
+    assert!(reason.contains(words), "{reason:?} lacks {words:?}");
+}
+
 /// Fails unless the call was refused with nothing sent and no control involved.
 pub fn assert_not_sent(ran: &Ran, words: &str) {
     match &ran.outcome {

@@ -376,6 +376,17 @@ impl Drop for Fixture {
     }
 }
 
+/// How many characters a typing error says went out: the number before " of {total}
+/// characters".
+pub fn typed_of(error: &str, total: usize) -> usize {
+    error
+        .split(&format!(" of {total} characters"))
+        .next()
+        .and_then(|head| head.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count in {error}"))
+}
+
 /// Decodes a PNG into (width, height, RGB bytes).
 pub fn decode_png(png: &[u8]) -> (u32, u32, Vec<u8>) {
     let mut decoder = png::Decoder::new(std::io::Cursor::new(png));
