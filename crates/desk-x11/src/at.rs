@@ -3,10 +3,10 @@
 //! unmanaged windows (menus, tooltips, popups) counting as themselves, and windows that take no
 //! input (shuttle's marker) passed over.
 
+use crate::patient::Conn;
 use desk_core::window::Window;
 use x11rb::protocol::shape::{self, ConnectionExt as _};
 use x11rb::protocol::xproto::{ConnectionExt as _, MapState, Window as Xid, WindowClass};
-use x11rb::rust_connection::RustConnection;
 
 use super::atoms::Atoms;
 use super::windows::{self, format_id};
@@ -23,7 +23,7 @@ struct Hit {
 }
 
 /// The root's children that hold (x, y), topmost first.
-fn hits(conn: &RustConnection, root: Xid, x: i32, y: i32) -> Result<Vec<Hit>, DeskError> {
+fn hits(conn: &Conn, root: Xid, x: i32, y: i32) -> Result<Vec<Hit>, DeskError> {
     let tree = conn
         .query_tree(root)
         .map_err(lost)?
@@ -62,7 +62,7 @@ fn hits(conn: &RustConnection, root: Xid, x: i32, y: i32) -> Result<Vec<Hit>, De
 }
 
 /// Whether `window` takes no input at all (an empty input shape, as shuttle's marker has).
-fn takes_no_input(conn: &RustConnection, window: Xid) -> Result<bool, DeskError> {
+fn takes_no_input(conn: &Conn, window: Xid) -> Result<bool, DeskError> {
     let reply = conn
         .shape_get_rectangles(window, shape::SK::INPUT)
         .map_err(lost)?
@@ -71,7 +71,7 @@ fn takes_no_input(conn: &RustConnection, window: Xid) -> Result<bool, DeskError>
 }
 
 /// The top-level ancestor (a child of the root) of each of `windows`, in order.
-fn top_levels(conn: &RustConnection, root: Xid, windows: &[Xid]) -> Result<Vec<Xid>, DeskError> {
+fn top_levels(conn: &Conn, root: Xid, windows: &[Xid]) -> Result<Vec<Xid>, DeskError> {
     let mut current = windows.to_vec();
     // Frames nest clients a level or two deep; each round asks about every window at once.
     for _ in 0..8 {
@@ -98,7 +98,7 @@ fn top_levels(conn: &RustConnection, root: Xid, windows: &[Xid]) -> Result<Vec<X
 
 /// The window input at desk point (x, y) reaches, if any.
 pub(super) fn window_at(
-    conn: &RustConnection,
+    conn: &Conn,
     root: Xid,
     atoms: &Atoms,
     x: i32,

@@ -6,6 +6,7 @@
 
 use std::fs::File;
 
+use crate::patient::Conn;
 use desk_core::geometry::Rect;
 use memmap2::{Mmap, MmapOptions};
 use x11rb::connection::{Connection, RequestConnection};
@@ -13,7 +14,6 @@ use x11rb::protocol::shm::{self, ConnectionExt as _};
 use x11rb::protocol::xproto::{
     ConnectionExt as _, Drawable, ImageFormat, ImageOrder, Visualid, Window as Xid,
 };
-use x11rb::rust_connection::RustConnection;
 
 use super::{lost, reply_error};
 use desk::DeskError;
@@ -52,7 +52,7 @@ enum ShmState {
 }
 
 impl Capturer {
-    pub(super) fn new(conn: &RustConnection, screen_num: usize, local: bool) -> Self {
+    pub(super) fn new(conn: &Conn, screen_num: usize, local: bool) -> Self {
         let shm = if local && has_shm(conn) {
             ShmState::Untried
         } else {
@@ -76,7 +76,7 @@ impl Capturer {
     /// The pixels of `rect` of the root window, shrunk to `width` pixels wide when one is given.
     pub(super) fn capture(
         &mut self,
-        conn: &RustConnection,
+        conn: &Conn,
         root: Xid,
         rect: Rect,
         width: Option<u32>,
@@ -88,7 +88,7 @@ impl Capturer {
     /// The pixels of `rect` of `drawable`, whose pixels are laid out as `format`.
     pub(super) fn capture_drawable(
         &mut self,
-        conn: &RustConnection,
+        conn: &Conn,
         drawable: Drawable,
         rect: Rect,
         format: PixelFormat,
@@ -124,11 +124,7 @@ impl Capturer {
     }
 
     /// A segment of at least `size` bytes, or `None` when captures must use GetImage.
-    fn segment(
-        &mut self,
-        conn: &RustConnection,
-        size: usize,
-    ) -> Result<Option<&Segment>, DeskError> {
+    fn segment(&mut self, conn: &Conn, size: usize) -> Result<Option<&Segment>, DeskError> {
         let fits = matches!(&self.shm, ShmState::Ready(s) if s.map.len() >= size);
         if !fits && !matches!(self.shm, ShmState::Unavailable) {
             if let ShmState::Ready(old) = std::mem::replace(&mut self.shm, ShmState::Untried) {
@@ -150,7 +146,7 @@ impl Capturer {
     }
 }
 
-fn has_shm(conn: &RustConnection) -> bool {
+fn has_shm(conn: &Conn) -> bool {
     matches!(
         conn.extension_information(shm::X11_EXTENSION_NAME),
         Ok(Some(_))
@@ -162,7 +158,7 @@ fn has_shm(conn: &RustConnection) -> bool {
         .is_some_and(|v| (v.major_version, v.minor_version) >= (1, 2))
 }
 
-fn create_segment(conn: &RustConnection, size: usize) -> Result<Segment, String> {
+fn create_segment(conn: &Conn, size: usize) -> Result<Segment, String> {
     let id = conn.generate_id().map_err(|e| e.to_string())?;
     let size32 =
         u32::try_from(size).map_err(|_| format!("segment of {size} bytes is too large"))?;
@@ -180,7 +176,7 @@ fn create_segment(conn: &RustConnection, size: usize) -> Result<Segment, String>
 
 /// The layout of pixels of `depth` drawn with `visual`.
 pub(super) fn pixel_format(
-    conn: &RustConnection,
+    conn: &Conn,
     depth: u8,
     visual: Visualid,
 ) -> Result<PixelFormat, String> {

@@ -7,13 +7,13 @@
 
 use std::time::{Duration, Instant};
 
+use crate::patient::Conn;
 use x11rb::connection::Connection;
 use x11rb::protocol::Event;
 use x11rb::protocol::xproto::{
     AtomEnum, ConnectionExt as _, CreateGCAux, CreateWindowAux, EventMask, Font, Gcontext,
     PropMode, Rectangle, Window as Xid, WindowClass,
 };
-use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
 
 use desk::Cancel;
@@ -67,8 +67,7 @@ pub(super) fn ask(
             format!("the confirm dialog could not be shown on {display}: {e}"),
         )
     };
-    let (conn, screen_num) =
-        RustConnection::connect(Some(display)).map_err(|e| failed(e.into()))?;
+    let (conn, screen_num) = crate::patient::connect(display).map_err(|e| failed(e.into()))?;
     let dialog = Dialog::open(&conn, screen_num, question).map_err(failed)?;
     let answer = dialog.wait(question.timeout, cancel);
     // The connection closing takes the window with it; destroying it first is just tidier.
@@ -78,7 +77,7 @@ pub(super) fn ask(
 }
 
 struct Dialog<'c> {
-    conn: &'c RustConnection,
+    conn: &'c Conn,
     window: Xid,
     gc: Gcontext,
     wide: bool,
@@ -89,7 +88,7 @@ struct Dialog<'c> {
 
 impl<'c> Dialog<'c> {
     fn open(
-        conn: &'c RustConnection,
+        conn: &'c Conn,
         screen_num: usize,
         question: &Question,
     ) -> Result<Self, Box<dyn std::error::Error>> {
@@ -323,7 +322,7 @@ impl<'c> Dialog<'c> {
 }
 
 /// The Unicode fixed font where the server has it, else the always-present `fixed`.
-fn open_font(conn: &RustConnection) -> Result<(Font, bool), Box<dyn std::error::Error>> {
+fn open_font(conn: &Conn) -> Result<(Font, bool), Box<dyn std::error::Error>> {
     for (i, name) in FONTS.iter().enumerate() {
         let font = conn.generate_id()?;
         if conn.open_font(font, name.as_bytes())?.check().is_ok() {

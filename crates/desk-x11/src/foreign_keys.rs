@@ -11,10 +11,10 @@
 
 use std::time::{Duration, Instant};
 
+use crate::patient::Conn;
 use x11rb::connection::Connection;
 use x11rb::protocol::xkb::{self, ConnectionExt as _};
 use x11rb::protocol::xproto::{ConnectionExt as _, ModMask};
-use x11rb::rust_connection::RustConnection;
 
 use super::{lost, reply_error};
 use desk::{Cancel, DeskError};
@@ -25,7 +25,7 @@ pub(super) const WAIT_FOR_RELEASE: Duration = Duration::from_secs(3);
 const LOOK_EVERY: Duration = Duration::from_millis(10);
 
 /// The modifiers held down (or latched) right now, by name.
-fn held(conn: &RustConnection) -> Result<Vec<&'static str>, DeskError> {
+fn held(conn: &Conn) -> Result<Vec<&'static str>, DeskError> {
     let state = conn
         .xkb_get_state(xkb::ID::USE_CORE_KBD.into())
         .map_err(lost)?
@@ -65,7 +65,7 @@ pub(super) enum Blocked {
 /// grab, then flushes. `check` runs inside the grab first (is the focus still where the keys
 /// should go?). Waits up to [`WAIT_FOR_RELEASE`] for held modifiers to be released.
 pub(super) fn when_free<T>(
-    conn: &RustConnection,
+    conn: &Conn,
     cancel: &Cancel,
     check: impl Fn() -> Result<(), DeskError>,
     send: impl FnOnce() -> Result<T, DeskError>,

@@ -8,13 +8,13 @@
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
+use crate::patient::Conn;
 use x11rb::connection::Connection;
 use x11rb::protocol::Event;
 use x11rb::protocol::xproto::{
     ClientMessageEvent, ConnectionExt as _, CreateWindowAux, EventMask, GrabMode, Keycode, ModMask,
     Window as Xid, WindowClass,
 };
-use x11rb::rust_connection::RustConnection;
 
 use super::keymap::Keymap;
 use super::{connect_error, lost, reply_error};
@@ -25,7 +25,7 @@ const NUM_LOCK: u32 = 0xff7f;
 
 /// A grabbed hotkey; dropping it lets the key go.
 pub struct Hotkey {
-    conn: Arc<RustConnection>,
+    conn: Arc<Conn>,
     wake: Xid,
     thread: Option<JoinHandle<()>>,
 }
@@ -49,7 +49,7 @@ impl Hotkey {
     ) -> Result<Self, DeskError> {
         let keysyms = keys::parse_combo(combo)?.keysyms;
         let (conn, screen_num) =
-            RustConnection::connect(Some(display)).map_err(|e| connect_error(display, e))?;
+            crate::patient::connect(display).map_err(|e| connect_error(display, e))?;
         let conn = Arc::new(conn);
         let root = conn.setup().roots[screen_num].root;
         let grab = resolve(&conn, &keysyms, combo)?;
@@ -71,6 +71,8 @@ impl Hotkey {
         )
         .map_err(lost)?;
         conn.flush().map_err(lost)?;
+        // Set up: from now on the connection only waits for presses, for as long as it takes.
+        conn.stream().wait_forever();
         let thread_conn = conn.clone();
         let combo = combo.to_string();
         let thread = std::thread::Builder::new()
@@ -109,7 +111,7 @@ impl Drop for Hotkey {
 
 /// Waits for presses until woken; the grab ends with the connection.
 fn watch(
-    conn: &RustConnection,
+    conn: &Conn,
     root: Xid,
     wake: Xid,
     keysyms: &[u32],
@@ -148,7 +150,7 @@ fn watch(
 }
 
 /// The keycode and modifier mask of `keysyms` (modifiers first, the key last).
-fn resolve(conn: &RustConnection, keysyms: &[u32], combo: &str) -> Result<Grab, DeskError> {
+fn resolve(conn: &Conn, keysyms: &[u32], combo: &str) -> Result<Grab, DeskError> {
     let keymap = Keymap::read(conn)?;
     let modmap = conn
         .get_modifier_mapping()
@@ -193,7 +195,7 @@ fn resolve(conn: &RustConnection, keysyms: &[u32], combo: &str) -> Result<Grab, 
 }
 
 /// Grabs the key with every combination of Caps Lock and Num Lock added.
-fn take(conn: &RustConnection, root: Xid, grab: Grab, combo: &str) -> Result<(), DeskError> {
+fn take(conn: &Conn, root: Xid, grab: Grab, combo: &str) -> Result<(), DeskError> {
     let lock = u16::from(ModMask::LOCK);
     let mut extras = vec![0, lock];
     if grab.num_lock != 0 {

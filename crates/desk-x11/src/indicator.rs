@@ -8,13 +8,13 @@
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
+use crate::patient::Conn;
 use desk_core::geometry::Rect;
 use x11rb::connection::Connection;
 use x11rb::protocol::shape::{self, ConnectionExt as _};
 use x11rb::protocol::xproto::{
     ConfigureWindowAux, ConnectionExt as _, CreateWindowAux, PropMode, StackMode, WindowClass,
 };
-use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
 
 /// The square's side, inside its border.
@@ -42,7 +42,7 @@ impl Indicator {
     pub(super) fn start(display: &str, screen: Rect) -> Option<Self> {
         let side = u32::from(SIDE + 2 * BORDER);
         let rect = Rect::new(screen.w as i32 - side as i32 - MARGIN, MARGIN, side, side);
-        let (conn, screen_num) = RustConnection::connect(Some(display)).ok()?;
+        let (conn, screen_num) = crate::patient::connect(display).ok()?;
         let window = create(&conn, screen_num, rect).ok()?;
         let (tell, told) = mpsc::channel();
         std::thread::Builder::new()
@@ -63,11 +63,7 @@ impl Indicator {
     }
 }
 
-fn create(
-    conn: &RustConnection,
-    screen_num: usize,
-    rect: Rect,
-) -> Result<u32, Box<dyn std::error::Error>> {
+fn create(conn: &Conn, screen_num: usize, rect: Rect) -> Result<u32, Box<dyn std::error::Error>> {
     let root = conn.setup().roots[screen_num].root;
     let window = conn.generate_id()?;
     conn.create_window(
@@ -109,7 +105,7 @@ fn create(
 
 /// The marker's thread: shows it on `true`, hides it `LINGER` after `false`, until the handle
 /// is dropped or the display goes away.
-fn show_while_acting(conn: RustConnection, window: u32, told: Receiver<bool>) {
+fn show_while_acting(conn: Conn, window: u32, told: Receiver<bool>) {
     let mut acting = false;
     let mut shown = false;
     let mut hide_at: Option<Instant> = None;
@@ -146,7 +142,7 @@ fn show_while_acting(conn: RustConnection, window: u32, told: Receiver<bool>) {
     }
 }
 
-fn raise(conn: &RustConnection, window: u32) -> Result<(), Box<dyn std::error::Error>> {
+fn raise(conn: &Conn, window: u32) -> Result<(), Box<dyn std::error::Error>> {
     conn.map_window(window)?;
     conn.configure_window(
         window,

@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use crate::patient::Conn;
 use desk_core::call::{Button, Direction};
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{
@@ -12,7 +13,6 @@ use x11rb::protocol::xproto::{
     KEY_RELEASE_EVENT, KeyButMask, Keycode, MOTION_NOTIFY_EVENT, Window as Xid,
 };
 use x11rb::protocol::xtest::ConnectionExt as _;
-use x11rb::rust_connection::RustConnection;
 
 use super::{lost, reply_error};
 use desk::Cancel;
@@ -35,14 +35,14 @@ const DRAG_STEP_PAUSE: Duration = Duration::from_millis(8);
 
 /// Keys and buttons currently held down by us; all released on drop.
 struct Held<'c> {
-    conn: &'c RustConnection,
+    conn: &'c Conn,
     root: Xid,
     keys: Vec<Keycode>,
     buttons: Vec<u8>,
 }
 
 impl<'c> Held<'c> {
-    fn new(conn: &'c RustConnection, root: Xid) -> Self {
+    fn new(conn: &'c Conn, root: Xid) -> Self {
         Self {
             conn,
             root,
@@ -101,7 +101,7 @@ impl Drop for Held<'_> {
 }
 
 /// Waits until the X server has handled every request sent so far.
-fn sync(conn: &RustConnection) -> Result<(), DeskError> {
+fn sync(conn: &Conn) -> Result<(), DeskError> {
     conn.get_input_focus()
         .map_err(lost)?
         .reply()
@@ -119,7 +119,7 @@ pub(super) struct Typing<'a> {
 }
 
 /// Refuses to send when the keyboard focus has left `focused`, the window keys must go to.
-fn check_focus(conn: &RustConnection, root: Xid, focused: Option<Xid>) -> Result<(), DeskError> {
+fn check_focus(conn: &Conn, root: Xid, focused: Option<Xid>) -> Result<(), DeskError> {
     match focused {
         Some(window) if !wm::focus_within(conn, root, window)? => Err(DeskError::Changed(format!(
             "the keyboard focus left window 0x{window:x}, where the keys were going"
@@ -129,7 +129,7 @@ fn check_focus(conn: &RustConnection, root: Xid, focused: Option<Xid>) -> Result
 }
 
 pub(super) fn press_keys(
-    conn: &RustConnection,
+    conn: &Conn,
     root: Xid,
     keysyms: &[u32],
     typing: Typing<'_>,
@@ -194,7 +194,7 @@ const PACE_EVERY: usize = 32;
 /// each the app is given time to read it, so a stop lands between batches rather than after
 /// everything already queued in the X server.
 pub(super) fn type_text(
-    conn: &RustConnection,
+    conn: &Conn,
     root: Xid,
     text: &str,
     typing: Typing<'_>,
@@ -333,7 +333,7 @@ fn on_keyboard(keymap: &Keymap, keysym: u32) -> Result<(u8, bool), DeskError> {
     })
 }
 
-fn caps_lock_on(conn: &RustConnection, root: Xid) -> Result<bool, DeskError> {
+fn caps_lock_on(conn: &Conn, root: Xid) -> Result<bool, DeskError> {
     let pointer = conn
         .query_pointer(root)
         .map_err(lost)?
@@ -346,12 +346,7 @@ fn no_shift() -> DeskError {
     DeskError::Invalid("the keyboard layout has no Shift key".into())
 }
 
-pub(super) fn move_pointer(
-    conn: &RustConnection,
-    root: Xid,
-    x: i32,
-    y: i32,
-) -> Result<(), DeskError> {
+pub(super) fn move_pointer(conn: &Conn, root: Xid, x: i32, y: i32) -> Result<(), DeskError> {
     let (x, y) = (clamp16(x), clamp16(y));
     conn.xtest_fake_input(MOTION_NOTIFY_EVENT, 0, 0, root, x, y, 0)
         .map_err(lost)?;
@@ -370,12 +365,7 @@ fn button_number(button: Button) -> u8 {
     }
 }
 
-pub(super) fn click(
-    conn: &RustConnection,
-    root: Xid,
-    button: Button,
-    count: u8,
-) -> Result<(), DeskError> {
+pub(super) fn click(conn: &Conn, root: Xid, button: Button, count: u8) -> Result<(), DeskError> {
     let mut held = Held::new(conn, root);
     let number = button_number(button);
     for _ in 0..count {
@@ -388,7 +378,7 @@ pub(super) fn click(
 }
 
 pub(super) fn scroll(
-    conn: &RustConnection,
+    conn: &Conn,
     root: Xid,
     direction: Direction,
     amount: u32,
@@ -417,7 +407,7 @@ pub(super) fn scroll(
 }
 
 pub(super) fn drag(
-    conn: &RustConnection,
+    conn: &Conn,
     root: Xid,
     from: (i32, i32),
     to: (i32, i32),

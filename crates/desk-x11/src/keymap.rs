@@ -1,8 +1,8 @@
 //! The core keyboard mapping: which keysyms each keycode carries.
 
+use crate::patient::Conn;
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{ConnectionExt as _, Keycode};
-use x11rb::rust_connection::RustConnection;
 
 use super::{lost, reply_error};
 use desk::DeskError;
@@ -15,7 +15,7 @@ pub(super) struct Keymap {
 }
 
 impl Keymap {
-    pub(super) fn read(conn: &RustConnection) -> Result<Self, DeskError> {
+    pub(super) fn read(conn: &Conn) -> Result<Self, DeskError> {
         let setup = conn.setup();
         let (min, max) = (setup.min_keycode, setup.max_keycode);
         let reply = conn

@@ -15,10 +15,10 @@
 
 use std::time::{Duration, Instant};
 
+use crate::patient::Conn;
 use x11rb::connection::Connection;
 use x11rb::protocol::xkb::KeySymMap;
 use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _, Keycode, PropMode, Window as Xid};
-use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
 
 use super::keymap::Keymap;
@@ -61,11 +61,7 @@ impl Lender {
 
     /// The slots: the keycodes the layout leaves empty, and those an earlier daemon lent and
     /// did not give back (which go back to empty).
-    fn slots(
-        &mut self,
-        conn: &RustConnection,
-        keymap: &Keymap,
-    ) -> Result<&mut Vec<Slot>, DeskError> {
+    fn slots(&mut self, conn: &Conn, keymap: &Keymap) -> Result<&mut Vec<Slot>, DeskError> {
         if self.slots.is_none() {
             xkbkeys::enable(conn)?;
             let long_ago = Instant::now()
@@ -99,7 +95,7 @@ impl Lender {
     }
 
     /// The keycodes the root window's record lists.
-    fn recorded(&self, conn: &RustConnection) -> Result<Vec<Keycode>, DeskError> {
+    fn recorded(&self, conn: &Conn) -> Result<Vec<Keycode>, DeskError> {
         let reply = conn
             .get_property(false, self.root, self.record, AtomEnum::CARDINAL, 0, 256)
             .map_err(lost)?
@@ -112,7 +108,7 @@ impl Lender {
     }
 
     /// Writes the keycodes on loan to the root window's record.
-    fn record(&self, conn: &RustConnection) -> Result<(), DeskError> {
+    fn record(&self, conn: &Conn) -> Result<(), DeskError> {
         let lent: Vec<u32> = self
             .slots
             .iter()
@@ -137,7 +133,7 @@ impl Lender {
     /// `settle` then waits for the app to take the new keymap in. `keymap` is read afresh.
     pub(super) fn lend(
         &mut self,
-        conn: &RustConnection,
+        conn: &Conn,
         keymap: &mut Keymap,
         wanted: &[u32],
         cancel: &Cancel,
@@ -209,11 +205,7 @@ impl Lender {
 
     /// Gives back every lent keycode unused for `idle` (all of them for zero), including those
     /// an earlier daemon recorded and did not give back.
-    pub(super) fn give_back(
-        &mut self,
-        conn: &RustConnection,
-        idle: Duration,
-    ) -> Result<(), DeskError> {
+    pub(super) fn give_back(&mut self, conn: &Conn, idle: Duration) -> Result<(), DeskError> {
         let keymap = Keymap::read(conn)?;
         let due: Vec<(Keycode, KeySymMap)> = self
             .slots(conn, &keymap)?

@@ -15,6 +15,7 @@ mod input;
 mod keymap;
 mod lender;
 mod own;
+mod patient;
 mod sync;
 mod windows;
 mod wm;
@@ -23,13 +24,13 @@ mod xkbkeys;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
+use crate::patient::Conn;
 use desk_core::call::{Button, Direction};
 use desk_core::geometry::Rect;
 use desk_core::window::Window;
 use x11rb::connection::Connection;
 use x11rb::errors::{ConnectError, ConnectionError, ReplyError};
 use x11rb::protocol::xproto::{self, ConnectionExt as _};
-use x11rb::rust_connection::RustConnection;
 
 use desk::image::RgbImage;
 use desk::{Answer, Cancel, DeskError, Display, DisplayInfo, Input, Presence, Question};
@@ -50,11 +51,14 @@ const BLIND_SETTLE: Duration = Duration::from_millis(50);
 
 /// A connection to one X display, shared by every call.
 pub struct X11Backend {
-    conn: Arc<RustConnection>,
+    conn: Arc<Conn>,
     display: String,
     root: xproto::Window,
     atoms: Atoms,
     capturer: Mutex<Capturer>,
+    /// How captures read pixels, as of the last one: `status` reads it without waiting for a
+    /// capture in progress.
+    capture_method: Mutex<&'static str>,
     pinger: Mutex<Option<Pinger>>,
     lender: Arc<Mutex<Lender>>,
     /// Whether the thread that gives lent keycodes back runs.
@@ -69,7 +73,7 @@ impl X11Backend {
     /// Connects to X display `display` (such as `:0`).
     pub fn connect(display: &str) -> Result<Self, DeskError> {
         let (conn, screen_num) =
-            RustConnection::connect(Some(display)).map_err(|e| connect_error(display, e))?;
+            crate::patient::connect(display).map_err(|e| connect_error(display, e))?;
         let screen = &conn.setup().roots[screen_num];
         let root = screen.root;
         let atoms = Atoms::new(&conn)
@@ -85,6 +89,7 @@ impl X11Backend {
             display: display.to_string(),
             root,
             atoms,
+            capture_method: Mutex::new(capturer.method()),
             capturer: Mutex::new(capturer),
             pinger: Mutex::new(None),
             lender: Arc::new(Mutex::new(Lender::new(root, atoms._SHUTTLE_LENT_KEYCODES))),
@@ -97,6 +102,17 @@ impl X11Backend {
     fn capturer(&self) -> std::sync::MutexGuard<'_, Capturer> {
         // A panic while capturing leaves no half-updated state worth refusing over.
         self.capturer.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs `capture` with the capturer, then notes how it read the pixels.
+    fn capturing<T>(&self, capture: impl FnOnce(&mut Capturer) -> T) -> T {
+        let mut capturer = self.capturer();
+        let result = capture(&mut capturer);
+        *self
+            .capture_method
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = capturer.method();
+        result
     }
 
     fn lender(&self) -> MutexGuard<'_, Lender> {
@@ -146,7 +162,10 @@ impl Display for X11Backend {
         DisplayInfo {
             system: SYSTEM,
             display: self.display.clone(),
-            capture: self.capturer().method(),
+            capture: *self
+                .capture_method
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()),
             window_pixels: self.window_pixels,
         }
     }
@@ -179,12 +198,11 @@ impl Display for X11Backend {
     }
 
     fn capture(&self, rect: Rect) -> Result<RgbImage, DeskError> {
-        self.capturer().capture(&self.conn, self.root, rect, None)
+        self.capturing(|c| c.capture(&self.conn, self.root, rect, None))
     }
 
     fn capture_scaled(&self, rect: Rect, width: u32) -> Result<RgbImage, DeskError> {
-        self.capturer()
-            .capture(&self.conn, self.root, rect, Some(width))
+        self.capturing(|c| c.capture(&self.conn, self.root, rect, Some(width)))
     }
 
     fn capture_window(&self, id: &str, area: Rect) -> Result<Option<RgbImage>, DeskError> {
@@ -192,8 +210,7 @@ impl Display for X11Backend {
             return Ok(None);
         }
         let window = parse_window_id(id).ok_or_else(|| DeskError::WindowGone { id: id.into() })?;
-        let mut capturer = self.capturer();
-        own::capture(&self.conn, self.root, &mut capturer, window, area).map(Some)
+        self.capturing(|c| own::capture(&self.conn, self.root, c, window, area).map(Some))
     }
 
     fn fingerprint(&self) -> Result<u64, DeskError> {
@@ -290,7 +307,7 @@ impl Presence for X11Backend {
 }
 
 /// Gives lent keycodes back once typing has been idle for a while, until the backend is gone.
-fn give_back_when_idle(lender: Weak<Mutex<Lender>>, conn: Arc<RustConnection>) {
+fn give_back_when_idle(lender: Weak<Mutex<Lender>>, conn: Arc<Conn>) {
     std::thread::spawn(move || {
         while let Some(lender) = lender.upgrade() {
             let mut lender = lender.lock().unwrap_or_else(|e| e.into_inner());
@@ -332,7 +349,15 @@ fn disconnected(e: impl std::fmt::Display) -> DeskError {
 }
 
 fn lost(e: ConnectionError) -> DeskError {
-    disconnected(e)
+    match &e {
+        ConnectionError::IoError(io) if io.kind() == std::io::ErrorKind::TimedOut => {
+            DeskError::Stalled {
+                system: SYSTEM,
+                reason: io.to_string(),
+            }
+        }
+        _ => disconnected(e),
+    }
 }
 
 fn rejected(what: &str, reason: String) -> DeskError {

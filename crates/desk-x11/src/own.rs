@@ -8,11 +8,11 @@
 //! once since it was mapped, resized or first redirected (its app does so at once, on the
 //! expose that comes with each of those) before its pixels are its own.
 
+use crate::patient::Conn;
 use desk_core::geometry::Rect;
 use x11rb::connection::{Connection, RequestConnection};
 use x11rb::protocol::composite::{self, ConnectionExt as _, Redirect};
 use x11rb::protocol::xproto::{ConnectionExt as _, Window as Xid};
-use x11rb::rust_connection::RustConnection;
 
 use super::capture::{Capturer, pixel_format};
 use super::{lost, rejected, reply_error};
@@ -21,7 +21,7 @@ use desk::image::RgbImage;
 
 /// Redirects every top-level window into a pixmap of its own; false when the server has no
 /// Composite 0.2 (which `NameWindowPixmap` needs) or refuses.
-pub(super) fn redirect(conn: &RustConnection, root: Xid) -> bool {
+pub(super) fn redirect(conn: &Conn, root: Xid) -> bool {
     let present = matches!(
         conn.extension_information(composite::X11_EXTENSION_NAME),
         Ok(Some(_))
@@ -40,7 +40,7 @@ pub(super) fn redirect(conn: &RustConnection, root: Xid) -> bool {
 }
 
 /// The child of the root that holds `window` (the window manager's frame, or the window).
-fn top_level(conn: &RustConnection, root: Xid, window: Xid) -> Result<Xid, DeskError> {
+fn top_level(conn: &Conn, root: Xid, window: Xid) -> Result<Xid, DeskError> {
     let mut current = window;
     loop {
         let tree = conn
@@ -57,7 +57,7 @@ fn top_level(conn: &RustConnection, root: Xid, window: Xid) -> Result<Xid, DeskE
 
 /// The pixels `window` drew in `area` (its own coordinates).
 pub(super) fn capture(
-    conn: &RustConnection,
+    conn: &Conn,
     root: Xid,
     capturer: &mut Capturer,
     window: Xid,

@@ -8,19 +8,19 @@
 
 use std::time::{Duration, Instant};
 
+use crate::patient::Conn;
 use x11rb::connection::Connection;
 use x11rb::protocol::Event;
 use x11rb::protocol::xproto::{
     AtomEnum, ChangeWindowAttributesAux, ClientMessageEvent, ConnectionExt as _, EventMask,
     Window as Xid,
 };
-use x11rb::rust_connection::RustConnection;
 
 use super::atoms::Atoms;
 
 /// A connection that sends pings and hears the pongs.
 pub(super) struct Pinger {
-    conn: RustConnection,
+    conn: Conn,
     root: Xid,
     atoms: Atoms,
     serial: u32,
@@ -29,7 +29,7 @@ pub(super) struct Pinger {
 impl Pinger {
     /// Connects to `display` and listens on its root window.
     pub(super) fn connect(display: &str) -> Option<Self> {
-        let (conn, screen) = RustConnection::connect(Some(display)).ok()?;
+        let (conn, screen) = crate::patient::connect(display).ok()?;
         let root = conn.setup().roots[screen].root;
         let atoms = Atoms::new(&conn).ok()?.reply().ok()?;
         conn.change_window_attributes(

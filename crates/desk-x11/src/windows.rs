@@ -5,6 +5,7 @@
 
 use std::collections::HashSet;
 
+use crate::patient::Conn;
 use desk_core::geometry::Rect;
 use desk_core::window::Window;
 use x11rb::cookie::Cookie;
@@ -12,7 +13,6 @@ use x11rb::errors::ReplyError;
 use x11rb::protocol::xproto::{
     AtomEnum, ConnectionExt as _, GetPropertyReply, MapState, Window as Xid,
 };
-use x11rb::rust_connection::RustConnection;
 
 use super::atoms::Atoms;
 use super::{lost, parse_window_id, reply_error};
@@ -21,7 +21,7 @@ use desk::DeskError;
 /// Longest title read, in 32-bit units (4 KiB).
 const TITLE_LONGS: u32 = 1024;
 
-type PropertyCookie<'c> = Cookie<'c, RustConnection, GetPropertyReply>;
+type PropertyCookie<'c> = Cookie<'c, Conn, GetPropertyReply>;
 
 /// The requests in flight for one window.
 struct Pending<'c> {
@@ -45,11 +45,7 @@ struct Props {
 }
 
 /// The managed top-level windows, topmost first.
-pub(super) fn list(
-    conn: &RustConnection,
-    root: Xid,
-    atoms: &Atoms,
-) -> Result<Vec<Window>, DeskError> {
+pub(super) fn list(conn: &Conn, root: Xid, atoms: &Atoms) -> Result<Vec<Window>, DeskError> {
     let get = |window, property, kind: AtomEnum, longs| {
         conn.get_property(false, window, property, kind, 0, longs)
             .map_err(lost)
@@ -93,7 +89,7 @@ pub(super) fn list(
 /// the first reply is awaited. `active` is the focused window. A window that went away is left
 /// out.
 pub(super) fn records(
-    conn: &RustConnection,
+    conn: &Conn,
     atoms: &Atoms,
     ids: &[Xid],
     active: Option<Xid>,
@@ -216,7 +212,7 @@ pub(super) fn format_id(id: Xid) -> String {
 }
 
 /// Where a window's client area is on the screen, or `None` when it is not shown.
-pub(super) fn rect(conn: &RustConnection, root: Xid, id: &str) -> Result<Option<Rect>, DeskError> {
+pub(super) fn rect(conn: &Conn, root: Xid, id: &str) -> Result<Option<Rect>, DeskError> {
     let gone = || DeskError::WindowGone { id: id.into() };
     let xid = parse_window_id(id).ok_or_else(gone)?;
     let attributes = conn.get_window_attributes(xid).map_err(lost)?;

@@ -2,11 +2,11 @@
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 
+use crate::patient::Conn;
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{
     AtomEnum, ClientMessageEvent, ConnectionExt as _, EventMask, Window as Xid,
 };
-use x11rb::rust_connection::RustConnection;
 
 use super::atoms::Atoms;
 use super::{lost, parse_window_id, reply_error};
@@ -17,11 +17,7 @@ use desk::DeskError;
 const SOURCE_PAGER: u32 = 2;
 
 /// The window `_NET_ACTIVE_WINDOW` names.
-pub(super) fn active(
-    conn: &RustConnection,
-    root: Xid,
-    atoms: &Atoms,
-) -> Result<Option<Xid>, DeskError> {
+pub(super) fn active(conn: &Conn, root: Xid, atoms: &Atoms) -> Result<Option<Xid>, DeskError> {
     let reply = conn
         .get_property(
             false,
@@ -42,7 +38,7 @@ pub(super) fn active(
 
 /// Whether `id` is the active window and the X input focus is inside it.
 pub(super) fn has_focus(
-    conn: &RustConnection,
+    conn: &Conn,
     root: Xid,
     atoms: &Atoms,
     id: &str,
@@ -57,7 +53,7 @@ pub(super) fn has_focus(
 }
 
 /// Whether the X input focus is window `xid` or inside it.
-pub(super) fn focus_within(conn: &RustConnection, root: Xid, xid: Xid) -> Result<bool, DeskError> {
+pub(super) fn focus_within(conn: &Conn, root: Xid, xid: Xid) -> Result<bool, DeskError> {
     let mut focus = conn
         .get_input_focus()
         .map_err(lost)?
@@ -79,7 +75,7 @@ pub(super) fn focus_within(conn: &RustConnection, root: Xid, xid: Xid) -> Result
 
 /// Sends an EWMH request about `window` to the window manager.
 fn request(
-    conn: &RustConnection,
+    conn: &Conn,
     root: Xid,
     window: &str,
     kind: u32,
@@ -99,7 +95,7 @@ fn request(
 }
 
 pub(super) fn request_focus(
-    conn: &RustConnection,
+    conn: &Conn,
     root: Xid,
     atoms: &Atoms,
     id: &str,
@@ -114,7 +110,7 @@ pub(super) fn request_focus(
 }
 
 pub(super) fn request_close(
-    conn: &RustConnection,
+    conn: &Conn,
     root: Xid,
     atoms: &Atoms,
     id: &str,
@@ -130,11 +126,7 @@ pub(super) fn request_close(
 
 /// A hash of the stacking-ordered client list: it changes when a window opens, closes or
 /// restacks, and costs one small round trip.
-pub(super) fn fingerprint(
-    conn: &RustConnection,
-    root: Xid,
-    atoms: &Atoms,
-) -> Result<u64, DeskError> {
+pub(super) fn fingerprint(conn: &Conn, root: Xid, atoms: &Atoms) -> Result<u64, DeskError> {
     let reply = conn
         .get_property(
             false,

@@ -5,10 +5,10 @@
 //! which costs a window manager tens of milliseconds each). XKB's SetMap changes any range in
 //! one request; the keycodes in between are written back exactly as they were read.
 
+use crate::patient::Conn;
 use x11rb::connection::Connection;
 use x11rb::protocol::xkb::{self, ConnectionExt as _, KeySymMap};
 use x11rb::protocol::xproto::Keycode;
-use x11rb::rust_connection::RustConnection;
 
 use super::{lost, reply_error};
 use desk::DeskError;
@@ -35,7 +35,7 @@ pub(super) fn empty() -> KeySymMap {
 }
 
 /// Turns XKB on for this connection; needed once before the other calls.
-pub(super) fn enable(conn: &RustConnection) -> Result<(), DeskError> {
+pub(super) fn enable(conn: &Conn) -> Result<(), DeskError> {
     let reply = conn
         .xkb_use_extension(1, 0)
         .map_err(lost)?
@@ -54,7 +54,7 @@ pub(super) fn enable(conn: &RustConnection) -> Result<(), DeskError> {
 
 /// The key maps of keycodes `first..=last`.
 pub(super) fn read(
-    conn: &RustConnection,
+    conn: &Conn,
     first: Keycode,
     last: Keycode,
 ) -> Result<Vec<KeySymMap>, DeskError> {
@@ -88,10 +88,7 @@ pub(super) fn read(
 }
 
 /// Gives each keycode in `changes` its new map, in one request.
-pub(super) fn write(
-    conn: &RustConnection,
-    changes: &[(Keycode, KeySymMap)],
-) -> Result<(), DeskError> {
+pub(super) fn write(conn: &Conn, changes: &[(Keycode, KeySymMap)]) -> Result<(), DeskError> {
     let (Some(first), Some(last)) = (
         changes.iter().map(|(code, _)| *code).min(),
         changes.iter().map(|(code, _)| *code).max(),

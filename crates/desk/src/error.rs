@@ -23,6 +23,14 @@ pub enum DeskError {
         /// What the connection said.
         reason: String,
     },
+    /// The desktop stopped answering within its deadline; the connection is given up.
+    #[error("the {system} desktop did not answer in time: {reason}; the next call reconnects")]
+    Stalled {
+        /// The windowing system.
+        system: &'static str,
+        /// What the connection said.
+        reason: String,
+    },
     /// The desktop refused a request.
     #[error("the {system} desktop refused {what}: {reason}")]
     Rejected {
@@ -180,12 +188,13 @@ impl DeskError {
         }
     }
 
-    /// Whether the desktop connection should be dropped and made again for the next call.
-    pub fn needs_reconnect(&self) -> bool {
+    /// What the error says of the desktop connection.
+    pub fn link(&self) -> Link {
         match self {
-            DeskError::Disconnected { .. } => true,
-            DeskError::Unsent(inner) => inner.needs_reconnect(),
-            _ => false,
+            DeskError::Disconnected { .. } => Link::Broken,
+            DeskError::Stalled { .. } => Link::Stalled,
+            DeskError::Unsent(inner) => inner.link(),
+            _ => Link::Sound,
         }
     }
 
@@ -198,4 +207,15 @@ impl DeskError {
             _ => None,
         }
     }
+}
+
+/// The state a call left the desktop connection in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Link {
+    /// Still usable.
+    Sound,
+    /// Closed under us (the server restarted, say): a fresh connection may work at once.
+    Broken,
+    /// The server stopped answering: a fresh connection would most likely wait as long again.
+    Stalled,
 }

@@ -224,6 +224,8 @@ pub struct State {
     pub focus_lag: u32,
     /// Parts of the screen shuttle draws on itself.
     pub overlays: Vec<Rect>,
+    /// Makes the next read of the window list panic, as a bug in a backend would.
+    pub panic_next: bool,
     /// A part of the screen that shows a new colour at every capture (a spinner).
     pub spinner: Option<Rect>,
     pending_focus: Option<(String, u32)>,
@@ -320,6 +322,7 @@ impl FakeDesk {
             programs: HashMap::new(),
             focus_lag: 0,
             overlays: Vec::new(),
+            panic_next: false,
             spinner: None,
             pending_focus: None,
             captures: 0,
@@ -408,6 +411,10 @@ impl Display for FakeDesk {
 
     fn windows(&self) -> Result<Vec<Window>, DeskError> {
         let mut state = self.state();
+        if std::mem::take(&mut state.panic_next) {
+            drop(state);
+            panic!("the fake desk was told to panic");
+        }
         state.tick();
         Ok(state
             .windows

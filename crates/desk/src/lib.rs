@@ -31,7 +31,7 @@ mod verbs;
 pub use accessibility::Accessibility;
 pub use cancel::Cancel;
 pub use done::{Body, Done};
-pub use error::DeskError;
+pub use error::{DeskError, Link};
 pub use intent::{Intent, Target};
 pub use run::run;
 pub use system::{

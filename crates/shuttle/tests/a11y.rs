@@ -506,3 +506,28 @@ fn a_snapshot_holds_the_same_nodes_as_a_walk_by_pyatspi() {
     ids.dedup();
     assert_eq!(ids.len(), ours.len(), "a node was listed twice");
 }
+
+#[test]
+fn an_accessibility_bus_that_never_answers_fails_a_read_in_bounded_time() {
+    require_desktop();
+    // A bus that takes connections (into its backlog) and never says a word, as a stopped bus
+    // daemon would.
+    let scratch = common::Scratch::new("silent-bus");
+    let socket = scratch.path("bus");
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let address = format!("unix:path={}", socket.display());
+    let daemon = Daemon::start_with(&[("AT_SPI_BUS_ADDRESS", &address)]);
+    let window = Fixture::start("a11y silent bus", &[]);
+    let started = std::time::Instant::now();
+    let reply = daemon.call("desk_snapshot", json!({"window": window.id()}));
+    let waited = started.elapsed();
+    assert!(
+        reply.error().contains("did not answer within 3 s"),
+        "{}",
+        reply.text
+    );
+    assert!(waited < Duration::from_secs(6), "the read took {waited:?}");
+    // The rest of the desk is unaffected.
+    assert_eq!(daemon.call("status", json!({})).json()["daemon"], "running");
+    assert!(!daemon.call("desk_windows", json!({})).is_error);
+}

@@ -391,3 +391,77 @@ fn reads_reconnect_after_the_x_server_restarts() {
     // The daemon's connection broke with the first server; the read reconnects on its own.
     assert_eq!(daemon.call("desk_screen", json!({})).json()["width"], 320);
 }
+
+#[test]
+fn a_stopped_x_server_fails_a_call_in_bounded_time_and_the_daemon_recovers() {
+    require_desktop();
+    let x = BareXvfb::start();
+    let daemon = Daemon::start_with(&[("DISPLAY", &x.display)]);
+    assert_eq!(daemon.call("desk_screen", json!({})).json()["width"], 320);
+    let pid = x.child.id() as i32;
+    // SAFETY: signals to our own child, which has not been reaped.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    let started = std::time::Instant::now();
+    let pending = std::thread::spawn({
+        let socket = daemon.socket.clone();
+        move || common::Wire::connect(&socket).call("desk_shot", json!({}))
+    });
+    // Meanwhile the daemon keeps answering what needs no display, however often it is asked.
+    let mut answered = 0;
+    while !pending.is_finished() {
+        let asked = std::time::Instant::now();
+        assert_eq!(daemon.call("status", json!({})).json()["daemon"], "running");
+        assert!(
+            asked.elapsed() < Duration::from_secs(1),
+            "status waited {:?}",
+            asked.elapsed()
+        );
+        answered += 1;
+    }
+    assert!(answered > 0, "the stuck call ended before status was asked");
+    let reply = pending.join().unwrap();
+    let waited = started.elapsed();
+    // SAFETY: as above.
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    assert!(
+        reply.error().contains("did not answer within 5 s"),
+        "{}",
+        reply.text
+    );
+    assert!(waited < Duration::from_secs(8), "the call took {waited:?}");
+    // Once the server runs again, the next call connects afresh, without a restart.
+    wait_for(
+        "the daemon to read the screen again",
+        Duration::from_secs(10),
+        || {
+            let reply = daemon.call("desk_screen", json!({}));
+            (!reply.is_error).then_some(())
+        },
+    );
+}
+
+#[test]
+fn a_server_grab_held_by_another_client_fails_a_call_in_bounded_time() {
+    use x11rb::protocol::xproto::ConnectionExt;
+    use x11rb::wrapper::ConnectionExt as _;
+    require_desktop();
+    let x = BareXvfb::start();
+    let daemon = Daemon::start_with(&[("DISPLAY", &x.display)]);
+    assert_eq!(daemon.call("desk_screen", json!({})).json()["width"], 320);
+    let (grabber, _) = x11rb::connect(Some(&x.display)).unwrap();
+    grabber.grab_server().unwrap();
+    grabber.sync().unwrap();
+    let started = std::time::Instant::now();
+    let reply = daemon.call("desk_shot", json!({}));
+    let waited = started.elapsed();
+    assert!(
+        reply.error().contains("did not answer within 5 s"),
+        "{}",
+        reply.text
+    );
+    assert!(waited < Duration::from_secs(8), "the call took {waited:?}");
+    grabber.ungrab_server().unwrap();
+    grabber.sync().unwrap();
+    let reply = daemon.call("desk_shot", json!({}));
+    assert!(!reply.is_error, "{}", reply.text);
+}

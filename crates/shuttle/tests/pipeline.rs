@@ -278,3 +278,25 @@ fn bad_frames_and_arguments_are_answered_and_recorded() {
     );
     assert!(daemon.fake.log().is_empty());
 }
+
+#[test]
+fn a_panic_inside_a_verb_is_an_error_reply_and_the_daemon_goes_on() {
+    let daemon = InProcess::start("");
+    daemon.fake.state().panic_next = true;
+    let read = daemon.call("desk_windows", json!({}));
+    assert!(read.error().contains("failed internally"), "{}", read.text);
+    assert_eq!(daemon.last()["outcome"], "failed");
+
+    // An action that panics may have sent input: unknown. The desk turn is free afterwards.
+    daemon.fake.state().panic_next = true;
+    let acted = daemon.call("desk_key", json!({"keys": "a", "window": "Notes"}));
+    let error = acted.error();
+    assert!(error.contains("failed internally"), "{error}");
+    assert!(
+        error.ends_with("(outcome: unknown: input may have landed; look before sending it again)"),
+        "{error}"
+    );
+    let next = daemon.call("desk_key", json!({"keys": "b"})).json();
+    assert_eq!(next["outcome"], "completed");
+    assert_eq!(daemon.call("status", json!({})).json()["turn"], Value::Null);
+}

@@ -31,6 +31,9 @@ use ids::NodeRef;
 /// How long one accessibility call may take before the app counts as not answering.
 pub const CALL_TIMEOUT: Duration = Duration::from_millis(1500);
 
+/// How long finding and connecting to the accessibility bus may take, all steps together.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+
 /// The registry's root object, whose children are the applications.
 const REGISTRY: &str = "org.a11y.atspi.Registry";
 const ROOT_PATH: &str = "/org/a11y/atspi/accessible/root";
@@ -49,7 +52,7 @@ pub struct AtSpi {
 impl AtSpi {
     /// Connects to the accessibility bus, turning accessibility on for the session first.
     pub fn connect() -> Result<Self, DeskError> {
-        zbus::block_on(async {
+        let connecting = Box::pin(async {
             let address = bus_address().await?;
             let conn = zbus::connection::Builder::address(address.as_str())
                 .map(|b| b.method_timeout(CALL_TIMEOUT))
@@ -62,7 +65,18 @@ impl AtSpi {
                 pids: Mutex::default(),
                 direct: Mutex::default(),
             })
-        })
+        });
+        // zbus waits without a deadline while connecting: a session or accessibility bus that
+        // stopped answering would hang the call.
+        let deadline = async_io::Timer::after(CONNECT_TIMEOUT);
+        match zbus::block_on(futures::future::select(connecting, deadline)) {
+            futures::future::Either::Left((connected, _)) => connected,
+            futures::future::Either::Right(_) => Err(DeskError::Accessibility(format!(
+                "the session or accessibility bus did not answer within {} s while connecting; \
+                 check that dbus and at-spi2-core are running and not stopped",
+                CONNECT_TIMEOUT.as_secs()
+            ))),
+        }
     }
 
     /// One method call on a node, without building a proxy (the tree walk makes thousands),

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::desk::Desk;
 use crate::done::Done;
-use crate::error::DeskError;
+use crate::error::{DeskError, Link};
 
 /// A call that ran: how it ended and, when it produced one, its result.
 #[derive(Debug)]
@@ -15,14 +15,15 @@ pub struct Ran {
     pub outcome: Outcome,
     /// The result to answer with: a completed call's, or a dry run's plan.
     pub done: Option<Done>,
-    /// Whether the desktop connection broke, so the next call must connect afresh.
-    pub reconnect: bool,
+    /// The state the call left the desktop connection in: unless sound, the next call must
+    /// connect afresh.
+    pub link: Link,
 }
 
 impl Desk {
     /// The outcome of a call of `kind` that ended with `result`.
     pub fn finish(&self, kind: Kind, result: Result<Done, DeskError>) -> Ran {
-        let reconnect = result.as_ref().is_err_and(DeskError::needs_reconnect);
+        let link = result.as_ref().err().map_or(Link::Sound, DeskError::link);
         let (outcome, done) = match result {
             Ok(done) => (Outcome::Completed, Some(done)),
             Err(DeskError::DryRun(would)) => {
@@ -43,7 +44,7 @@ impl Desk {
         Ran {
             outcome,
             done,
-            reconnect,
+            link,
         }
     }
 

@@ -23,15 +23,14 @@ impl DeskHandle {
         self.backend.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The connected backend, connecting now if need be. Blocking.
+    /// The connected backend, connecting now if need be. Blocking; the slot is not held while
+    /// connecting, so `status` answers meanwhile (two calls may both connect; one backend stays).
     pub fn get(&self) -> Result<Backend, DeskError> {
-        let mut slot = self.slot();
-        if let Some(backend) = slot.as_ref() {
-            return Ok(backend.clone());
+        if let Some(backend) = self.current() {
+            return Ok(backend);
         }
         let backend = self.platform.connect()?;
-        *slot = Some(backend.clone());
-        Ok(backend)
+        Ok(self.slot().get_or_insert(backend).clone())
     }
 
     /// The backend if one is connected, without connecting.

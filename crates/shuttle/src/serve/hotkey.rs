@@ -31,18 +31,23 @@ impl HotkeyKeeper {
     /// Grabs `combo` (empty: none) unless it is already held; `pressed` runs on each press.
     /// Blocking: it talks to the display.
     pub fn ensure(&self, combo: &str, pressed: impl Fn() + Send + Sync + 'static) {
-        let mut held = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let holding = held.hotkey.as_ref().is_some_and(|h| h.alive());
-        if held.combo == combo && (holding || combo.is_empty()) {
-            return;
+        {
+            let mut held = self.held();
+            let holding = held.hotkey.as_ref().is_some_and(|h| h.alive());
+            if held.combo == combo && (holding || combo.is_empty()) {
+                return;
+            }
+            held.hotkey = None;
+            held.combo = combo.to_string();
+            if combo.is_empty() {
+                held.problem = None;
+                return;
+            }
         }
-        held.hotkey = None;
-        held.combo = combo.to_string();
-        if combo.is_empty() {
-            held.problem = None;
-            return;
-        }
-        match self.platform.grab_hotkey(combo, Box::new(pressed)) {
+        // Not under the lock: `status` reads the state while a grab waits on the display.
+        let grabbed = self.platform.grab_hotkey(combo, Box::new(pressed));
+        let mut held = self.held();
+        match grabbed {
             Ok(hotkey) => {
                 tracing::info!(%combo, "kill hotkey grabbed");
                 held.hotkey = Some(hotkey);
@@ -58,9 +63,13 @@ impl HotkeyKeeper {
         }
     }
 
+    fn held(&self) -> std::sync::MutexGuard<'_, Held> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// For `status`: the combination and whether it is grabbed.
     pub fn describe(&self) -> Value {
-        let held = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let held = self.held();
         let grabbed = held.hotkey.as_ref().is_some_and(|h| h.alive());
         let mut value = json!({"keys": held.combo, "grabbed": grabbed});
         if let Some(problem) = &held.problem {

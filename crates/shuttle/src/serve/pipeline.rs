@@ -16,7 +16,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use desk::guard::{Caller, Policy};
-use desk::{Cancel, Done};
+use desk::{Cancel, Done, Link};
 use desk_core::call::{DeskCall, Kind, Verb};
 use desk_core::outcome::{Control, Outcome};
 use desk_core::wire::{Reply, Request, Tool, decode_request, peek_tool, tools};
@@ -185,7 +185,7 @@ impl Daemon {
             let run = || {
                 desk.get().map(|backend| {
                     let ran = desk::run(&backend, policy.clone(), caller.clone(), &call);
-                    if ran.reconnect {
+                    if ran.link != Link::Sound {
                         desk.reset();
                     }
                     ran
@@ -194,8 +194,9 @@ impl Daemon {
             match run() {
                 // A read sent nothing, so after a broken connection (the X server restarted)
                 // it is safe to try once more on a fresh one. An action is not retried: its
-                // input may have landed before the break.
-                Ok(ran) if ran.reconnect && !act => {
+                // input may have landed before the break. Nor is a stall: a server that stopped
+                // answering would most likely make the caller wait a second deadline.
+                Ok(ran) if ran.link == Link::Broken && !act => {
                     tracing::info!("desktop connection broke; reconnecting for a read");
                     run()
                 }
