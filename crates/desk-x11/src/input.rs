@@ -21,6 +21,7 @@ use desk::keys::char_keysym;
 
 use super::foreign_keys::{self, Blocked, WAIT_FOR_RELEASE};
 use super::keymap::Keymap;
+use super::leftover;
 use super::lender::Lender;
 use super::wm;
 
@@ -33,21 +34,33 @@ const DRAG_STEPS: i32 = 12;
 /// Pause between drag steps, so apps see a motion rather than a jump.
 const DRAG_STEP_PAUSE: Duration = Duration::from_millis(8);
 
+/// Where input goes: the root window, and the record of what this daemon holds down.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Seat {
+    pub(super) root: Xid,
+    pub(super) held: leftover::Record,
+}
+
 /// Keys and buttons currently held down by us; all released on drop.
 struct Held<'c> {
     conn: &'c Conn,
     root: Xid,
+    record: leftover::Record,
     keys: Vec<Keycode>,
     buttons: Vec<u8>,
+    /// Whether the record lists something.
+    recorded: bool,
 }
 
 impl<'c> Held<'c> {
-    fn new(conn: &'c Conn, root: Xid) -> Self {
+    fn new(conn: &'c Conn, seat: Seat) -> Self {
         Self {
             conn,
-            root,
+            root: seat.root,
+            record: seat.held,
             keys: Vec::new(),
             buttons: Vec::new(),
+            recorded: false,
         }
     }
 
@@ -83,8 +96,21 @@ impl<'c> Held<'c> {
         self.fake(BUTTON_RELEASE_EVENT, button)
     }
 
-    fn flush(&self) -> Result<(), DeskError> {
+    /// Sends what is queued. Whatever stays down past this point goes on record first, for
+    /// the next daemon to release should this one be killed meanwhile.
+    fn flush(&mut self) -> Result<(), DeskError> {
+        self.note();
         self.conn.flush().map_err(lost)
+    }
+
+    fn note(&mut self) {
+        if !self.keys.is_empty() || !self.buttons.is_empty() {
+            self.record.hold(self.conn, &self.keys, &self.buttons);
+            self.recorded = true;
+        } else if self.recorded {
+            self.record.clear(self.conn);
+            self.recorded = false;
+        }
     }
 }
 
@@ -96,6 +122,7 @@ impl Drop for Held<'_> {
         for button in std::mem::take(&mut self.buttons).into_iter().rev() {
             let _ = self.fake(BUTTON_RELEASE_EVENT, button);
         }
+        self.note();
         let _ = self.conn.flush();
     }
 }
@@ -130,10 +157,11 @@ fn check_focus(conn: &Conn, root: Xid, focused: Option<Xid>) -> Result<(), DeskE
 
 pub(super) fn press_keys(
     conn: &Conn,
-    root: Xid,
+    seat: Seat,
     keysyms: &[u32],
     typing: Typing<'_>,
 ) -> Result<(), DeskError> {
+    let root = seat.root;
     let unsent = |e: DeskError| DeskError::Unsent(Box::new(e));
     let mut keymap = Keymap::read(conn).map_err(unsent)?;
     let wanted = missing(&keymap, keysyms);
@@ -155,7 +183,7 @@ pub(super) fn press_keys(
         typing.cancel,
         || check_focus(conn, root, typing.focused),
         || {
-            let mut held = Held::new(conn, root);
+            let mut held = Held::new(conn, seat);
             for &code in &codes {
                 held.key_down(code)?;
                 lender.pressed(code);
@@ -195,10 +223,11 @@ const PACE_EVERY: usize = 32;
 /// everything already queued in the X server.
 pub(super) fn type_text(
     conn: &Conn,
-    root: Xid,
+    seat: Seat,
     text: &str,
     typing: Typing<'_>,
 ) -> Result<usize, DeskError> {
+    let root = seat.root;
     let unsent = |e: DeskError| DeskError::Unsent(Box::new(e));
     let mut keymap = Keymap::read(conn).map_err(unsent)?;
     let shift = keymap.find(SHIFT_L).map(|(code, _)| code);
@@ -220,7 +249,7 @@ pub(super) fn type_text(
         .then(|| keymap.find(CAPS_LOCK).map(|(code, _)| code))
         .flatten();
     if let Some(code) = caps {
-        Held::new(conn, root).tap(code).map_err(unsent)?;
+        Held::new(conn, seat).tap(code).map_err(unsent)?;
     }
     let mut sent = 0;
     let result = (|| {
@@ -258,7 +287,7 @@ pub(super) fn type_text(
                 typing.cancel,
                 || check_focus(conn, root, typing.focused),
                 || {
-                    let mut held = Held::new(conn, root);
+                    let mut held = Held::new(conn, seat);
                     for &(code, shift) in &keys {
                         if let Some(shift) = shift {
                             held.key_down(shift)?;
@@ -277,7 +306,7 @@ pub(super) fn type_text(
         Ok(())
     })();
     if let Some(code) = caps {
-        Held::new(conn, root).tap(code)?;
+        Held::new(conn, seat).tap(code)?;
     }
     sync(conn)?;
     let (why, maybe_more) = match result {
@@ -365,8 +394,8 @@ fn button_number(button: Button) -> u8 {
     }
 }
 
-pub(super) fn click(conn: &Conn, root: Xid, button: Button, count: u8) -> Result<(), DeskError> {
-    let mut held = Held::new(conn, root);
+pub(super) fn click(conn: &Conn, seat: Seat, button: Button, count: u8) -> Result<(), DeskError> {
+    let mut held = Held::new(conn, seat);
     let number = button_number(button);
     for _ in 0..count {
         held.button_down(number)?;
@@ -379,7 +408,7 @@ pub(super) fn click(conn: &Conn, root: Xid, button: Button, count: u8) -> Result
 
 pub(super) fn scroll(
     conn: &Conn,
-    root: Xid,
+    seat: Seat,
     direction: Direction,
     amount: u32,
     cancel: &Cancel,
@@ -391,7 +420,7 @@ pub(super) fn scroll(
         Direction::Left => 6,
         Direction::Right => 7,
     };
-    let mut held = Held::new(conn, root);
+    let mut held = Held::new(conn, seat);
     for done in 0..amount {
         if cancel.is_cancelled() {
             return Err(DeskError::Cancelled {
@@ -408,13 +437,14 @@ pub(super) fn scroll(
 
 pub(super) fn drag(
     conn: &Conn,
-    root: Xid,
+    seat: Seat,
     from: (i32, i32),
     to: (i32, i32),
     cancel: &Cancel,
 ) -> Result<(), DeskError> {
+    let root = seat.root;
     move_pointer(conn, root, from.0, from.1)?;
-    let mut held = Held::new(conn, root);
+    let mut held = Held::new(conn, seat);
     held.button_down(1)?;
     held.flush()?;
     for step in 1..=DRAG_STEPS {

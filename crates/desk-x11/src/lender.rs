@@ -11,7 +11,8 @@
 //! [`RETURN_AFTER`], and when the daemon stops.
 //!
 //! The keycodes on loan are also listed in a property of the root window, so a daemon that was
-//! killed before it could give them back leaves a record the next one finds and reclaims.
+//! killed before it could give them back leaves a record the next one finds and gives back as
+//! it connects.
 
 use std::time::{Duration, Instant};
 
@@ -222,6 +223,15 @@ impl Lender {
         xkbkeys::write(conn, &due)?;
         self.record(conn)?;
         conn.flush().map_err(lost)
+    }
+
+    /// Gives back at once whatever an earlier daemon lent and left on record.
+    pub(super) fn reclaim(&mut self, conn: &Conn) -> Result<(), DeskError> {
+        if self.recorded(conn)?.is_empty() {
+            return Ok(());
+        }
+        tracing::warn!("giving back keycodes that a daemon which ended abruptly left on loan");
+        self.give_back(conn, Duration::ZERO)
     }
 
     /// Whether any keycode is lent right now.

@@ -13,6 +13,7 @@ mod hotkey;
 mod indicator;
 mod input;
 mod keymap;
+mod leftover;
 mod lender;
 mod own;
 mod patient;
@@ -54,6 +55,8 @@ pub struct X11Backend {
     conn: Arc<Conn>,
     display: String,
     root: xproto::Window,
+    /// Where input goes, and the record of what is held down.
+    seat: input::Seat,
     atoms: Atoms,
     capturer: Mutex<Capturer>,
     /// How captures read pixels, as of the last one: `status` reads it without waiting for a
@@ -84,15 +87,24 @@ impl X11Backend {
         let window_pixels = own::redirect(&conn, root);
         // Typing reads the keyboard's state through XKB before it sends.
         xkbkeys::enable(&conn)?;
+        let seat = input::Seat {
+            root,
+            held: leftover::Record::new(&conn, root)?,
+        };
+        // Undo what a daemon killed mid-call left behind: input held down, keycodes on loan.
+        leftover::release(&conn, root)?;
+        let mut lender = Lender::new(root, atoms._SHUTTLE_LENT_KEYCODES);
+        lender.reclaim(&conn)?;
         Ok(Self {
             conn: Arc::new(conn),
             display: display.to_string(),
             root,
+            seat,
             atoms,
             capture_method: Mutex::new(capturer.method()),
             capturer: Mutex::new(capturer),
             pinger: Mutex::new(None),
-            lender: Arc::new(Mutex::new(Lender::new(root, atoms._SHUTTLE_LENT_KEYCODES))),
+            lender: Arc::new(Mutex::new(lender)),
             returning: std::sync::Once::new(),
             window_pixels,
             indicator: std::sync::OnceLock::new(),
@@ -238,7 +250,7 @@ impl Input for X11Backend {
         cancel: &Cancel,
     ) -> Result<(), DeskError> {
         self.with_typing(focused, cancel, |typing| {
-            input::press_keys(&self.conn, self.root, keysyms, typing)
+            input::press_keys(&self.conn, self.seat, keysyms, typing)
         })
     }
 
@@ -249,7 +261,7 @@ impl Input for X11Backend {
         cancel: &Cancel,
     ) -> Result<usize, DeskError> {
         self.with_typing(focused, cancel, |typing| {
-            input::type_text(&self.conn, self.root, text, typing)
+            input::type_text(&self.conn, self.seat, text, typing)
         })
     }
 
@@ -258,15 +270,15 @@ impl Input for X11Backend {
     }
 
     fn click(&self, button: Button, count: u8) -> Result<(), DeskError> {
-        input::click(&self.conn, self.root, button, count)
+        input::click(&self.conn, self.seat, button, count)
     }
 
     fn scroll(&self, direction: Direction, amount: u32, cancel: &Cancel) -> Result<(), DeskError> {
-        input::scroll(&self.conn, self.root, direction, amount, cancel)
+        input::scroll(&self.conn, self.seat, direction, amount, cancel)
     }
 
     fn drag(&self, from: (i32, i32), to: (i32, i32), cancel: &Cancel) -> Result<(), DeskError> {
-        input::drag(&self.conn, self.root, from, to, cancel)
+        input::drag(&self.conn, self.seat, from, to, cancel)
     }
 
     fn settle(&self, id: &str, limit: Duration) -> bool {

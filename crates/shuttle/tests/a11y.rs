@@ -299,6 +299,10 @@ fn a_frozen_app_times_out_and_shows_as_unanswered() {
     unsafe { libc::kill(frozen.pid() as i32, libc::SIGSTOP) };
     let started = std::time::Instant::now();
     let reply = daemon.call("desk_snapshot", json!({"window": frozen.id()}));
+    eprintln!(
+        "fault: app frozen on AT-SPI: the call ended after {:?}",
+        started.elapsed()
+    );
     assert!(
         reply
             .error()
@@ -521,6 +525,7 @@ fn an_accessibility_bus_that_never_answers_fails_a_read_in_bounded_time() {
     let started = std::time::Instant::now();
     let reply = daemon.call("desk_snapshot", json!({"window": window.id()}));
     let waited = started.elapsed();
+    eprintln!("fault: accessibility bus silent: the call ended after {waited:?}");
     assert!(
         reply.error().contains("did not answer within 3 s"),
         "{}",

@@ -421,6 +421,7 @@ fn a_stopped_x_server_fails_a_call_in_bounded_time_and_the_daemon_recovers() {
     assert!(answered > 0, "the stuck call ended before status was asked");
     let reply = pending.join().unwrap();
     let waited = started.elapsed();
+    eprintln!("fault: X server stopped: the call ended after {waited:?}");
     // SAFETY: as above.
     unsafe { libc::kill(pid, libc::SIGCONT) };
     assert!(
@@ -454,6 +455,7 @@ fn a_server_grab_held_by_another_client_fails_a_call_in_bounded_time() {
     let started = std::time::Instant::now();
     let reply = daemon.call("desk_shot", json!({}));
     let waited = started.elapsed();
+    eprintln!("fault: server grabbed by another client: the call ended after {waited:?}");
     assert!(
         reply.error().contains("did not answer within 5 s"),
         "{}",

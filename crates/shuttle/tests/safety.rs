@@ -568,6 +568,10 @@ fn confirm_mode_asks_the_person_and_takes_no_answer_as_deny() {
     dialog();
     let started = Instant::now();
     let unanswered = pending.join().unwrap();
+    eprintln!(
+        "fault: confirm dialog unanswered (3 s limit): the call ended {:?} after the dialog showed",
+        started.elapsed()
+    );
     assert!(
         unanswered.error().contains("did not answer within 3 s"),
         "{}",

@@ -188,14 +188,12 @@ fn a_stale_socket_file_is_replaced() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let wire = common::wait_for(
+    common::wait_for(
         "the daemon to listen",
         std::time::Duration::from_secs(10),
         || std::os::unix::net::UnixStream::connect(&socket).ok(),
     );
-    wire.set_read_timeout(Some(std::time::Duration::from_secs(10)))
-        .unwrap();
-    let mut wire = Wire { stream: wire };
+    let mut wire = Wire::connect(&socket);
     assert_eq!(wire.call("status", json!({})).json()["daemon"], "running");
     let mode = std::fs::metadata(&socket).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600, "the socket must be private");

@@ -6,6 +6,8 @@
 
 #![allow(dead_code)]
 
+pub mod inprocess;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
@@ -220,15 +222,24 @@ impl Reply {
 /// A raw desk-wire connection, written against the spec rather than our client code.
 pub struct Wire {
     pub stream: UnixStream,
+    agent: String,
 }
 
 impl Wire {
     pub fn connect(socket: &Path) -> Self {
+        Self::connect_as(socket, "test")
+    }
+
+    /// A connection whose requests carry `agent` as their agent_id.
+    pub fn connect_as(socket: &Path, agent: &str) -> Self {
         let stream = UnixStream::connect(socket).unwrap();
         stream
             .set_read_timeout(Some(Duration::from_secs(20)))
             .unwrap();
-        Self { stream }
+        Self {
+            stream,
+            agent: agent.into(),
+        }
     }
 
     pub fn send_raw(&mut self, bytes: &[u8]) {
@@ -242,7 +253,7 @@ impl Wire {
     }
 
     pub fn send(&mut self, tool: &str, args: Value) {
-        let payload = json!({"agent_id": "test", "tool": tool, "args": args}).to_string();
+        let payload = json!({"agent_id": self.agent, "tool": tool, "args": args}).to_string();
         self.send_payload(payload.as_bytes());
     }
 
@@ -461,7 +472,12 @@ impl Mcp {
     }
 
     pub fn send(&mut self, message: Value) {
-        writeln!(self.stdin, "{message}").unwrap();
+        self.send_line(&message.to_string());
+    }
+
+    /// Sends one line as it is, JSON or not.
+    pub fn send_line(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").unwrap();
         self.stdin.flush().unwrap();
     }
 
