@@ -1,8 +1,14 @@
 //! Node ids: an accessible object's bus name and object path, written short.
 //!
-//! `1.45:123` is the object `/org/a11y/atspi/accessible/123` of the app at `:1.45`. Toolkits keep
-//! an object's path for its lifetime, so the id stays the same across snapshots; an app that
-//! restarts gets a new bus name, so an old id then fails clearly instead of reaching a stranger.
+//! `1.45:123` is the object `/org/a11y/atspi/accessible/123` of the app at `:1.45` (GTK 3 and
+//! most toolkits number their objects there). Toolkits that name objects by long paths of their
+//! own (GTK 4: `/org/gnome/Calculator/a11y/d52cd4fc_3286_…`) get a number from [`Ids`] instead:
+//! `1.45:~7`. Toolkits keep an object's path for its lifetime, so the id stays the same across
+//! snapshots; an app that restarts gets a new bus name, so an old id then fails clearly instead
+//! of reaching a stranger. A `#` before an id, as the outline prints it, is accepted.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
 
 use atspi::ObjectRefOwned;
 
@@ -47,12 +53,12 @@ impl NodeRef {
 
     /// Reads an id written by [`NodeRef::to_id`].
     pub(super) fn parse(id: &str) -> Result<Self, DeskError> {
-        let invalid = || {
-            DeskError::Invalid(format!(
-                "{id:?} is not a node id; ids look like 1.45:123 and come from snapshot, find or at"
-            ))
-        };
-        let (bus, rest) = id.split_once(':').ok_or_else(invalid)?;
+        let invalid = || invalid(id);
+        let (bus, rest) = id
+            .strip_prefix('#')
+            .unwrap_or(id)
+            .split_once(':')
+            .ok_or_else(invalid)?;
         if bus.is_empty() || rest.is_empty() || !bus.chars().all(|c| c.is_ascii_digit() || c == '.')
         {
             return Err(invalid());
@@ -65,6 +71,73 @@ impl NodeRef {
             return Err(invalid());
         };
         Ok(Self::new(&format!(":{bus}"), &path))
+    }
+}
+
+fn invalid(id: &str) -> DeskError {
+    DeskError::Invalid(format!(
+        "{id:?} is not a node id; ids look like 1.45:123 or 1.45:~7 and come from snapshot, find \
+         or at"
+    ))
+}
+
+/// The most long paths [`Ids`] numbers before it starts again; ids given out before then stop
+/// working (the caller takes a new snapshot), so a daemon that runs for weeks stays small.
+const MAX_NUMBERED: usize = 200_000;
+
+/// Short numbers for objects whose paths are not short already, given out as ids are printed
+/// and kept for the daemon's life.
+#[derive(Default)]
+pub(super) struct Ids {
+    numbered: Mutex<Numbered>,
+}
+
+#[derive(Default)]
+struct Numbered {
+    by_node: HashMap<NodeRef, usize>,
+    nodes: Vec<NodeRef>,
+}
+
+impl Ids {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Numbered> {
+        self.numbered.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The id to print for `node`.
+    pub(super) fn id(&self, node: &NodeRef) -> String {
+        let long = node.to_id();
+        if !long.contains(":/") {
+            return long;
+        }
+        let bus = node.bus.strip_prefix(':').unwrap_or(&node.bus);
+        let mut numbered = self.lock();
+        if let Some(n) = numbered.by_node.get(node) {
+            return format!("{bus}:~{n}");
+        }
+        if numbered.nodes.len() >= MAX_NUMBERED {
+            *numbered = Numbered::default();
+        }
+        let n = numbered.nodes.len();
+        numbered.nodes.push(node.clone());
+        numbered.by_node.insert(node.clone(), n);
+        format!("{bus}:~{n}")
+    }
+
+    /// The object an id names, in any form [`Ids::id`] or [`NodeRef::to_id`] printed.
+    pub(super) fn parse(&self, id: &str) -> Result<NodeRef, DeskError> {
+        let bare = id.strip_prefix('#').unwrap_or(id);
+        let Some((bus, number)) = bare.split_once(":~") else {
+            return NodeRef::parse(id);
+        };
+        let n: usize = number.parse().map_err(|_| invalid(id))?;
+        let numbered = self.lock();
+        match numbered.nodes.get(n) {
+            Some(node) if node.bus.strip_prefix(':') == Some(bus) => Ok(node.clone()),
+            _ => Err(DeskError::Invalid(format!(
+                "node id {id:?} is not known (any more); take a new snapshot or find for \
+                 current ids"
+            ))),
+        }
     }
 }
 
@@ -83,6 +156,26 @@ mod tests {
             assert_eq!(node.to_id(), id);
             assert_eq!(NodeRef::parse(id).unwrap(), node);
         }
+    }
+
+    #[test]
+    fn long_paths_get_short_numbers_that_stay_and_read_back() {
+        let ids = Ids::default();
+        let a = NodeRef::new(":1.13", "/org/gnome/Calculator/a11y/d52cd4fc_3286_4b8e");
+        let b = NodeRef::new(":1.13", "/org/gnome/Calculator/a11y/77496a49_10e4_4f24");
+        assert_eq!(ids.id(&a), "1.13:~0");
+        assert_eq!(ids.id(&b), "1.13:~1");
+        assert_eq!(ids.id(&a), "1.13:~0");
+        assert_eq!(ids.parse("1.13:~1").unwrap(), b);
+        assert_eq!(ids.parse("#1.13:~0").unwrap(), a);
+        let standard = NodeRef::new(":1.45", "/org/a11y/atspi/accessible/123");
+        assert_eq!(ids.id(&standard), "1.45:123");
+        assert_eq!(ids.parse("#1.45:123").unwrap(), standard);
+        let unknown = ids.parse("1.13:~9").unwrap_err().to_string();
+        assert!(unknown.contains("take a new snapshot"), "{unknown}");
+        let other_app = ids.parse("1.14:~0").unwrap_err().to_string();
+        assert!(other_app.contains("not known"), "{other_app}");
+        assert!(ids.parse("1.13:~x").is_err());
     }
 
     #[test]

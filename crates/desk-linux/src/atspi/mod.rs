@@ -26,7 +26,7 @@ use zbus::proxy::CacheProperties;
 
 use desk::DeskError;
 use desk::accessibility::{Accessibility, AppWindow, Want};
-use ids::NodeRef;
+use ids::{Ids, NodeRef};
 
 /// How long one accessibility call may take before the app counts as not answering.
 pub const CALL_TIMEOUT: Duration = Duration::from_millis(1500);
@@ -47,6 +47,8 @@ pub struct AtSpi {
     /// sends thousands of calls; going straight to the app spares the bus daemon relaying
     /// each one.
     direct: Mutex<HashMap<String, Option<zbus::Connection>>>,
+    /// Short ids for objects with long paths.
+    ids: Ids,
 }
 
 impl AtSpi {
@@ -64,6 +66,7 @@ impl AtSpi {
                 conn,
                 pids: Mutex::default(),
                 direct: Mutex::default(),
+                ids: Ids::default(),
             })
         });
         // zbus waits without a deadline while connecting: a session or accessibility bus that
@@ -209,6 +212,42 @@ impl AtSpi {
         Ok(pid)
     }
 
+    /// Whether the app at `bus` marks the nodes below its windows `showing` (GTK 4 does not: it
+    /// sets `showing` on the window alone). Unknown toolkits are taken to.
+    async fn sets_showing(&self, bus: &str) -> bool {
+        let version: zbus::Result<String> = async {
+            let reply = self
+                .conn
+                .call_method(
+                    Some(bus),
+                    ROOT_PATH,
+                    Some("org.freedesktop.DBus.Properties"),
+                    "Get",
+                    &("org.a11y.atspi.Application", "Version"),
+                )
+                .await?;
+            let value: zbus::zvariant::OwnedValue = reply.body().deserialize()?;
+            Ok(String::try_from(value)?)
+        }
+        .await;
+        let toolkit: zbus::Result<String> = async {
+            let reply = self
+                .conn
+                .call_method(
+                    Some(bus),
+                    ROOT_PATH,
+                    Some("org.freedesktop.DBus.Properties"),
+                    "Get",
+                    &("org.a11y.atspi.Application", "ToolkitName"),
+                )
+                .await?;
+            let value: zbus::zvariant::OwnedValue = reply.body().deserialize()?;
+            Ok(String::try_from(value)?)
+        }
+        .await;
+        !(toolkit.is_ok_and(|t| t == "GTK") && version.is_ok_and(|v| v.starts_with("4.")))
+    }
+
     fn lock_pids(&self) -> std::sync::MutexGuard<'_, HashMap<String, u32>> {
         self.pids.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -254,7 +293,7 @@ impl AtSpi {
             }
             zbus::Error::MethodError(ref name, ..) if name.as_str().ends_with("UnknownObject") => {
                 DeskError::NodeGone {
-                    id: node.to_id(),
+                    id: self.ids.id(node),
                     reason: format!("{app} no longer has it"),
                 }
             }
@@ -262,7 +301,7 @@ impl AtSpi {
                 if app_gone(name.as_str(), message.as_deref()) =>
             {
                 DeskError::NodeGone {
-                    id: node.to_id(),
+                    id: self.ids.id(node),
                     reason: "its app is gone (it quit or restarted)".into(),
                 }
             }
@@ -298,7 +337,7 @@ impl Accessibility for AtSpi {
                     .await
                     .map_err(|e| self.failed(&node, "read a window's state", e))?;
                 windows.push(AppWindow {
-                    id: node.to_id(),
+                    id: self.ids.id(&node),
                     name,
                     active: states.contains(State::Active),
                 });
@@ -308,17 +347,17 @@ impl Accessibility for AtSpi {
     }
 
     fn tree(&self, root: &str, want: Want) -> Result<Vec<Node>, DeskError> {
-        let root = NodeRef::parse(root)?;
+        let root = self.ids.parse(root)?;
         zbus::block_on(tree::read(self, &root, want))
     }
 
     fn node(&self, id: &str, want: Want) -> Result<Node, DeskError> {
-        let node = NodeRef::parse(id)?;
+        let node = self.ids.parse(id)?;
         zbus::block_on(tree::read_one(self, &node, want))
     }
 
     fn ancestors(&self, id: &str) -> Result<Vec<Node>, DeskError> {
-        let mut node = NodeRef::parse(id)?;
+        let mut node = self.ids.parse(id)?;
         zbus::block_on(async {
             let mut chain = Vec::new();
             for _ in 0..64 {
@@ -344,7 +383,7 @@ impl Accessibility for AtSpi {
     }
 
     fn at_point(&self, root: &str, x: i32, y: i32) -> Result<Option<String>, DeskError> {
-        let mut node = NodeRef::parse(root)?;
+        let mut node = self.ids.parse(root)?;
         zbus::block_on(async {
             let mut found = None;
             for _ in 0..64 {
@@ -356,7 +395,7 @@ impl Accessibility for AtSpi {
                     .map_err(|e| self.failed(&node, "hit-test a point", e))?;
                 match NodeRef::from_object(&child) {
                     Some(child) if child != node => {
-                        found = Some(child.to_id());
+                        found = Some(self.ids.id(&child));
                         node = child;
                     }
                     _ => break,
@@ -367,7 +406,7 @@ impl Accessibility for AtSpi {
     }
 
     fn actions(&self, id: &str) -> Result<Vec<String>, DeskError> {
-        let node = NodeRef::parse(id)?;
+        let node = self.ids.parse(id)?;
         zbus::block_on(async {
             let proxy = self.action(&node).await?;
             let actions = proxy
@@ -379,7 +418,7 @@ impl Accessibility for AtSpi {
     }
 
     fn do_action(&self, id: &str, index: usize) -> Result<bool, DeskError> {
-        let node = NodeRef::parse(id)?;
+        let node = self.ids.parse(id)?;
         zbus::block_on(async {
             self.action(&node)
                 .await?
@@ -390,7 +429,7 @@ impl Accessibility for AtSpi {
     }
 
     fn select(&self, id: &str) -> Result<bool, DeskError> {
-        let node = NodeRef::parse(id)?;
+        let node = self.ids.parse(id)?;
         zbus::block_on(async {
             let proxy = self.accessible(&node).await?;
             let index = proxy
@@ -402,7 +441,7 @@ impl Accessibility for AtSpi {
                 .await
                 .map_err(|e| self.failed(&node, "read a parent", e))?;
             let parent = NodeRef::from_object(&parent).ok_or_else(|| DeskError::NodeGone {
-                id: node.to_id(),
+                id: self.ids.id(&node),
                 reason: "it has no parent to select it in".into(),
             })?;
             let selection: SelectionProxy<'_> = self.proxy(&parent).await?;
@@ -414,7 +453,7 @@ impl Accessibility for AtSpi {
     }
 
     fn grab_focus(&self, id: &str) -> Result<bool, DeskError> {
-        let node = NodeRef::parse(id)?;
+        let node = self.ids.parse(id)?;
         zbus::block_on(async {
             self.component(&node)
                 .await?
@@ -425,7 +464,7 @@ impl Accessibility for AtSpi {
     }
 
     fn pid_of(&self, id: &str) -> Result<u32, DeskError> {
-        let node = NodeRef::parse(id)?;
+        let node = self.ids.parse(id)?;
         zbus::block_on(self.pid_of_bus(&node.bus))
     }
 

@@ -141,18 +141,24 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Vec<N
             .map(|(node, ..)| extras(at, node, &infos[node], want)),
     )
     .await;
+    let showing = showing(&order, &infos);
     let mut nodes = Vec::with_capacity(order.len());
-    for (i, ((node, parent, depth), extra)) in order.into_iter().zip(extras).enumerate() {
-        let info = &infos[&node];
+    for (i, ((node, parent, depth), extra)) in order.iter().zip(extras).enumerate() {
+        let info = &infos[node];
         let (bounds, keys, value) = skip_gone(extra)?.unwrap_or_default();
+        let kids = children.get(node).map(Vec::as_slice).unwrap_or_default();
+        let kid_names = kids
+            .iter()
+            .filter_map(|k| infos.get(k))
+            .map(|k| k.name.as_str());
         nodes.push(Node {
             node_ref: i,
-            id: node.to_id(),
-            parent,
-            depth,
+            id: at.ids.id(node),
+            parent: *parent,
+            depth: *depth,
             role: info.role.name().to_string(),
-            name: info.name.clone(),
-            states: notable_states(info.states),
+            name: plain_name(&info.name, kid_names),
+            states: notable_states(info.states, showing[i]),
             bounds,
             keys,
             value,
@@ -161,18 +167,90 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Vec<N
     Ok(nodes)
 }
 
+/// Whether each node of `order` (root first, parents before children) is showing on the
+/// screen. Toolkits that set `showing` below the window are taken at their word; GTK 4 sets it
+/// on the window alone, so there a node shows when it is `visible` inside a showing parent.
+fn showing(order: &[(NodeRef, Option<usize>, usize)], infos: &HashMap<NodeRef, Info>) -> Vec<bool> {
+    let states = |i: usize| infos[&order[i].0].states;
+    let sets_showing = (1..order.len()).any(|i| states(i).contains(State::Showing));
+    let mut showing: Vec<bool> = Vec::with_capacity(order.len());
+    for (i, (_, parent, _)) in order.iter().enumerate() {
+        let own = states(i);
+        let shown = if sets_showing || parent.is_none() {
+            own.contains(State::Showing)
+        } else {
+            own.contains(State::Visible) && parent.is_some_and(|p| showing[p])
+        };
+        showing.push(shown);
+    }
+    showing
+}
+
+/// The name as a person would read it: not the toolkit's class name GTK 4 gives unnamed
+/// widgets (`GtkMenuButton`, `AdwGizmo`), but the one child's name when there is one, and not
+/// doubled when GTK 4 joins a button's own name
+/// to its label's (`7 7` over a label `7`).
+fn plain_name<'a>(name: &str, kid_names: impl Iterator<Item = &'a str>) -> String {
+    let mut kid_names = kid_names.filter(|k| !k.is_empty() && !is_class_name(k));
+    if is_class_name(name) {
+        // A button GTK 4 left unnamed shows its one label's text: that is its name to a person.
+        let only = kid_names.next();
+        return match (only, kid_names.next()) {
+            (Some(only), None) => only.to_string(),
+            _ => String::new(),
+        };
+    }
+    if let Some(half) = doubled(name)
+        && kid_names.any(|k| k == half)
+    {
+        return half.to_string();
+    }
+    name.to_string()
+}
+
+/// `Gtk…`, `Adw…`, `Gdk…` followed by a capital and letters only: a widget class, not a name.
+fn is_class_name(name: &str) -> bool {
+    ["Gtk", "Adw", "Gdk"].iter().any(|prefix| {
+        name.strip_prefix(prefix).is_some_and(|rest| {
+            rest.starts_with(|c: char| c.is_ascii_uppercase())
+                && rest.chars().all(|c| c.is_ascii_alphanumeric())
+        })
+    })
+}
+
+/// `half` when `name` is `half half`.
+fn doubled(name: &str) -> Option<&str> {
+    let mid = name.len().checked_sub(1)? / 2;
+    let (first, rest) = (name.get(..mid)?, name.get(mid..)?);
+    (rest.strip_prefix(' ') == Some(first) && !first.is_empty()).then_some(first)
+}
+
 /// One node, on its own (ref 0, depth 0).
 pub(super) async fn read_one(at: &AtSpi, node: &NodeRef, want: Want) -> Result<Node, DeskError> {
     let info = info(at, node).await?;
     let (bounds, keys, value) = extras(at, node, &info, want).await?;
+    // Without the tree around it, a node of a toolkit that never sets `showing` below its
+    // windows counts as shown when it is visible.
+    let shown = info.states.contains(State::Showing)
+        || (info.states.contains(State::Visible) && !at.sets_showing(&node.bus).await);
+    // A name the toolkit made up from the children needs them to be read plainly.
+    let mut kid_names = Vec::new();
+    if is_class_name(&info.name) || doubled(&info.name).is_some() {
+        let kids = skip_gone(list_children(at, node).await)?.unwrap_or_default();
+        for kid in join_all(kids.iter().map(|k| self::info(at, k))).await {
+            if let Some(kid) = skip_gone(kid)? {
+                kid_names.push(kid.name);
+            }
+        }
+    }
     Ok(Node {
         node_ref: 0,
-        id: node.to_id(),
+        id: at.ids.id(node),
         parent: None,
         depth: 0,
         role: info.role.name().to_string(),
-        name: info.name.clone(),
-        states: notable_states(info.states),
+        name: plain_name(&info.name, kid_names.iter().map(String::as_str)),
+        states: notable_states(info.states, shown),
         bounds,
         keys,
         value,
@@ -291,10 +369,27 @@ async fn info(at: &AtSpi, node: &NodeRef) -> Result<Info, DeskError> {
     })
 }
 
-/// Whether an error says the object lacks the interface asked for.
+/// Whether an error says the object lacks the interface asked for. Properties of a missing
+/// interface come back as `InvalidArgs: No such interface` (GTK 4).
 fn lacks_interface(e: &zbus::Error) -> bool {
-    matches!(e, zbus::Error::MethodError(name, ..)
-        if name.as_str().ends_with("UnknownMethod") || name.as_str().ends_with("UnknownInterface"))
+    match e {
+        zbus::Error::MethodError(name, message, _) => {
+            let name = name.as_str();
+            name.ends_with("UnknownMethod")
+                || name.ends_with("UnknownInterface")
+                || (name.ends_with("InvalidArgs")
+                    && message
+                        .as_deref()
+                        .is_some_and(|m| m.contains("No such interface")))
+        }
+        zbus::Error::FDO(e) => matches!(
+            **e,
+            zbus::fdo::Error::UnknownMethod(_)
+                | zbus::fdo::Error::UnknownInterface(_)
+                | zbus::fdo::Error::InvalidArgs(_)
+        ),
+        _ => false,
+    }
 }
 
 type Extras = (Option<[i32; 4]>, Option<String>, Option<String>);
@@ -315,6 +410,9 @@ async fn extras(at: &AtSpi, node: &NodeRef, info: &Info, want: Want) -> Result<E
             )
             .await;
         match extents {
+            // GTK 3 gives widgets of a page not shown this placeholder.
+            Ok((x, y, ..)) if x == i32::MIN || y == i32::MIN => Ok(None),
+            Ok((_, _, w, h)) if w < 0 || h < 0 => Ok(None),
             Ok((x, y, w, h)) => Ok(Some([x, y, w, h])),
             Err(e) if lacks_interface(&e) => Ok(None),
             Err(e) => Err(at.failed(node, "read bounds", e)),
@@ -330,7 +428,7 @@ async fn extras(at: &AtSpi, node: &NodeRef, info: &Info, want: Want) -> Result<E
             .get_key_binding(0)
             .await
             .unwrap_or_default();
-        Ok::<_, DeskError>(Some(binding).filter(|b| !b.is_empty()))
+        Ok::<_, DeskError>(meaningful_keys(&binding))
     };
     let value = async {
         // A password field's contents are never read, not even into the daemon.
@@ -340,27 +438,36 @@ async fn extras(at: &AtSpi, node: &NodeRef, info: &Info, want: Want) -> Result<E
         let has_value = info.has_value();
         if has_value == Some(Interface::Value) {
             let proxy: ValueProxy<'_> = at.proxy(node).await?;
-            let current = proxy
-                .current_value()
-                .await
-                .map_err(|e| at.failed(node, "read a value", e))?;
-            return Ok(Some(format_number(current)));
+            return match proxy.current_value().await {
+                Ok(current) => Ok(Some(format_number(current))),
+                Err(e) if lacks_interface(&e) => Ok(None),
+                Err(e) => Err(at.failed(node, "read a value", e)),
+            };
         }
         let readable = has_value == Some(Interface::EditableText)
             || (want.text && info.may_have(Interface::Text));
         if readable {
             let limit = if want.text { TEXT_CHARS } else { VALUE_CHARS };
             let proxy: TextProxy<'_> = at.proxy(node).await?;
-            let text = proxy
-                .get_text(0, limit)
-                .await
-                .map_err(|e| at.failed(node, "read text", e))?;
-            return Ok(Some(text));
+            return match proxy.get_text(0, limit).await {
+                Ok(text) => Ok(Some(text)),
+                Err(e) if lacks_interface(&e) => Ok(None),
+                Err(e) => Err(at.failed(node, "read text", e)),
+            };
         }
         Ok(None)
     };
     let (bounds, keys, value) = futures::join!(bounds, keys, value);
     Ok((bounds?, keys?, value?))
+}
+
+/// A key binding worth showing: Firefox answers `;;` (three empty parts) for none, GTK 4
+/// `<VoidSymbol>`.
+fn meaningful_keys(binding: &str) -> Option<String> {
+    binding
+        .split(';')
+        .any(|part| !part.trim().is_empty() && part != "<VoidSymbol>")
+        .then(|| binding.to_string())
 }
 
 fn format_number(value: f64) -> String {
@@ -372,9 +479,10 @@ fn format_number(value: f64) -> String {
 }
 
 /// States worth reporting: the ones that set a node apart. `enabled`, `visible`, `showing` and
-/// the like hold for nearly every node, so their absence is reported instead (`disabled`,
-/// `hidden`).
-fn notable_states(states: StateSet) -> Vec<String> {
+/// the like hold for nearly every node, so their absence is reported instead: `disabled` when
+/// the node is neither enabled nor sensitive (GTK 3 clears `enabled` on a half-ticked check box
+/// that still works, GTK 4 never sets it), `hidden` when it is not `shown` on the screen.
+fn notable_states(states: StateSet, shown: bool) -> Vec<String> {
     const COMMON: [State; 8] = [
         State::Enabled,
         State::Sensitive,
@@ -390,11 +498,53 @@ fn notable_states(states: StateSet) -> Vec<String> {
         .filter(|s| !COMMON.contains(s))
         .map(|s| s.to_static_str().to_string())
         .collect();
-    if !states.contains(State::Enabled) {
+    if !states.contains(State::Enabled) && !states.contains(State::Sensitive) {
         notable.push("disabled".into());
     }
-    if !states.contains(State::Showing) {
+    if !shown {
         notable.push("hidden".into());
     }
     notable
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_read_as_a_person_reads_them() {
+        let none = std::iter::empty;
+        assert_eq!(plain_name("7 7", ["7"].into_iter()), "7");
+        assert_eq!(
+            plain_name("Bye Bye", none()),
+            "Bye Bye",
+            "no label says it is doubled"
+        );
+        assert_eq!(plain_name("GtkButton", ["π"].into_iter()), "π");
+        assert_eq!(plain_name("GtkButton", ["a", "b"].into_iter()), "");
+        assert_eq!(plain_name("AdwGizmo", ["GtkBox"].into_iter()), "");
+        assert_eq!(plain_name("Gtk", none()), "Gtk");
+        assert_eq!(plain_name("Gtk is fun", none()), "Gtk is fun");
+        assert_eq!(plain_name("Save", ["Save"].into_iter()), "Save");
+    }
+
+    #[test]
+    fn only_meaningful_key_bindings_show() {
+        assert_eq!(meaningful_keys(";;"), None);
+        assert_eq!(meaningful_keys(""), None);
+        assert_eq!(meaningful_keys("<VoidSymbol>"), None);
+        assert_eq!(meaningful_keys("<Alt>f;;"), Some("<Alt>f;;".into()));
+    }
+
+    #[test]
+    fn disabled_only_when_neither_enabled_nor_sensitive() {
+        let sensitive_only: StateSet = State::Sensitive.into();
+        assert!(!notable_states(sensitive_only, true).contains(&"disabled".to_string()));
+        let indeterminate = StateSet::new(State::Sensitive | State::Indeterminate);
+        assert_eq!(notable_states(indeterminate, true), ["indeterminate"]);
+        assert_eq!(
+            notable_states(StateSet::empty(), false),
+            ["disabled", "hidden"]
+        );
+    }
 }

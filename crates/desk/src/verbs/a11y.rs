@@ -167,9 +167,13 @@ pub(super) fn find(desk: &Desk, args: &FindArgs) -> Result<Done, DeskError> {
                 ..Want::default()
             },
         )?;
+        // The tree read the node among its relatives, which tells its name and whether it
+        // shows better than the node alone does.
         node.node_ref = hit.node_ref;
         node.parent = hit.parent;
         node.depth = hit.depth;
+        node.name.clone_from(&hit.name);
+        node.states.clone_from(&hit.states);
         found.push(node);
     }
     if let Some(rect) = rect {

@@ -1,0 +1,198 @@
+//! Real apps beside the fixture, read through shuttle and, independently, through pyatspi: the
+//! states, names, ids and values an agent gets must agree with the toolkit, and a press must
+//! do in the app what the agent asked.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use common::{Daemon, require_desktop, run, stop_child, wait_for};
+use serde_json::{Value, json};
+
+/// An app of the test's own, stopped (by pid) when dropped.
+struct App {
+    child: Child,
+}
+
+impl App {
+    /// Starts `program` and waits for a window titled `title`.
+    fn start(program: &str, args: &[&str], title: &str) -> Self {
+        let child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {program} ({e}); run scripts/deps.sh"));
+        let mut app = Self { child };
+        wait_for(
+            &format!("{program}'s window"),
+            Duration::from_secs(20),
+            || {
+                if let Ok(Some(status)) = app.child.try_wait() {
+                    panic!("{program} exited ({status}) before its window showed");
+                }
+                run("wmctrl", &["-l"]).contains(title).then_some(())
+            },
+        );
+        app
+    }
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        stop_child(&mut self.child);
+    }
+}
+
+/// Every node of `app`'s first window as pyatspi reads it: role, name, states, text.
+fn pyatspi_dump(app: &str) -> Vec<Value> {
+    let probe = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixture/atspi_probe.py");
+    let out = run(
+        "/usr/bin/python3",
+        &[probe.to_str().unwrap(), app, "--dump"],
+    );
+    serde_json::from_str::<Value>(&out)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+fn states(node: &Value) -> Vec<&str> {
+    node["states"]
+        .as_array()
+        .map(|s| s.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn gtk4_calculator_reads_as_the_toolkit_means_it_and_a_press_lands() {
+    require_desktop();
+    let _calculator = App::start("gnome-calculator", &[], "Calculator");
+    let daemon = Daemon::start();
+    // The window maps a moment before the app joins the accessibility bus.
+    let snapshot = wait_for("the calculator's tree", Duration::from_secs(10), || {
+        let reply = daemon.call("desk_snapshot", json!({"window": "Calculator"}));
+        (!reply.is_error).then(|| reply.json())
+    });
+    let ours = snapshot["nodes"].as_array().unwrap();
+    let theirs = pyatspi_dump("gnome-calculator");
+    assert_eq!(ours.len(), theirs.len(), "both walk the same window");
+
+    // GTK 4 sets `sensitive` and `visible` but never `enabled`, and `showing` on the window
+    // alone: none of that makes a node disabled or hidden.
+    for (our, their) in ours.iter().zip(&theirs) {
+        let their_states = states(their);
+        assert_eq!(
+            states(our).contains(&"disabled"),
+            !their_states.contains(&"sensitive") && !their_states.contains(&"enabled"),
+            "{our} against {their}"
+        );
+        if their_states.contains(&"visible") && our["depth"] == 1 {
+            assert!(!states(our).contains(&"hidden"), "{our} against {their}");
+        }
+        let id = our["id"].as_str().unwrap();
+        assert!(id.len() <= 12, "a long id: {id}");
+        let name = our["name"].as_str().unwrap();
+        assert!(
+            !name.starts_with("Gtk") && !name.starts_with("Adw"),
+            "{our}"
+        );
+    }
+    let shown = ours
+        .iter()
+        .filter(|n| !states(n).contains(&"hidden"))
+        .count();
+    assert!(shown > ours.len() / 2, "most of the calculator shows");
+
+    // The toolkit doubles the digit buttons' names ("7 7"); the agent reads "7".
+    let seven_raw = theirs
+        .iter()
+        .find(|n| n["role"] == "push button" && n["name"] == "7 7");
+    assert!(seven_raw.is_some(), "GTK 4.8 names the button \"7 7\"");
+    let found = daemon
+        .call(
+            "desk_find",
+            json!({"window": "Calculator", "name": "7", "role": "button"}),
+        )
+        .json();
+    let seven = &found["nodes"][0];
+    assert_eq!(
+        (&seven["name"], &seven["role"]),
+        (&json!("7"), &json!("button"))
+    );
+    assert!(!states(seven).contains(&"hidden") && !states(seven).contains(&"disabled"));
+
+    // Pressed by its id as the outline prints it (with `#`), the app shows the digit.
+    let outline_id = format!("#{}", seven["id"].as_str().unwrap());
+    let pressed = daemon.call("desk_press", json!({"id": outline_id})).json();
+    assert_eq!(pressed["outcome"], "completed", "{pressed}");
+    let display = wait_for("the digit in the display", Duration::from_secs(5), || {
+        pyatspi_dump("gnome-calculator")
+            .into_iter()
+            .find(|n| states(n).contains(&"editable") && n["text"] == "7")
+    });
+    // `read` of the display says the same as pyatspi, and a node without a Value interface
+    // (GTK 4 answers InvalidArgs) never fails the read.
+    let editable = ours
+        .iter()
+        .find(|n| states(n).contains(&"editable"))
+        .unwrap();
+    let read = daemon
+        .call("desk_read", json!({"id": editable["id"], "text": true}))
+        .json();
+    assert_eq!(read["value"], display["text"]);
+}
+
+#[test]
+fn gtk3_widget_factory_states_and_bounds_agree_with_pyatspi() {
+    require_desktop();
+    let _factory = App::start("gtk3-widget-factory", &[], "gtk3-widget-factory");
+    let daemon = Daemon::start();
+    let snapshot = wait_for("the widget factory's tree", Duration::from_secs(10), || {
+        let reply = daemon.call(
+            "desk_snapshot",
+            json!({"window": "gtk3-widget-factory", "bounds": true}),
+        );
+        (!reply.is_error).then(|| reply.json())
+    });
+    let ours = snapshot["nodes"].as_array().unwrap();
+    let theirs = pyatspi_dump("gtk3-widget-factory");
+    assert_eq!(ours.len(), theirs.len(), "both walk the same window");
+    let mut half_ticked = 0;
+    for (our, their) in ours.iter().zip(&theirs) {
+        let (our_states, their_states) = (states(our), states(their));
+        // GTK 3 clears `enabled` on a half-ticked box that still works: only `sensitive` says.
+        assert_eq!(
+            our_states.contains(&"disabled"),
+            !their_states.contains(&"sensitive") && !their_states.contains(&"enabled"),
+            "{our} against {their}"
+        );
+        assert_eq!(
+            our_states.contains(&"hidden"),
+            !their_states.contains(&"showing"),
+            "{our} against {their}"
+        );
+        if their_states.contains(&"indeterminate") && their_states.contains(&"sensitive") {
+            half_ticked += 1;
+        }
+        // Widgets of a page not shown have placeholder bounds in GTK 3: none are reported.
+        if let Some(bounds) = our["bounds"].as_array() {
+            let x = bounds[0].as_i64().unwrap();
+            let y = bounds[1].as_i64().unwrap();
+            assert!(x > -100_000 && y > -100_000, "{our}");
+        }
+    }
+    assert!(
+        half_ticked >= 2,
+        "the factory has working half-ticked boxes"
+    );
+    assert!(
+        ours.iter()
+            .any(|n| states(n).contains(&"hidden") && n["bounds"].is_null()),
+        "hidden pages are part of the walk"
+    );
+}
