@@ -53,14 +53,14 @@ fn shots_take_the_screen_a_rectangle_or_a_window_cropped_and_placed() {
     ));
     assert_eq!(
         crop,
-        json!({"width": 7, "height": 8, "origin": [5, 6], "window": MAIL})
+        json!({"width": 7, "height": 8, "origin": [5, 6], "screen_origin": [605, 106], "window": MAIL})
     );
     // A window partly off the screen is shot where it shows, its origin saying where.
     fake.state().windows[1].rect = Some(Rect::new(-50, 10, 300, 300));
     let shown = json(&run(&fake, &open(), "shot", json!({"window": "Mail"})));
     assert_eq!(
         shown,
-        json!({"width": 250, "height": 300, "origin": [50, 0], "window": MAIL})
+        json!({"width": 250, "height": 300, "origin": [50, 0], "screen_origin": [0, 10], "window": MAIL})
     );
     for (args, words) in [
         (
@@ -515,13 +515,24 @@ fn at_names_the_node_at_a_point_and_who_covers_it() {
     assert!(at.get("covered").is_none());
     // Reading Mail's node where Notes lies on top says who covers it.
     fake.state().windows[0].rect = Some(Rect::new(550, 100, 200, 200));
+    // With a window, the point is a pixel of its shot, as for click: (50, 75) of Mail is the
+    // screen's (650, 175).
     let covered = json(&run(
         &fake,
         &open(),
         "at",
-        json!({"x": 650, "y": 175, "window": "Mail"}),
+        json!({"x": 50, "y": 75, "window": "Mail"}),
     ));
+    assert_eq!(covered["node"]["id"], "m:2");
+    assert_eq!(covered["at"], json!([650, 175]));
     assert_eq!(covered["covered"], json!({"title": "Notes", "pid": 10}));
+    let outside = run(
+        &fake,
+        &open(),
+        "at",
+        json!({"x": 650, "y": 175, "window": "Mail"}),
+    );
+    assert_ended(&outside, "failed", "is outside window");
     // A panel on top is passed over for the app window below it (Notes, now).
     let mut panel = FakeWindow::new("0x70", "Panel", 70, Rect::new(600, 150, 200, 50));
     panel.window.role = "dock".into();

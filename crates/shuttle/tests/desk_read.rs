@@ -219,6 +219,11 @@ fn a_window_shot_is_that_window_and_crops_within_it() {
     );
     assert_eq!(meta["path"], path.display().to_string());
     assert_eq!(meta["origin"], json!([0, 0]));
+    // Where the image sits on the screen, read independently from the fixture.
+    assert_eq!(
+        meta["screen_origin"],
+        json!([fixture.ready["x"], fixture.ready["y"]])
+    );
     assert_eq!(meta["window"], id);
     let whole = decode_png(&png);
     assert_eq!(

@@ -58,7 +58,7 @@ pub struct ScreenArgs {}
 
 impl Args for ScreenArgs {}
 
-/// A PNG of the screen, of a rectangle x,y,w,h of it, or of one window (then x,y,w,h crop the window's image and origin gives the crop's top left in it).
+/// A PNG of the screen, of a rectangle x,y,w,h of it, or of one window's own pixels (x,y,w,h crop it; origin is the crop's top left in the window image, screen_origin on the screen).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShotArgs {
@@ -107,7 +107,7 @@ pub struct UnansweredArgs {}
 
 impl Args for UnansweredArgs {}
 
-/// Wait until the window list differs from `since`, or timeout_ms passes; answers changed and windows.
+/// Wait until the window list differs from `since`, or timeout_ms (at most 5000) passes; answers changed and windows.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WaitArgs {
@@ -135,7 +135,7 @@ impl Args for WaitArgs {
     }
 }
 
-/// Wait until the screen stops changing for hold_ms, or timeout_ms passes; answers still, changed, ms, volatile.
+/// Wait until the screen stops changing for hold_ms (default 40), or timeout_ms (default 600, at most 5000) passes; answers still, changed, ms, volatile (blocks that never settle).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StillArgs {
@@ -237,15 +237,15 @@ pub struct ReadArgs {
 
 impl Args for ReadArgs {}
 
-/// The accessibility node at a screen point, its ancestors and its process.
+/// The accessibility node at a screen point (with window: a pixel of its shot), its ancestors, its process, and covered when another window is on top there.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AtArgs {
-    /// Screen x.
+    /// x in screen pixels (with window: in the window's shot).
     pub x: i32,
-    /// Screen y.
+    /// y in screen pixels (with window: in the window's shot).
     pub y: i32,
-    /// Read in this window.
+    /// x and y are pixels of this window's shot; read in it even where another covers it.
     pub window: Option<String>,
     /// Read in this process's window.
     pub pid: Option<u32>,
@@ -478,7 +478,7 @@ impl Args for DragArgs {
     }
 }
 
-/// Press an accessibility node: select a tab or row, run a menu item, else click it.
+/// Press an accessibility node: select a tab or row, run a menu item, else click it; how says which, opened the menus opened to reach it.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PressArgs {
@@ -560,7 +560,7 @@ impl Args for CloseArgs {
     }
 }
 
-/// Start an app detached; answers its pid and, once mapped, its window.
+/// Start an app detached; answers its pid, its window once mapped, and scoped (it runs in a scope of its own and outlives the daemon).
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LaunchArgs {

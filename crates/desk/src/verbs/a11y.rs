@@ -474,30 +474,35 @@ pub(super) fn act(desk: &Desk, args: &ActArgs) -> Result<Done, DeskError> {
 }
 
 pub(super) fn at(desk: &Desk, args: &AtArgs) -> Result<Done, DeskError> {
-    target::on_screen(desk, args.x, args.y)?;
-    let top = desk.top_app_at(args.x, args.y)?;
-    let window = if args.window.is_some() || args.pid.is_some() {
-        desk.pick(args.window.as_deref(), args.pid)?
+    // With a window, x and y are pixels of its shot, as for click.
+    let named = if args.window.is_some() || args.pid.is_some() {
+        let window = desk.pick(args.window.as_deref(), args.pid)?;
+        let (x, y) = target::window_point(desk, &window, args.x, args.y)?;
+        Some((window, x, y))
     } else {
-        match &top {
-            Seen::Window(window) => window.clone(),
-            Seen::Foreign(target) => {
-                let place = format!("the window at ({}, {})", args.x, args.y);
-                return Err(desk.refusal_of(target, &place));
-            }
-            Seen::Nothing => {
-                return Err(DeskError::Invalid(format!(
-                    "no app window is at ({}, {}); nothing to read there",
-                    args.x, args.y
-                )));
-            }
+        None
+    };
+    let (x, y) = named
+        .as_ref()
+        .map_or((args.x, args.y), |(_, x, y)| (*x, *y));
+    target::on_screen(desk, x, y)?;
+    let top = desk.top_app_at(x, y)?;
+    let window = match (named, &top) {
+        (Some((window, ..)), _) => window,
+        (None, Seen::Window(window)) => window.clone(),
+        (None, Seen::Foreign(target)) => {
+            let place = format!("the window at ({x}, {y})");
+            return Err(desk.refusal_of(target, &place));
+        }
+        (None, Seen::Nothing) => {
+            return Err(DeskError::Invalid(format!(
+                "no app window is at ({x}, {y}); nothing to read there"
+            )));
         }
     };
     let nodes = desk.nodes();
     let frame = frame_of(&nodes, &window)?;
-    let id = nodes
-        .at_point(&frame.id, args.x, args.y)?
-        .unwrap_or(frame.id);
+    let id = nodes.at_point(&frame.id, x, y)?.unwrap_or(frame.id);
     let node = nodes.node(
         &id,
         Want {
@@ -507,6 +512,7 @@ pub(super) fn at(desk: &Desk, args: &AtArgs) -> Result<Done, DeskError> {
     )?;
     let ancestors = nodes.ancestors(&id)?;
     let mut result = json!({
+        "at": [x, y],
         "window": window_json(&window),
         "pid": window.pid,
         "node": lone(&node),

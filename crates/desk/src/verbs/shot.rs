@@ -13,8 +13,8 @@ pub(super) fn shot(desk: &Desk, args: &ShotArgs) -> Result<Done, DeskError> {
     let screen = desk.screen()?;
     let crop = args.rect().map_err(DeskError::Invalid)?;
     let (image, placed) = if args.window.is_some() || args.pid.is_some() {
-        let (image, origin, id) = window_shot(desk, args, crop, screen)?;
-        (image, Some((origin, id)))
+        let (image, origin, screen_origin, id) = window_shot(desk, args, crop, screen)?;
+        (image, Some((origin, screen_origin, id)))
     } else {
         let area = crop.unwrap_or(screen);
         if !screen.contains_rect(&area) {
@@ -28,8 +28,9 @@ pub(super) fn shot(desk: &Desk, args: &ShotArgs) -> Result<Done, DeskError> {
     };
     let png = image.to_png();
     let mut result = json!({"width": image.width, "height": image.height});
-    if let Some((origin, id)) = placed {
+    if let Some((origin, screen_origin, id)) = placed {
         result["origin"] = json!(origin);
+        result["screen_origin"] = json!(screen_origin);
         result["window"] = json!(id);
     }
     if let Some(path) = &args.path {
@@ -43,13 +44,14 @@ pub(super) fn shot(desk: &Desk, args: &ShotArgs) -> Result<Done, DeskError> {
 }
 
 /// The named window's own pixels where it is on the screen (cropped to `crop`, in the window's
-/// own pixels), the top left of that part within the whole window image, and the window's id.
+/// own pixels), the top left of that part within the whole window image and on the screen
+/// (where node bounds are), and the window's id.
 fn window_shot(
     desk: &Desk,
     args: &ShotArgs,
     crop: Option<Rect>,
     screen: Rect,
-) -> Result<(RgbImage, [i64; 2], String), DeskError> {
+) -> Result<(RgbImage, [i64; 2], [i64; 2], String), DeskError> {
     let window = desk.pick(args.window.as_deref(), args.pid)?;
     let frame = desk.rect_of(&window)?;
     let whole = Rect::new(0, 0, frame.w, frame.h);
@@ -75,7 +77,8 @@ fn window_shot(
     );
     let image = desk.capture_window(&window, area)?;
     let origin = [i64::from(area.x), i64::from(area.y)];
-    Ok((image, origin, window.id))
+    let screen_origin = [i64::from(visible.x), i64::from(visible.y)];
+    Ok((image, origin, screen_origin, window.id))
 }
 
 fn write_png(path: &str, png: &[u8]) -> Result<(), DeskError> {

@@ -56,7 +56,7 @@ fn desk_tool(mode: Mode) -> Tool {
     let mut description = String::from(
         "Read and act on the user's desktop. Pass verb and its arguments side by side \
          (? = optional); results are JSON. window = an id or title from windows. Coordinates \
-         are screen pixels.",
+         are screen pixels, or with window pixels of that window's shot.",
     );
     if mode.read_only {
         description.push_str(
@@ -65,7 +65,8 @@ fn desk_tool(mode: Mode) -> Tool {
     } else {
         description.push_str(
             " Action results carry outcome: completed, refused (nothing sent) or unknown (may \
-             have landed: look before resending).",
+             have landed: look before resending), and confirmed: the app under the input \
+             answered a ping after it, so it has read the input.",
         );
     }
     if mode.dry_run && !mode.read_only {
@@ -229,9 +230,10 @@ mod tests {
 
     #[test]
     fn descriptions_stay_short() {
+        // About 700 tokens for the desk tool: every verb, limit and result field in a line.
         for tool in list(Mode::default()) {
             let len = tool.description.as_deref().unwrap_or_default().len();
-            assert!(len < 2500, "{} description is {len} bytes", tool.name);
+            assert!(len < 3000, "{} description is {len} bytes", tool.name);
         }
     }
 
