@@ -35,6 +35,114 @@ pub struct Node {
     pub value: Option<String>,
 }
 
+/// Which nodes of a window a snapshot answers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum View {
+    /// Every node, hidden ones too (closed menus, pages not shown).
+    All,
+    /// What shows on the screen: hidden nodes and everything under them are left out.
+    #[default]
+    Shown,
+    /// Of what shows, only what an agent acts on or reads: controls, fields, headings, text.
+    Interactive,
+}
+
+impl View {
+    /// Its name in calls.
+    pub fn name(self) -> &'static str {
+        match self {
+            View::All => "all",
+            View::Shown => "shown",
+            View::Interactive => "interactive",
+        }
+    }
+}
+
+/// Roles an agent acts on.
+const CONTROLS: &[&str] = &[
+    "button",
+    "push button",
+    "toggle button",
+    "check box",
+    "radio button",
+    "switch",
+    "menu item",
+    "check menu item",
+    "radio menu item",
+    "menu",
+    "combo box",
+    "text",
+    "entry",
+    "password text",
+    "spin button",
+    "slider",
+    "page tab",
+    "link",
+    "list item",
+    "tree item",
+    "table cell",
+    "icon",
+];
+
+/// Roles an agent reads, when they say something.
+const READABLE: &[&str] = &[
+    "heading",
+    "label",
+    "static",
+    "paragraph",
+    "caption",
+    "status bar",
+    "alert",
+    "notification",
+];
+
+/// The nodes of `view`, in document order. Refs stay those of the whole tree; `parent` and
+/// `depth` then count only the nodes kept.
+pub fn view(nodes: Vec<Node>, view: View) -> Vec<Node> {
+    if view == View::All {
+        return nodes;
+    }
+    // For each node of the whole tree: the index in `out` of itself when kept, else of its
+    // nearest kept ancestor.
+    let mut nearest_kept: Vec<Option<usize>> = vec![None; nodes.len()];
+    let mut shown = vec![false; nodes.len()];
+    let mut out: Vec<Node> = Vec::new();
+    for (i, mut node) in nodes.into_iter().enumerate() {
+        let parent = node.parent.filter(|&p| p < i);
+        let hidden = node.states.iter().any(|s| s == "hidden");
+        // The root stays, even when its window is hidden: the snapshot is of it.
+        shown[i] = parent.is_none_or(|p| shown[p] && !hidden);
+        if !shown[i] {
+            continue;
+        }
+        let above = parent.and_then(|p| nearest_kept[p]);
+        let keep = match view {
+            View::Interactive => parent.is_none() || worth_acting_on(&node, above.map(|k| &out[k])),
+            _ => true,
+        };
+        if keep {
+            node.parent = above.map(|k| out[k].node_ref);
+            node.depth = above.map_or(0, |k| out[k].depth + 1);
+            nearest_kept[i] = Some(out.len());
+            out.push(node);
+        } else {
+            nearest_kept[i] = above;
+        }
+    }
+    out
+}
+
+/// A control, or readable text that does not just repeat the control it sits in.
+fn worth_acting_on(node: &Node, kept_parent: Option<&Node>) -> bool {
+    if CONTROLS.contains(&node.role.as_str()) {
+        return true;
+    }
+    READABLE.contains(&node.role.as_str())
+        && !node.name.is_empty()
+        && kept_parent.is_none_or(|p| p.name != node.name)
+}
+
 /// The nodes as an indented outline, one node a line, cut at `max_chars` with a note saying so.
 pub fn outline(nodes: &[Node], max_chars: Option<usize>) -> String {
     let mut out = String::new();
@@ -102,6 +210,64 @@ pub fn find_by_name<'n>(nodes: &'n [Node], name: &str, role: Option<&str>) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn tree() -> Vec<Node> {
+        // window / panel / button "Save" / label "Save"; panel / menu "File" [hidden] /
+        // item "Quit"; label "Ready"
+        let mut nodes = vec![
+            node(0, 0, "frame", "Win"),
+            node(1, 1, "panel", ""),
+            node(2, 2, "button", "Save"),
+            node(3, 3, "label", "Save"),
+            node(4, 1, "menu", "File"),
+            node(5, 2, "menu item", "Quit"),
+            node(6, 1, "label", "Ready"),
+        ];
+        nodes[0].parent = None;
+        nodes[2].parent = Some(1);
+        nodes[3].parent = Some(2);
+        nodes[4].parent = Some(0);
+        nodes[4].states = vec!["hidden".into()];
+        nodes[5].parent = Some(4);
+        nodes[6].parent = Some(0);
+        nodes
+    }
+
+    fn summary(nodes: &[Node]) -> Vec<(usize, Option<usize>, usize, &str)> {
+        nodes
+            .iter()
+            .map(|n| (n.node_ref, n.parent, n.depth, n.name.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn shown_leaves_out_hidden_subtrees() {
+        let shown = view(tree(), View::Shown);
+        assert_eq!(
+            summary(&shown),
+            [
+                (0, None, 0, "Win"),
+                (1, Some(0), 1, ""),
+                (2, Some(1), 2, "Save"),
+                (3, Some(2), 3, "Save"),
+                (6, Some(0), 1, "Ready"),
+            ]
+        );
+        assert_eq!(view(tree(), View::All).len(), 7);
+    }
+
+    #[test]
+    fn interactive_keeps_controls_and_text_that_says_something_new() {
+        let interactive = view(tree(), View::Interactive);
+        assert_eq!(
+            summary(&interactive),
+            [
+                (0, None, 0, "Win"),
+                (2, Some(0), 1, "Save"),
+                (6, Some(0), 1, "Ready")
+            ]
+        );
+    }
 
     fn node(node_ref: usize, depth: usize, role: &str, name: &str) -> Node {
         Node {

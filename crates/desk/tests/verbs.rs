@@ -381,7 +381,7 @@ fn snapshots_and_finds_read_the_tree_of_a_window() {
     );
     match outline.done.unwrap().body {
         Body::Text(text) => assert!(
-            text.starts_with("window 0x20 \"Mail\": 3 nodes\n"),
+            text.starts_with("window 0x20 \"Mail\": 3 nodes (shown view of 3 read)\n"),
             "{text}"
         ),
         other => panic!("{other:?}"),

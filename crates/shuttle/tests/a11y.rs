@@ -17,6 +17,8 @@ fn nodes(daemon: &Daemon, window: impl Into<Value>, extra: Value) -> Vec<Value> 
     } else {
         json!({"window": window})
     };
+    // Every node, hidden ones too, unless the test asks for a view.
+    args["view"] = json!("all");
     if let (Some(args), Some(extra)) = (args.as_object_mut(), extra.as_object()) {
         args.extend(extra.clone());
     }

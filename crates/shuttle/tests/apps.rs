@@ -75,7 +75,10 @@ fn gtk4_calculator_reads_as_the_toolkit_means_it_and_a_press_lands() {
     let daemon = Daemon::start();
     // The window maps a moment before the app joins the accessibility bus.
     let snapshot = wait_for("the calculator's tree", Duration::from_secs(10), || {
-        let reply = daemon.call("desk_snapshot", json!({"window": "Calculator"}));
+        let reply = daemon.call(
+            "desk_snapshot",
+            json!({"window": "Calculator", "view": "all"}),
+        );
         (!reply.is_error).then(|| reply.json())
     });
     let ours = snapshot["nodes"].as_array().unwrap();
@@ -155,7 +158,7 @@ fn gtk3_widget_factory_states_and_bounds_agree_with_pyatspi() {
     let snapshot = wait_for("the widget factory's tree", Duration::from_secs(10), || {
         let reply = daemon.call(
             "desk_snapshot",
-            json!({"window": "gtk3-widget-factory", "bounds": true}),
+            json!({"window": "gtk3-widget-factory", "bounds": true, "view": "all"}),
         );
         (!reply.is_error).then(|| reply.json())
     });
@@ -194,5 +197,102 @@ fn gtk3_widget_factory_states_and_bounds_agree_with_pyatspi() {
         ours.iter()
             .any(|n| states(n).contains(&"hidden") && n["bounds"].is_null()),
         "hidden pages are part of the walk"
+    );
+}
+
+#[test]
+fn views_leave_out_what_does_not_show_and_what_an_agent_cannot_use() {
+    require_desktop();
+    let _factory = App::start("gtk3-widget-factory", &[], "gtk3-widget-factory");
+    let daemon = Daemon::start();
+    let snapshot = |args: Value| {
+        wait_for("the widget factory's tree", Duration::from_secs(10), || {
+            let reply = daemon.call("desk_snapshot", args.clone());
+            (!reply.is_error).then(|| reply.json())
+        })
+    };
+    let window = "gtk3-widget-factory";
+    let all = snapshot(json!({"window": window, "view": "all"}));
+    let shown = snapshot(json!({"window": window}));
+    let interactive = snapshot(json!({"window": window, "view": "interactive"}));
+    assert_eq!(shown["view"], "shown", "shown is the default");
+    let (all, shown, interactive) = (
+        all["nodes"].as_array().unwrap().clone(),
+        shown["nodes"].as_array().unwrap().clone(),
+        interactive["nodes"].as_array().unwrap().clone(),
+    );
+
+    // pyatspi's nodes that show, inside parents that show, in document order.
+    let theirs = pyatspi_dump("gtk3-widget-factory");
+    let mut chain: Vec<bool> = Vec::new();
+    let mut their_shown = Vec::new();
+    for node in &theirs {
+        let depth = node["depth"].as_u64().unwrap() as usize;
+        chain.truncate(depth);
+        let showing = states(node).contains(&"showing") && chain.iter().all(|&s| s);
+        chain.push(showing || depth == 0);
+        if showing || depth == 0 {
+            let role = node["role"].as_str().unwrap();
+            let role = if role == "push button" {
+                "button"
+            } else {
+                role
+            };
+            their_shown.push((role.to_string(), node["name"].as_str().unwrap().to_string()));
+        }
+    }
+    let mut our_shown: Vec<(String, String)> = shown
+        .iter()
+        .map(|n| {
+            (
+                n["role"].as_str().unwrap().into(),
+                n["name"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    // The same nodes; siblings may come in another order (the app's cache against its index).
+    our_shown.sort();
+    their_shown.sort();
+    assert_eq!(our_shown, their_shown);
+    assert!(shown.iter().all(|n| !states(n).contains(&"hidden")));
+    assert!(all.iter().any(|n| states(n).contains(&"hidden")));
+
+    // The interactive view: controls, fields and text, each kept with its id.
+    let roles: Vec<&str> = interactive
+        .iter()
+        .skip(1)
+        .map(|n| n["role"].as_str().unwrap())
+        .collect();
+    assert!(
+        roles
+            .iter()
+            .all(|r| !["panel", "filler", "scroll pane", "separator"].contains(r)),
+        "{roles:?}"
+    );
+    assert!(
+        interactive
+            .iter()
+            .any(|n| n["role"] == "check box" && n["name"] == "checkbutton"),
+        "the check boxes are there"
+    );
+    let size = |nodes: &Vec<Value>| serde_json::to_string(nodes).unwrap().len();
+    assert!(size(&interactive) < size(&shown) && size(&shown) < size(&all));
+    let outline = daemon.call(
+        "desk_snapshot",
+        json!({"window": window, "view": "interactive", "text": true}),
+    );
+    assert!(
+        outline.text.contains("interactive view of"),
+        "{}",
+        outline.text
+    );
+    eprintln!(
+        "views: all {} nodes {} bytes, shown {} nodes {} bytes, interactive {} nodes {} bytes",
+        all.len(),
+        size(&all),
+        shown.len(),
+        size(&shown),
+        interactive.len(),
+        size(&interactive)
     );
 }

@@ -171,7 +171,7 @@ impl Args for StillArgs {
     }
 }
 
-/// A window's accessibility tree as nodes, or as an indented outline with text.
+/// A window's accessibility tree (what shows, unless view says otherwise) as nodes, or as an indented outline with text.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SnapshotArgs {
@@ -197,6 +197,8 @@ pub struct SnapshotArgs {
     pub text: bool,
     /// Cut the outline at this many characters.
     pub max_chars: Option<u32>,
+    /// shown (default: what is on the screen), interactive (only controls, fields and text) or all (hidden menus and pages too).
+    pub view: Option<crate::a11y::View>,
 }
 
 impl Args for SnapshotArgs {

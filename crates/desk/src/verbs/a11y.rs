@@ -135,21 +135,28 @@ pub(super) fn snapshot(desk: &Desk, args: &SnapshotArgs) -> Result<Done, DeskErr
     {
         drop_bogus_bounds(&mut tree, rect);
     }
+    let read = tree.len();
+    let view = args.view.unwrap_or_default();
+    let tree = a11y::view(tree, view);
     if args.text {
         let header = format!(
-            "window {} {:?}: {} nodes\n",
+            "window {} {:?}: {} nodes ({} view of {read} read)\n",
             window.id,
             window.title,
-            tree.len()
+            tree.len(),
+            view.name(),
         );
         let limit = args
             .max_chars
             .map(|m| (m as usize).saturating_sub(header.len()));
         return Ok(Done::text(header + &a11y::outline(&tree, limit)));
     }
-    Ok(Done::json(
-        json!({"window": window_json(&window), "nodes": tree}),
-    ))
+    Ok(Done::json(json!({
+        "window": window_json(&window),
+        "view": view.name(),
+        "read": read,
+        "nodes": tree
+    })))
 }
 
 pub(super) fn find(desk: &Desk, args: &FindArgs) -> Result<Done, DeskError> {
