@@ -5,7 +5,10 @@ use desk_core::a11y::Node;
 
 use crate::error::DeskError;
 
-/// What to read besides role, name and states.
+/// The most nodes a tree read takes unless told otherwise.
+pub const DEFAULT_MAX_NODES: usize = 5000;
+
+/// What to read besides role, name and states, and how much.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Want {
     /// Screen bounds.
@@ -14,6 +17,35 @@ pub struct Want {
     pub keys: bool,
     /// A node's whole text, not just an editable field's value.
     pub text: bool,
+    /// The most nodes a tree read takes (default [`DEFAULT_MAX_NODES`]); a container that
+    /// reports more children than this is not walked child by child.
+    pub max_nodes: Option<usize>,
+}
+
+impl Want {
+    /// The node budget of a tree read.
+    pub fn budget(&self) -> usize {
+        self.max_nodes.unwrap_or(DEFAULT_MAX_NODES)
+    }
+}
+
+/// A tree as read: its nodes, root first in document order, and why it stops short of the
+/// whole tree when it does.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tree {
+    /// The nodes read.
+    pub nodes: Vec<Node>,
+    /// Set when parts were left out.
+    pub truncated: Option<Truncated>,
+}
+
+/// Why a tree read left parts out.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Truncated {
+    /// What stopped it, in words for the agent.
+    pub reason: String,
+    /// How many nodes it had seen (listed by their parents) when it stopped.
+    pub seen: usize,
 }
 
 /// A top-level accessible window of an app.
@@ -34,8 +66,9 @@ pub trait Accessibility: Send + Sync {
     /// the accessibility bus at all.
     fn windows_of(&self, pid: u32) -> Result<Option<Vec<AppWindow>>, DeskError>;
 
-    /// The tree under node `root`, root first, in document order.
-    fn tree(&self, root: &str, want: Want) -> Result<Vec<Node>, DeskError>;
+    /// The tree under node `root`, root first, in document order, within `want`'s node budget
+    /// and the implementation's time limit.
+    fn tree(&self, root: &str, want: Want) -> Result<Tree, DeskError>;
 
     /// One node.
     fn node(&self, id: &str, want: Want) -> Result<Node, DeskError>;

@@ -15,7 +15,7 @@ use desk_core::call::{Button, Direction};
 use desk_core::geometry::Rect;
 use desk_core::window::Window;
 
-use crate::accessibility::{Accessibility, AppWindow, Want};
+use crate::accessibility::{Accessibility, AppWindow, Tree, Truncated, Want};
 use crate::cancel::Cancel;
 use crate::error::DeskError;
 use crate::image::RgbImage;
@@ -695,12 +695,24 @@ impl Accessibility for FakeDesk {
         Ok((!frames.is_empty()).then_some(frames))
     }
 
-    fn tree(&self, root: &str, want: Want) -> Result<Vec<Node>, DeskError> {
+    fn tree(&self, root: &str, want: Want) -> Result<Tree, DeskError> {
         let state = self.state();
         state.node(root)?;
         let mut out: Vec<Node> = Vec::new();
         let mut pending = vec![(root.to_string(), None, 0)];
         while let Some((id, parent, depth)) = pending.pop() {
+            if out.len() >= want.budget() {
+                return Ok(Tree {
+                    truncated: Some(Truncated {
+                        reason: format!(
+                            "the walk stopped at its budget of {} nodes",
+                            want.budget()
+                        ),
+                        seen: out.len() + pending.len() + 1,
+                    }),
+                    nodes: out,
+                });
+            }
             let fake = state.node(&id)?;
             let mut node = state.shown(fake, want);
             node.node_ref = out.len();
@@ -717,7 +729,10 @@ impl Accessibility for FakeDesk {
                 pending.push((child.node.id.clone(), Some(me), depth + 1));
             }
         }
-        Ok(out)
+        Ok(Tree {
+            nodes: out,
+            truncated: None,
+        })
     }
 
     fn node(&self, id: &str, want: Want) -> Result<Node, DeskError> {
@@ -751,6 +766,7 @@ impl Accessibility for FakeDesk {
             })
         };
         Ok(tree
+            .nodes
             .iter()
             .skip(1)
             .filter(inside)

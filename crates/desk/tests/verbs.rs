@@ -388,6 +388,18 @@ fn snapshots_and_finds_read_the_tree_of_a_window() {
     }
     let none = run(&fake, &open(), "snapshot", json!({}));
     assert_ended(&none, "failed", "name the window");
+    let budget = json(&run(
+        &fake,
+        &open(),
+        "snapshot",
+        json!({"window": "Mail", "max_nodes": 2}),
+    ));
+    assert_eq!(budget["nodes"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        budget["truncated"]["reason"],
+        "the walk stopped at its budget of 2 nodes"
+    );
+    assert!(tree.get("truncated").is_none());
     let found = json(&run(
         &fake,
         &open(),

@@ -538,3 +538,67 @@ fn an_accessibility_bus_that_never_answers_fails_a_read_in_bounded_time() {
     assert_eq!(daemon.call("status", json!({})).json()["daemon"], "running");
     assert!(!daemon.call("desk_windows", json!({})).is_error);
 }
+
+#[test]
+fn a_walk_keeps_to_its_node_budget_and_says_what_it_left_out() {
+    require_desktop();
+    let daemon = Daemon::start();
+    let fixture = Fixture::start("a11y crowded", &["--many", "300"]);
+    let snapshot = |extra: Value| {
+        let mut args = json!({"window": fixture.id(), "view": "all"});
+        args.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        daemon.call("desk_snapshot", args).json()
+    };
+    let whole = snapshot(json!({}));
+    assert!(whole.get("truncated").is_none(), "{}", whole["truncated"]);
+    let buttons = whole["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| {
+            n["name"]
+                .as_str()
+                .is_some_and(|s| s.starts_with('b') && s[1..].parse::<u32>().is_ok())
+        })
+        .count();
+    assert_eq!(buttons, 300);
+
+    // The flow box lists 300 children, more than a budget of 100: it is not walked.
+    let small = snapshot(json!({"max_nodes": 100}));
+    let reason = small["truncated"]["reason"].as_str().unwrap();
+    assert!(reason.contains("reports 300 children"), "{reason}");
+    assert!(small["nodes"].as_array().unwrap().len() <= 100);
+
+    // With room for the flow box but not for everything, the walk stops at the budget.
+    let medium = snapshot(json!({"max_nodes": 400}));
+    let truncated = &medium["truncated"];
+    assert!(
+        truncated["reason"]
+            .as_str()
+            .unwrap()
+            .contains("budget of 400 nodes"),
+        "{truncated}"
+    );
+    assert_eq!(medium["nodes"].as_array().unwrap().len(), 400);
+    assert!(truncated["seen"].as_u64().unwrap() > 400, "{truncated}");
+    let outline = daemon.call(
+        "desk_snapshot",
+        json!({"window": fixture.id(), "text": true, "max_nodes": 400, "view": "all"}),
+    );
+    assert!(
+        outline.text.contains("truncated: the walk stopped"),
+        "{}",
+        outline.text
+    );
+    let zero = daemon.call(
+        "desk_snapshot",
+        json!({"window": fixture.id(), "max_nodes": 0}),
+    );
+    assert!(
+        zero.error().contains("max_nodes must be 1 to 100000"),
+        "{}",
+        zero.text
+    );
+}

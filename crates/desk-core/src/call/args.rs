@@ -199,12 +199,19 @@ pub struct SnapshotArgs {
     pub max_chars: Option<u32>,
     /// shown (default: what is on the screen), interactive (only controls, fields and text) or all (hidden menus and pages too).
     pub view: Option<crate::a11y::View>,
+    /// The most nodes to read (default 5000); a container with more children is not walked, and truncated says so.
+    pub max_nodes: Option<u32>,
 }
 
 impl Args for SnapshotArgs {
     fn check(&self) -> Result<(), String> {
-        match self.max_chars {
-            Some(0) => Err("max_chars must be at least 1".into()),
+        if self.max_chars == Some(0) {
+            return Err("max_chars must be at least 1".into());
+        }
+        match self.max_nodes {
+            Some(n) if !(1..=100_000).contains(&n) => {
+                Err(format!("max_nodes must be 1 to 100000, got {n}"))
+            }
             _ => Ok(()),
         }
     }

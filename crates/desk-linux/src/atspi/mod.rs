@@ -25,7 +25,7 @@ use desk_core::a11y::Node;
 use zbus::proxy::CacheProperties;
 
 use desk::DeskError;
-use desk::accessibility::{Accessibility, AppWindow, Want};
+use desk::accessibility::{Accessibility, AppWindow, Tree, Want};
 use ids::{Ids, NodeRef};
 
 /// How long one accessibility call may take before the app counts as not answering.
@@ -346,7 +346,7 @@ impl Accessibility for AtSpi {
         })
     }
 
-    fn tree(&self, root: &str, want: Want) -> Result<Vec<Node>, DeskError> {
+    fn tree(&self, root: &str, want: Want) -> Result<Tree, DeskError> {
         let root = self.ids.parse(root)?;
         zbus::block_on(tree::read(self, &root, want))
     }
@@ -587,7 +587,7 @@ impl Accessibility for OnDemand {
         self.get()?.windows_of(pid)
     }
 
-    fn tree(&self, root: &str, want: Want) -> Result<Vec<Node>, DeskError> {
+    fn tree(&self, root: &str, want: Want) -> Result<Tree, DeskError> {
         self.get()?.tree(root, want)
     }
 

@@ -22,10 +22,10 @@ use zbus::zvariant::OwnedValue;
 use super::AtSpi;
 use super::ids::NodeRef;
 use desk::DeskError;
-use desk::accessibility::Want;
+use desk::accessibility::{Tree, Truncated, Want};
 
-/// The most nodes one snapshot reads; deeper parts of larger trees are left out.
-const MAX_NODES: usize = 20_000;
+/// How long a walk may take before it stops and says what it left out.
+const WALK_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
 /// The most characters of a node's text a snapshot reports as its value.
 const VALUE_CHARS: i32 = 1000;
 /// The most characters `read` with text returns.
@@ -72,8 +72,13 @@ const VALUE_ROLES: [Role; 5] = [
     Role::LevelBar,
 ];
 
-/// The tree under `root`, root first, in document order.
-pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Vec<Node>, DeskError> {
+/// The tree under `root`, root first, in document order, within `want`'s node budget and
+/// [`WALK_LIMIT`]. A container reporting more children than the budget (a spreadsheet's
+/// 2^30 cells) is not walked child by child.
+pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Tree, DeskError> {
+    let budget = want.budget();
+    let started = std::time::Instant::now();
+    let mut truncated: Option<String> = None;
     let (mut infos, mut children) = cached(at, root).await?;
     if !infos.contains_key(root) {
         let info = info(at, root).await?;
@@ -84,10 +89,38 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Vec<N
     // can list one object under two parents, and a bad one could even list an ancestor.
     let mut visited: HashSet<NodeRef> = HashSet::from([root.clone()]);
     let mut seen = 1;
-    while !level.is_empty() && seen < MAX_NODES {
+    // Nodes listed by their parents, walked or not.
+    let mut saw = 1;
+    while !level.is_empty() {
+        if seen >= budget {
+            truncated.get_or_insert(format!("the walk stopped at its budget of {budget} nodes"));
+            break;
+        }
+        if started.elapsed() > WALK_LIMIT {
+            truncated.get_or_insert(format!(
+                "the walk stopped after {} s; the app answers slowly",
+                WALK_LIMIT.as_secs()
+            ));
+            break;
+        }
+        // A container with more children than the budget is left unwalked. The cache may
+        // list them all while its count says "unknown" (-1).
+        let mut crowded: HashSet<NodeRef> = HashSet::new();
+        for node in &level {
+            let info = &infos[node];
+            let count = usize::try_from(info.child_count)
+                .unwrap_or(0)
+                .max(children.get(node).map_or(0, Vec::len));
+            if count > budget {
+                children.remove(node);
+                crowded.insert(node.clone());
+                truncated.get_or_insert_with(|| crowded_reason(info, count, budget));
+            }
+        }
         // Children the cache does not (fully) list are asked for, all at once.
         let incomplete: Vec<&NodeRef> = level
             .iter()
+            .filter(|n| !crowded.contains(*n))
             .filter(|n| {
                 // A negative count (the cache's "unknown", as for containers that manage their
                 // descendants) means the children must be asked for.
@@ -99,14 +132,27 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Vec<N
         let asked = join_all(incomplete.iter().map(|n| list_children(at, n))).await;
         for (node, listed) in incomplete.into_iter().zip(asked) {
             if let Some(listed) = skip_gone(listed)? {
+                if listed.len() > budget {
+                    truncated
+                        .get_or_insert_with(|| crowded_reason(&infos[node], listed.len(), budget));
+                    continue;
+                }
                 children.insert(node.clone(), listed);
             }
         }
-        let next: Vec<NodeRef> = level
+        let listed: Vec<NodeRef> = level
             .iter()
             .flat_map(|n| children.get(n).cloned().unwrap_or_default())
+            .filter(|n| !visited.contains(n))
+            .collect();
+        saw += listed.len();
+        if seen + listed.len() > budget {
+            truncated.get_or_insert(format!("the walk stopped at its budget of {budget} nodes"));
+        }
+        let next: Vec<NodeRef> = listed
+            .into_iter()
             .filter(|n| visited.insert(n.clone()))
-            .take(MAX_NODES - seen)
+            .take(budget.saturating_sub(seen))
             .collect();
         let unknown: Vec<&NodeRef> = next.iter().filter(|n| !infos.contains_key(*n)).collect();
         let fetched = join_all(unknown.iter().map(|n| info(at, n))).await;
@@ -124,7 +170,7 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Vec<N
     let mut stack = vec![(root.clone(), None, 0)];
     let mut placed: HashSet<NodeRef> = HashSet::new();
     while let Some((node, parent, depth)) = stack.pop() {
-        if !infos.contains_key(&node) || order.len() >= MAX_NODES || !placed.insert(node.clone()) {
+        if !infos.contains_key(&node) || order.len() >= budget || !placed.insert(node.clone()) {
             continue;
         }
         let me = order.len();
@@ -164,7 +210,22 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Vec<N
             value,
         });
     }
-    Ok(nodes)
+    Ok(Tree {
+        truncated: truncated.map(|reason| Truncated {
+            reason,
+            seen: saw.max(nodes.len()),
+        }),
+        nodes,
+    })
+}
+
+fn crowded_reason(info: &Info, count: usize, budget: usize) -> String {
+    format!(
+        "{} {:?} reports {count} children, more than the {budget} a walk reads one by one; they \
+         are left out",
+        info.role.name(),
+        info.name,
+    )
 }
 
 /// Whether each node of `order` (root first, parents before children) is showing on the

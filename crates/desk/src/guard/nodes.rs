@@ -8,7 +8,7 @@ use desk_core::window::Window;
 
 use super::admitted::Admitted;
 use super::desk::Desk;
-use crate::accessibility::{Accessibility, AppWindow, Want};
+use crate::accessibility::{Accessibility, AppWindow, Tree, Want};
 use crate::error::DeskError;
 
 /// Reading accessibility nodes of allowed apps.
@@ -40,7 +40,7 @@ impl<'d> Nodes<'d> {
     }
 
     /// The tree under node `root`, root first.
-    pub fn tree(&self, root: &str, want: Want) -> Result<Vec<Node>, DeskError> {
+    pub fn tree(&self, root: &str, want: Want) -> Result<Tree, DeskError> {
         self.pid_of(root)?;
         self.api.tree(root, want)
     }

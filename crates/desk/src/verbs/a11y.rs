@@ -10,7 +10,7 @@ use desk_core::window::Window;
 use serde_json::{Value, json};
 
 use super::target::{self, SETTLE_WAIT};
-use crate::accessibility::{AppWindow, Want};
+use crate::accessibility::{AppWindow, Tree, Want};
 use crate::done::Done;
 use crate::error::DeskError;
 use crate::guard::{ActingNodes, Admitted, Desk, Nodes, Seen, Spot};
@@ -128,8 +128,12 @@ pub(super) fn snapshot(desk: &Desk, args: &SnapshotArgs) -> Result<Done, DeskErr
         bounds: args.bounds,
         keys: args.keys,
         text: false,
+        max_nodes: args.max_nodes.map(|m| m as usize),
     };
-    let mut tree = nodes.tree(&frame.id, want)?;
+    let Tree {
+        nodes: mut tree,
+        truncated,
+    } = nodes.tree(&frame.id, want)?;
     if args.bounds
         && let Some(rect) = desk.window_rect(&window)?
     {
@@ -139,31 +143,44 @@ pub(super) fn snapshot(desk: &Desk, args: &SnapshotArgs) -> Result<Done, DeskErr
     let view = args.view.unwrap_or_default();
     let tree = a11y::view(tree, view);
     if args.text {
-        let header = format!(
+        let mut header = format!(
             "window {} {:?}: {} nodes ({} view of {read} read)\n",
             window.id,
             window.title,
             tree.len(),
             view.name(),
         );
+        if let Some(truncated) = &truncated {
+            header.push_str(&format!(
+                "truncated: {}; {} nodes seen\n",
+                truncated.reason, truncated.seen
+            ));
+        }
         let limit = args
             .max_chars
             .map(|m| (m as usize).saturating_sub(header.len()));
         return Ok(Done::text(header + &a11y::outline(&tree, limit)));
     }
-    Ok(Done::json(json!({
+    let mut result = json!({
         "window": window_json(&window),
         "view": view.name(),
         "read": read,
         "nodes": tree
-    })))
+    });
+    if let Some(truncated) = truncated {
+        result["truncated"] = json!(truncated);
+    }
+    Ok(Done::json(result))
 }
 
 pub(super) fn find(desk: &Desk, args: &FindArgs) -> Result<Done, DeskError> {
     let window = named_or_focused(desk, args.window.as_deref(), args.pid)?;
     let nodes = desk.nodes();
     let frame = frame_of(&nodes, &window)?;
-    let tree = nodes.tree(&frame.id, Want::default())?;
+    let Tree {
+        nodes: tree,
+        truncated,
+    } = nodes.tree(&frame.id, Want::default())?;
     let rect = desk.window_rect(&window)?;
     let mut found: Vec<Node> = Vec::new();
     for hit in a11y::find_by_name(&tree, &args.name, args.role.as_deref()) {
@@ -186,9 +203,11 @@ pub(super) fn find(desk: &Desk, args: &FindArgs) -> Result<Done, DeskError> {
     if let Some(rect) = rect {
         drop_bogus_bounds(&mut found, rect);
     }
-    Ok(Done::json(
-        json!({"window": window_json(&window), "nodes": found}),
-    ))
+    let mut result = json!({"window": window_json(&window), "nodes": found});
+    if let Some(truncated) = truncated {
+        result["truncated"] = json!(truncated);
+    }
+    Ok(Done::json(result))
 }
 
 pub(super) fn read(desk: &Desk, args: &ReadArgs) -> Result<Done, DeskError> {
@@ -198,6 +217,7 @@ pub(super) fn read(desk: &Desk, args: &ReadArgs) -> Result<Done, DeskError> {
             bounds: true,
             keys: true,
             text: args.text,
+            ..Want::default()
         },
     )?;
     Ok(Done::json(lone(&node)))
