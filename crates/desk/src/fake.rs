@@ -226,6 +226,8 @@ pub struct State {
     pub overlays: Vec<Rect>,
     /// Makes the next read of the window list panic, as a bug in a backend would.
     pub panic_next: bool,
+    /// Launched apps show a splash screen first, above their window (as LibreOffice does).
+    pub splash_first: bool,
     /// A part of the screen that shows a new colour at every capture (a spinner).
     pub spinner: Option<Rect>,
     pending_focus: Option<(String, u32)>,
@@ -323,6 +325,7 @@ impl FakeDesk {
             focus_lag: 0,
             overlays: Vec::new(),
             panic_next: false,
+            splash_first: false,
             spinner: None,
             pending_focus: None,
             captures: 0,
@@ -667,6 +670,11 @@ impl Apps for FakeDesk {
         let id = format!("0x{pid:x}");
         let rect = Rect::new(10, 10, 200, 100);
         state.windows.push(FakeWindow::new(&id, &title, pid, rect));
+        if state.splash_first {
+            let mut splash = FakeWindow::new(&format!("{id}0"), "Loading", pid, rect);
+            splash.window.role = "splash".into();
+            state.windows.insert(0, splash);
+        }
         state.names.insert(pid, vec![app.to_string()]);
         Ok(Launched { pid, scoped: false })
     }

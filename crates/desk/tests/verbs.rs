@@ -339,12 +339,18 @@ fn focus_close_and_launch_report_what_became_of_the_window() {
     let launched = json(&run(&fake, &open(), "launch", json!({"app": "editor"})));
     assert_eq!(launched["window"]["title"], "Untitled");
     assert_eq!(launched["scoped"], false);
+    // A splash screen above the app's window is passed over.
+    fake.state().splash_first = true;
+    let behind_splash = json(&run(&fake, &open(), "launch", json!({"app": "editor"})));
+    assert_eq!(behind_splash["window"]["title"], "Untitled");
+    assert_eq!(behind_splash["window"]["role"], "window");
     assert_eq!(
         fake.log(),
         [
             Event::Focus(MAIL.into()),
             Event::Close(MAIL.into()),
             Event::Close(NOTES.into()),
+            Event::Launch("editor".into()),
             Event::Launch("editor".into()),
         ]
     );

@@ -61,9 +61,11 @@ pub(super) fn launch(desk: &Desk, args: &LaunchArgs) -> Result<Done, DeskError> 
     let launched = admitted.launch(&args.app, &args.args)?;
     let deadline = Instant::now() + LAUNCH_WAIT;
     let window = loop {
+        // A splash screen is not the app's window: wait on for the main window or a dialog.
         let found = desk.windows()?.into_iter().find(|w| {
-            w.pid
-                .is_some_and(|pid| desk.descends_from(pid, launched.pid))
+            w.role != "splash"
+                && w.pid
+                    .is_some_and(|pid| desk.descends_from(pid, launched.pid))
         });
         if found.is_some() || Instant::now() >= deadline || desk.cancel().is_cancelled() {
             break found;
