@@ -91,6 +91,14 @@ pub trait Accessibility: Send + Sync {
     /// Gives a node the keyboard focus; false when the app refused.
     fn grab_focus(&self, id: &str) -> Result<bool, DeskError>;
 
+    /// Replaces an editable node's whole text; false when the app refused. An error of kind
+    /// [`DeskError::Invalid`] when the node has no editable text.
+    fn set_text(&self, id: &str, text: &str) -> Result<bool, DeskError>;
+
+    /// Sets a value node's number (a slider, a spin button); false when the app refused. An
+    /// error of kind [`DeskError::Invalid`] when the node has no value.
+    fn set_number(&self, id: &str, value: f64) -> Result<bool, DeskError>;
+
     /// The process a node belongs to.
     fn pid_of(&self, id: &str) -> Result<u32, DeskError>;
 

@@ -72,6 +72,8 @@ pub enum Event {
     },
     /// A focus request for a window.
     Focus(String),
+    /// A node's text or value set through accessibility: the node, what it was set to.
+    SetValue(String, String),
     /// A close request for a window.
     Close(String),
     /// An accessibility action run on a node.
@@ -171,6 +173,12 @@ impl FakeNode {
     /// With screen bounds.
     pub fn bounds(mut self, bounds: [i32; 4]) -> Self {
         self.node.bounds = Some(bounds);
+        self
+    }
+
+    /// With this value (a number, or a field's text).
+    pub fn value(mut self, value: &str) -> Self {
+        self.node.value = Some(value.into());
         self
     }
 
@@ -796,6 +804,43 @@ impl Accessibility for FakeDesk {
         let selectable = self.state().node(id)?.selectable;
         self.log_event(Event::Select(id.into()));
         Ok(selectable)
+    }
+
+    fn set_text(&self, id: &str, text: &str) -> Result<bool, DeskError> {
+        let mut state = self.state();
+        let editable = state.node(id)?.node.states.iter().any(|s| s == "editable");
+        if !editable {
+            return Err(DeskError::Unsent(Box::new(DeskError::Invalid(format!(
+                "node {id} takes no text"
+            )))));
+        }
+        state.log.push(Event::SetValue(id.into(), text.into()));
+        if let Some(node) = state.nodes.iter_mut().find(|n| n.node.id == id) {
+            node.node.value = Some(text.into());
+        }
+        Ok(true)
+    }
+
+    fn set_number(&self, id: &str, value: f64) -> Result<bool, DeskError> {
+        let mut state = self.state();
+        let numeric = state
+            .node(id)?
+            .node
+            .value
+            .as_deref()
+            .is_some_and(|v| v.parse::<f64>().is_ok());
+        if !numeric {
+            return Err(DeskError::Unsent(Box::new(DeskError::Invalid(format!(
+                "node {id} has no value"
+            )))));
+        }
+        state
+            .log
+            .push(Event::SetValue(id.into(), value.to_string()));
+        if let Some(node) = state.nodes.iter_mut().find(|n| n.node.id == id) {
+            node.node.value = Some(value.to_string());
+        }
+        Ok(true)
     }
 
     fn grab_focus(&self, id: &str) -> Result<bool, DeskError> {

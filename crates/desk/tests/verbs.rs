@@ -8,6 +8,7 @@ use desk::fake::{Event, FakeNode, FakeWindow};
 use desk::guard::Policy;
 use desk_core::call::{Button, Direction};
 use desk_core::geometry::Rect;
+use desk_core::outcome::Control;
 use scene::*;
 use serde_json::{Value, json};
 
@@ -730,4 +731,88 @@ fn still_under_the_allowlist_watches_only_the_allowed_windows() {
         inside["changed"] == true || inside["volatile"].as_u64() > Some(0),
         "a change in Notes is seen: {inside}"
     );
+}
+
+#[test]
+fn set_value_replaces_a_fields_text_or_a_number_and_reads_it_back() {
+    let fake = desktop();
+    fake.node(
+        FakeNode::new("m:5", "text", "Subject", 20, Some("m:0"))
+            .states(&["editable"])
+            .bounds([610, 250, 200, 30]),
+    );
+    fake.node(
+        FakeNode::new("m:6", "spin button", "Copies", 20, Some("m:0"))
+            .value("1")
+            .bounds([610, 300, 80, 30]),
+    );
+    fake.node(
+        FakeNode::new("m:7", "password text", "Password", 20, Some("m:0"))
+            .states(&["editable"])
+            .bounds([610, 340, 80, 30]),
+    );
+    let set = json(&run(
+        &fake,
+        &open(),
+        "set_value",
+        json!({"id": "m:5", "value": "Minutes"}),
+    ));
+    assert_eq!(
+        set,
+        json!({"id": "m:5", "holds": "Minutes", "as_asked": true})
+    );
+    let copies = json(&run(
+        &fake,
+        &open(),
+        "set_value",
+        json!({"id": "m:6", "value": 3}),
+    ));
+    assert_eq!(copies, json!({"id": "m:6", "holds": "3", "as_asked": true}));
+    assert_eq!(
+        fake.log(),
+        [
+            Event::SetValue("m:5".into(), "Minutes".into()),
+            Event::SetValue("m:6".into(), "3".into()),
+        ]
+    );
+
+    // A node that takes no text, a number for a text field: nothing is sent.
+    let button = run(
+        &fake,
+        &open(),
+        "set_value",
+        json!({"id": "m:2", "value": "x"}),
+    );
+    assert_not_sent(&button, "takes no text");
+    let number = run(
+        &fake,
+        &open(),
+        "set_value",
+        json!({"id": "m:5", "value": 4}),
+    );
+    assert_not_sent(&number, "has no value");
+    // A password field, only with allow_auth.
+    let guarded = Policy {
+        auth_guard: true,
+        ..Policy::default()
+    };
+    let refused = run(
+        &fake,
+        &guarded,
+        "set_value",
+        json!({"id": "m:7", "value": "hunter2"}),
+    );
+    assert_refused_by(
+        &refused,
+        Control::AuthGuard,
+        "\"Password\" is a password field",
+    );
+    let allowed = run(
+        &fake,
+        &guarded,
+        "set_value",
+        json!({"id": "m:7", "value": "hunter2", "allow_auth": true}),
+    );
+    assert_eq!(allowed.outcome.name(), "completed");
+    assert_eq!(fake.log().len(), 3);
 }

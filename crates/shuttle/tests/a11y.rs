@@ -602,3 +602,69 @@ fn a_walk_keeps_to_its_node_budget_and_says_what_it_left_out() {
         zero.text
     );
 }
+
+#[test]
+fn set_value_replaces_an_entrys_text_and_never_a_password_unasked() {
+    require_desktop();
+    let daemon = Daemon::start_configured(Some("[safety]\nauth_guard = true\n"), &[]);
+    let bystander = Fixture::start("a11y set bystander", &["--size", "300x200"]);
+    let fixture = Fixture::start("a11y set value", &["--widgets"]);
+    let tree = nodes(&daemon, fixture.id(), json!({}));
+    let entry = the(&tree, "text", "Input");
+    daemon
+        .call("desk_type", json!({"text": "old", "window": fixture.id()}))
+        .json();
+    fixture.await_events("text", 3);
+    let set = daemon
+        .call(
+            "desk_set_value",
+            json!({"id": entry["id"], "value": "Ada Lovelace"}),
+        )
+        .json();
+    assert_eq!(set["outcome"], "completed", "{set}");
+    assert_eq!(
+        (&set["holds"], &set["as_asked"]),
+        (&json!("Ada Lovelace"), &json!(true))
+    );
+    // The app's own log: the whole text replaced, not typed after "old".
+    wait_for(
+        "the entry's text in the app",
+        Duration::from_secs(5),
+        || (fixture.events_of("text").last()?["text"] == "Ada Lovelace").then_some(()),
+    );
+
+    let password = the(&tree, "password text", "Password");
+    let refused = daemon.call(
+        "desk_set_value",
+        json!({"id": password["id"], "value": "s3cret"}),
+    );
+    assert!(
+        refused.error().contains("is a password field"),
+        "{}",
+        refused.text
+    );
+    assert!(
+        fixture.events_of("secret").is_empty(),
+        "nothing reached the field"
+    );
+    let allowed = daemon
+        .call(
+            "desk_set_value",
+            json!({"id": password["id"], "value": "s3cret", "allow_auth": true}),
+        )
+        .json();
+    assert_eq!(allowed["outcome"], "completed");
+    assert!(
+        allowed["holds"].is_null(),
+        "a password is never read back: {allowed}"
+    );
+    let secret = fixture.await_events("secret", 1);
+    assert_eq!(secret[0]["text"], "s3cret");
+    // The journal keeps the value as a length and digest only.
+    assert!(
+        !std::fs::read_to_string(daemon.journal_path())
+            .unwrap()
+            .contains("s3cret")
+    );
+    bystander.assert_untouched();
+}

@@ -296,3 +296,58 @@ fn views_leave_out_what_does_not_show_and_what_an_agent_cannot_use() {
         size(&interactive)
     );
 }
+
+#[test]
+fn set_value_sets_a_spin_buttons_number_as_the_app_reads_it() {
+    require_desktop();
+    let _factory = App::start("gtk3-widget-factory", &[], "gtk3-widget-factory");
+    let daemon = Daemon::start();
+    let found = wait_for(
+        "the widget factory's spin buttons",
+        Duration::from_secs(10),
+        || {
+            let reply = daemon.call(
+                "desk_find",
+                json!({"window": "gtk3-widget-factory", "name": "", "role": "spin button"}),
+            );
+            (!reply.is_error).then(|| reply.json())
+        },
+    );
+    let spin = &found["nodes"][0];
+    let set = daemon
+        .call("desk_set_value", json!({"id": spin["id"], "value": 7}))
+        .json();
+    assert_eq!(set["outcome"], "completed", "{set}");
+    assert_eq!(
+        (&set["holds"], &set["as_asked"]),
+        (&json!("7"), &json!(true)),
+        "{set}"
+    );
+    // The app's own reading, through pyatspi.
+    wait_for("the spin button to read 7", Duration::from_secs(5), || {
+        pyatspi_dump("gtk3-widget-factory")
+            .into_iter()
+            .find(|n| n["role"] == "spin button" && n["value"] == 7.0)
+    });
+    // A number for a node without a value: refused, nothing sent.
+    let button = daemon
+        .call(
+            "desk_find",
+            json!({"window": "gtk3-widget-factory", "name": "Close", "role": "button"}),
+        )
+        .json();
+    let refused = daemon.call(
+        "desk_set_value",
+        json!({"id": button["nodes"][0]["id"], "value": 3}),
+    );
+    assert!(
+        refused.error().contains("has no value to set"),
+        "{}",
+        refused.text
+    );
+    assert!(
+        refused.error().contains("outcome: refused"),
+        "{}",
+        refused.text
+    );
+}

@@ -28,6 +28,7 @@ verbs! {
     Drag(DragArgs) = "drag", Act;
     Press(PressArgs) = "press", Act;
     Act(ActArgs) = "act", Act;
+    SetValue(SetValueArgs) = "set_value", Act;
     Focus(FocusArgs) = "focus", Act;
     Close(CloseArgs) = "close", Act;
     Launch(LaunchArgs) = "launch", Act;
@@ -135,7 +136,7 @@ impl Args for WaitArgs {
     }
 }
 
-/// Wait until the screen stops changing for hold_ms (default 40), or timeout_ms (default 600, at most 5000) passes; answers still, changed, ms, volatile (blocks that never settle).
+/// Wait until the screen stops changing for hold_ms (default 40), or timeout_ms (default 600, at most 5000); answers still, changed, ms, volatile.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StillArgs {
@@ -534,6 +535,48 @@ pub struct ActArgs {
 impl Args for ActArgs {
     fn allow_auth(&self) -> bool {
         self.allow_auth
+    }
+}
+
+/// What `set_value` puts in a node: text for a field, a number for a slider or spin button.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum FieldValue {
+    /// A number, for a node with a value (slider, spin button).
+    Number(f64),
+    /// Text, for an editable field.
+    Text(String),
+}
+
+/// Replace a field's whole text, or set a spin button's or slider's number, without typing; answers what it holds.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetValueArgs {
+    /// A node id from snapshot or find.
+    pub id: String,
+    /// The text, or a number.
+    pub value: FieldValue,
+    /// Let it reach a password field or an authentication dialog, which the auth guard refuses otherwise.
+    #[serde(default)]
+    pub allow_auth: bool,
+}
+
+impl Args for SetValueArgs {
+    fn check(&self) -> Result<(), String> {
+        match self.value {
+            FieldValue::Number(n) if !n.is_finite() => {
+                Err(format!("value must be a finite number, got {n}"))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn allow_auth(&self) -> bool {
+        self.allow_auth
+    }
+
+    fn secret_fields() -> &'static [&'static str] {
+        &["value"]
     }
 }
 

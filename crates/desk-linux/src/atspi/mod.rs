@@ -19,7 +19,9 @@ use std::time::Duration;
 use atspi::proxy::accessible::AccessibleProxy;
 use atspi::proxy::action::ActionProxy;
 use atspi::proxy::component::ComponentProxy;
+use atspi::proxy::editable_text::EditableTextProxy;
 use atspi::proxy::selection::SelectionProxy;
+use atspi::proxy::value::ValueProxy;
 use atspi::{CoordType, MatchType, ObjectMatchRule, Role, SortOrder, State};
 use desk_core::a11y::Node;
 use zbus::proxy::CacheProperties;
@@ -463,6 +465,40 @@ impl Accessibility for AtSpi {
         })
     }
 
+    fn set_text(&self, id: &str, text: &str) -> Result<bool, DeskError> {
+        let node = self.ids.parse(id)?;
+        zbus::block_on(async {
+            let editable: EditableTextProxy<'_> = self.proxy(&node).await?;
+            match editable.set_text_contents(text).await {
+                // The app refused the call itself: nothing changed.
+                Err(e) if tree::lacks_interface(&e) => {
+                    Err(DeskError::Unsent(Box::new(DeskError::Invalid(format!(
+                        "node {id} takes no text: set_value works on editable fields, sliders \
+                         and spin buttons"
+                    )))))
+                }
+                other => other.map_err(|e| self.failed(&node, "set a field's text", e)),
+            }
+        })
+    }
+
+    fn set_number(&self, id: &str, value: f64) -> Result<bool, DeskError> {
+        let node = self.ids.parse(id)?;
+        zbus::block_on(async {
+            let proxy: ValueProxy<'_> = self.proxy(&node).await?;
+            match proxy.set_current_value(value).await {
+                Ok(()) => Ok(true),
+                Err(e) if tree::lacks_interface(&e) => {
+                    Err(DeskError::Unsent(Box::new(DeskError::Invalid(format!(
+                        "node {id} has no value to set: pass text for an editable field; \
+                         numbers go to sliders and spin buttons"
+                    )))))
+                }
+                Err(e) => Err(self.failed(&node, "set a value", e)),
+            }
+        })
+    }
+
     fn pid_of(&self, id: &str) -> Result<u32, DeskError> {
         let node = self.ids.parse(id)?;
         zbus::block_on(self.pid_of_bus(&node.bus))
@@ -617,6 +653,14 @@ impl Accessibility for OnDemand {
 
     fn grab_focus(&self, id: &str) -> Result<bool, DeskError> {
         self.get()?.grab_focus(id)
+    }
+
+    fn set_text(&self, id: &str, text: &str) -> Result<bool, DeskError> {
+        self.get()?.set_text(id, text)
+    }
+
+    fn set_number(&self, id: &str, value: f64) -> Result<bool, DeskError> {
+        self.get()?.set_number(id, value)
     }
 
     fn pid_of(&self, id: &str) -> Result<u32, DeskError> {

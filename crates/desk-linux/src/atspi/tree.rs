@@ -432,7 +432,7 @@ async fn info(at: &AtSpi, node: &NodeRef) -> Result<Info, DeskError> {
 
 /// Whether an error says the object lacks the interface asked for. Properties of a missing
 /// interface come back as `InvalidArgs: No such interface` (GTK 4).
-fn lacks_interface(e: &zbus::Error) -> bool {
+pub(super) fn lacks_interface(e: &zbus::Error) -> bool {
     match e {
         zbus::Error::MethodError(name, message, _) => {
             let name = name.as_str();

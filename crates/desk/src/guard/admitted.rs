@@ -318,6 +318,22 @@ impl<'d> Admitted<'d> {
         self.desk.backend.input.settle(&window.id, limit)
     }
 
+    /// The auth guard's word on setting `node`'s value: never a password field's, unless the
+    /// caller passed allow_auth.
+    pub fn guard_field(&self, node: &desk_core::a11y::Node) -> Result<(), DeskError> {
+        if node.role == PASSWORD_ROLE && self.desk.policy.guards_auth(self.desk.caller.allow_auth) {
+            return Err(DeskError::refused(
+                Control::AuthGuard,
+                format!(
+                    "{:?} is a password field and the auth guard is on; pass allow_auth: true \
+                     only if the person at the desktop asked you to fill it",
+                    node.name
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// Actions on accessibility nodes of the admitted apps.
     pub fn nodes(&self) -> ActingNodes<'_> {
         ActingNodes::new(self, self.desk.backend.accessibility.clone())

@@ -110,4 +110,14 @@ impl<'a> ActingNodes<'a> {
     pub fn grab_focus(&self, id: &str) -> Result<bool, DeskError> {
         self.send(id, "focusing a node", |api| api.grab_focus(id))
     }
+
+    /// Replaces node `id`'s text; false when the app refused.
+    pub fn set_text(&self, id: &str, text: &str) -> Result<bool, DeskError> {
+        self.send(id, "setting a field's text", |api| api.set_text(id, text))
+    }
+
+    /// Sets node `id`'s number; false when the app refused.
+    pub fn set_number(&self, id: &str, value: f64) -> Result<bool, DeskError> {
+        self.send(id, "setting a value", |api| api.set_number(id, value))
+    }
 }

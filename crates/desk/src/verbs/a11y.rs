@@ -4,7 +4,10 @@
 use std::time::{Duration, Instant};
 
 use desk_core::a11y::{self, Node};
-use desk_core::call::{ActArgs, AtArgs, FindArgs, NodeAction, PressArgs, ReadArgs, SnapshotArgs};
+use desk_core::call::{
+    ActArgs, AtArgs, FieldValue, FindArgs, NodeAction, PressArgs, ReadArgs, SetValueArgs,
+    SnapshotArgs,
+};
 use desk_core::geometry::Rect;
 use desk_core::window::Window;
 use serde_json::{Value, json};
@@ -498,6 +501,72 @@ pub(super) fn act(desk: &Desk, args: &ActArgs) -> Result<Done, DeskError> {
         }
     };
     Ok(Done::json(done))
+}
+
+pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<Done, DeskError> {
+    let nodes = desk.nodes();
+    let target = admitted_node(desk, &nodes, &args.id, "set the value of")?;
+    let node = &target.node;
+    target.admitted.guard_field(node)?;
+    // Some toolkits accept a value for a node that has none and do nothing: check first.
+    match &args.value {
+        FieldValue::Number(_)
+            if node
+                .value
+                .as_deref()
+                .is_none_or(|v| v.parse::<f64>().is_err()) =>
+        {
+            return Err(DeskError::Invalid(format!(
+                "{} has no value to set: pass text for an editable field; numbers go to sliders \
+                 and spin buttons",
+                node_words(node)
+            )));
+        }
+        FieldValue::Text(_) if !node.states.iter().any(|s| s == "editable") => {
+            return Err(DeskError::Invalid(format!(
+                "{} takes no text: set_value works on editable fields, sliders and spin buttons",
+                node_words(node)
+            )));
+        }
+        _ => {}
+    }
+    let acting = target.admitted.nodes();
+    let (accepted, wanted) = match &args.value {
+        FieldValue::Text(text) => (acting.set_text(&node.id, text)?, text.clone()),
+        FieldValue::Number(n) => (acting.set_number(&node.id, *n)?, format_number(*n)),
+    };
+    if !accepted {
+        return Err(DeskError::Invalid(format!(
+            "{} refused the value; read it to see what it holds",
+            node_words(node)
+        )));
+    }
+    // What the app made of it, read back: a field may trim or reject what it was given.
+    let now = nodes.node(
+        &node.id,
+        Want {
+            text: true,
+            ..Want::default()
+        },
+    )?;
+    let mut result = json!({"id": node.id, "holds": now.value});
+    if let Some(holds) = &now.value {
+        let as_asked = match &args.value {
+            FieldValue::Number(n) => holds.parse::<f64>().is_ok_and(|h| h == *n),
+            FieldValue::Text(_) => *holds == wanted,
+        };
+        result["as_asked"] = json!(as_asked);
+    }
+    Ok(Done::json(result))
+}
+
+/// A number as a person writes it: no `.0` on whole numbers.
+fn format_number(value: f64) -> String {
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        format!("{}", value as i64)
+    } else {
+        format!("{value}")
+    }
 }
 
 pub(super) fn at(desk: &Desk, args: &AtArgs) -> Result<Done, DeskError> {

@@ -41,6 +41,7 @@ pub(crate) fn dispatch(desk: &Desk, call: &DeskCall) -> Result<Done, DeskError> 
         DeskCall::Read(args) => a11y::read(desk, args),
         DeskCall::Press(args) => a11y::press(desk, args),
         DeskCall::Act(args) => a11y::act(desk, args),
+        DeskCall::SetValue(args) => a11y::set_value(desk, args),
         DeskCall::At(args) => a11y::at(desk, args),
         DeskCall::Unanswered(_) => a11y::unanswered(desk),
     }
