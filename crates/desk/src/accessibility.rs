@@ -91,6 +91,10 @@ pub trait Accessibility: Send + Sync {
     /// Gives a node the keyboard focus; false when the app refused.
     fn grab_focus(&self, id: &str) -> Result<bool, DeskError>;
 
+    /// Selects the `index`th child within node `container` (a combo box picks its item so);
+    /// false when the app refused.
+    fn select_child(&self, container: &str, index: usize) -> Result<bool, DeskError>;
+
     /// Replaces an editable node's whole text; false when the app refused. An error of kind
     /// [`DeskError::Invalid`] when the node has no editable text.
     fn set_text(&self, id: &str, text: &str) -> Result<bool, DeskError>;

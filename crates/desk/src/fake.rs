@@ -74,6 +74,8 @@ pub enum Event {
     Focus(String),
     /// A node's text or value set through accessibility: the node, what it was set to.
     SetValue(String, String),
+    /// The `index`th child selected within a container.
+    SelectChild(String, usize),
     /// A close request for a window.
     Close(String),
     /// An accessibility action run on a node.
@@ -804,6 +806,35 @@ impl Accessibility for FakeDesk {
         let selectable = self.state().node(id)?.selectable;
         self.log_event(Event::Select(id.into()));
         Ok(selectable)
+    }
+
+    fn select_child(&self, container: &str, index: usize) -> Result<bool, DeskError> {
+        let mut state = self.state();
+        state.node(container)?;
+        state.log.push(Event::SelectChild(container.into(), index));
+        // A combo box shows its chosen item's name, as GTK's do.
+        let items: Vec<String> = state
+            .nodes
+            .iter()
+            .filter(|n| {
+                n.parent.as_deref().is_some_and(|p| {
+                    p == container
+                        || state
+                            .nodes
+                            .iter()
+                            .any(|m| m.node.id == p && m.parent.as_deref() == Some(container))
+                })
+            })
+            .filter(|n| n.node.role != "menu")
+            .map(|n| n.node.name.clone())
+            .collect();
+        let Some(name) = items.get(index).cloned() else {
+            return Ok(false);
+        };
+        if let Some(node) = state.nodes.iter_mut().find(|n| n.node.id == container) {
+            node.node.name = name;
+        }
+        Ok(true)
     }
 
     fn set_text(&self, id: &str, text: &str) -> Result<bool, DeskError> {

@@ -816,3 +816,40 @@ fn set_value_replaces_a_fields_text_or_a_number_and_reads_it_back() {
     assert_eq!(allowed.outcome.name(), "completed");
     assert_eq!(fake.log().len(), 3);
 }
+
+#[test]
+fn select_option_picks_a_combo_item_by_name_and_says_which_exist() {
+    let fake = desktop();
+    fake.node(
+        FakeNode::new("m:8", "combo box", "Small", 20, Some("m:0")).bounds([610, 250, 100, 30]),
+    );
+    fake.node(FakeNode::new("m:9", "menu", "", 20, Some("m:8")).states(&["hidden"]));
+    fake.node(FakeNode::new("m:10", "menu item", "Small", 20, Some("m:9")).states(&["hidden"]));
+    fake.node(FakeNode::new("m:11", "menu item", "Large", 20, Some("m:9")).states(&["hidden"]));
+    let picked = json(&run(
+        &fake,
+        &open(),
+        "select_option",
+        json!({"id": "m:8", "option": "large"}),
+    ));
+    assert_eq!(
+        picked,
+        json!({"id": "m:8", "picked": "Large", "holds": "Large", "as_asked": true})
+    );
+    assert_eq!(fake.log(), [Event::SelectChild("m:8".into(), 1)]);
+    let missing = run(
+        &fake,
+        &open(),
+        "select_option",
+        json!({"id": "m:8", "option": "Huge"}),
+    );
+    assert_not_sent(&missing, "its items are \"Small\", \"Large\"");
+    let no_items = run(
+        &fake,
+        &open(),
+        "select_option",
+        json!({"id": "m:2", "option": "x"}),
+    );
+    assert_not_sent(&no_items, "has no items to pick from");
+    assert_eq!(fake.log().len(), 1);
+}

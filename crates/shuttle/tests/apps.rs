@@ -351,3 +351,55 @@ fn set_value_sets_a_spin_buttons_number_as_the_app_reads_it() {
         refused.text
     );
 }
+
+#[test]
+fn select_option_picks_a_combo_item_as_the_app_then_shows_it() {
+    require_desktop();
+    let _factory = App::start("gtk3-widget-factory", &[], "gtk3-widget-factory");
+    let daemon = Daemon::start();
+    // The first of the three combo boxes that start at Left, Middle and Right.
+    let found = wait_for(
+        "the widget factory's combo boxes",
+        Duration::from_secs(10),
+        || {
+            let reply = daemon.call(
+                "desk_find",
+                json!({"window": "gtk3-widget-factory", "name": "Left", "role": "combo box"}),
+            );
+            (!reply.is_error).then(|| reply.json())
+        },
+    );
+    let combo = &found["nodes"][0];
+    let picked = daemon
+        .call(
+            "desk_select_option",
+            json!({"id": combo["id"], "option": "Right"}),
+        )
+        .json();
+    assert_eq!(picked["outcome"], "completed", "{picked}");
+    assert_eq!(
+        (&picked["holds"], &picked["as_asked"]),
+        (&json!("Right"), &json!(true))
+    );
+    // pyatspi now sees two combo boxes showing Right and none showing Left.
+    wait_for("the app to show the pick", Duration::from_secs(5), || {
+        let combos: Vec<String> = pyatspi_dump("gtk3-widget-factory")
+            .into_iter()
+            .filter(|n| n["role"] == "combo box")
+            .map(|n| n["name"].as_str().unwrap_or_default().to_string())
+            .collect();
+        (combos.iter().filter(|n| *n == "Right").count() == 2 && !combos.contains(&"Left".into()))
+            .then_some(())
+    });
+    let missing = daemon.call(
+        "desk_select_option",
+        json!({"id": combo["id"], "option": "Up"}),
+    );
+    assert!(
+        missing
+            .error()
+            .contains("its items are \"Left\", \"Middle\", \"Right\""),
+        "{}",
+        missing.text
+    );
+}

@@ -55,16 +55,30 @@ fn lists_three_tools_with_short_exact_descriptions() {
     assert_eq!(desk["inputSchema"]["required"], json!(["verb"]));
     let verbs = desk["inputSchema"]["properties"]["verb"]["enum"].clone();
     for verb in [
-        "windows", "screen", "shot", "wait", "still", "key", "type", "click", "scroll", "drag",
-        "focus", "close", "launch",
+        "windows",
+        "screen",
+        "shot",
+        "wait",
+        "still",
+        "key",
+        "type",
+        "click",
+        "scroll",
+        "drag",
+        "focus",
+        "close",
+        "launch",
+        "set_value",
+        "select_option",
     ] {
         assert!(
             verbs.as_array().unwrap().contains(&json!(verb)),
             "{verb} is not listed: {verbs}"
         );
     }
+    // About a thousand tokens for every verb, limit and result field.
     let total: usize = tools.iter().map(|t| t.to_string().len()).sum();
-    assert!(total < 4000, "the tool list costs {total} bytes");
+    assert!(total < 4500, "the tool list costs {total} bytes");
 }
 
 #[test]

@@ -29,6 +29,7 @@ verbs! {
     Press(PressArgs) = "press", Act;
     Act(ActArgs) = "act", Act;
     SetValue(SetValueArgs) = "set_value", Act;
+    SelectOption(SelectOptionArgs) = "select_option", Act;
     Focus(FocusArgs) = "focus", Act;
     Close(CloseArgs) = "close", Act;
     Launch(LaunchArgs) = "launch", Act;
@@ -579,6 +580,18 @@ impl Args for SetValueArgs {
         &["value"]
     }
 }
+
+/// Pick an item of a combo box or list by its name, without opening it; answers what it then holds.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SelectOptionArgs {
+    /// The combo box or list: a node id from snapshot or find.
+    pub id: String,
+    /// The item's name, exactly (any case).
+    pub option: String,
+}
+
+impl Args for SelectOptionArgs {}
 
 /// Focus a window.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]

@@ -465,6 +465,24 @@ impl Accessibility for AtSpi {
         })
     }
 
+    fn select_child(&self, container: &str, index: usize) -> Result<bool, DeskError> {
+        let node = self.ids.parse(container)?;
+        let index = i32::try_from(index)
+            .map_err(|_| DeskError::Invalid(format!("item {index} is beyond any list")))?;
+        zbus::block_on(async {
+            let selection: SelectionProxy<'_> = self.proxy(&node).await?;
+            match selection.select_child(index).await {
+                Err(e) if tree::lacks_interface(&e) => {
+                    Err(DeskError::Unsent(Box::new(DeskError::Invalid(format!(
+                        "node {container} cannot pick its items (it has no Selection); press \
+                         the item instead"
+                    )))))
+                }
+                other => other.map_err(|e| self.failed(&node, "pick an item", e)),
+            }
+        })
+    }
+
     fn set_text(&self, id: &str, text: &str) -> Result<bool, DeskError> {
         let node = self.ids.parse(id)?;
         zbus::block_on(async {
@@ -653,6 +671,10 @@ impl Accessibility for OnDemand {
 
     fn grab_focus(&self, id: &str) -> Result<bool, DeskError> {
         self.get()?.grab_focus(id)
+    }
+
+    fn select_child(&self, container: &str, index: usize) -> Result<bool, DeskError> {
+        self.get()?.select_child(container, index)
     }
 
     fn set_text(&self, id: &str, text: &str) -> Result<bool, DeskError> {

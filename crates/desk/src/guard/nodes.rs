@@ -111,6 +111,13 @@ impl<'a> ActingNodes<'a> {
         self.send(id, "focusing a node", |api| api.grab_focus(id))
     }
 
+    /// Selects the `index`th child within node `container`; false when the app refused.
+    pub fn select_child(&self, container: &str, index: usize) -> Result<bool, DeskError> {
+        self.send(container, "selecting an item", |api| {
+            api.select_child(container, index)
+        })
+    }
+
     /// Replaces node `id`'s text; false when the app refused.
     pub fn set_text(&self, id: &str, text: &str) -> Result<bool, DeskError> {
         self.send(id, "setting a field's text", |api| api.set_text(id, text))

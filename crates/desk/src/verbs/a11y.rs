@@ -5,8 +5,8 @@ use std::time::{Duration, Instant};
 
 use desk_core::a11y::{self, Node};
 use desk_core::call::{
-    ActArgs, AtArgs, FieldValue, FindArgs, NodeAction, PressArgs, ReadArgs, SetValueArgs,
-    SnapshotArgs,
+    ActArgs, AtArgs, FieldValue, FindArgs, NodeAction, PressArgs, ReadArgs, SelectOptionArgs,
+    SetValueArgs, SnapshotArgs,
 };
 use desk_core::geometry::Rect;
 use desk_core::window::Window;
@@ -558,6 +558,102 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<Done, DeskEr
         result["as_asked"] = json!(as_asked);
     }
     Ok(Done::json(result))
+}
+
+/// Roles of the items of combo boxes and lists.
+const OPTION_ROLES: [&str; 6] = [
+    "menu item",
+    "check menu item",
+    "radio menu item",
+    "list item",
+    "tree item",
+    "table cell",
+];
+
+pub(super) fn select_option(desk: &Desk, args: &SelectOptionArgs) -> Result<Done, DeskError> {
+    let nodes = desk.nodes();
+    let Tree { nodes: items, .. } = nodes.tree(
+        &args.id,
+        Want {
+            max_nodes: Some(2000),
+            ..Want::default()
+        },
+    )?;
+    let options: Vec<&Node> = items
+        .iter()
+        .skip(1)
+        .filter(|n| OPTION_ROLES.contains(&n.role.as_str()) && !n.name.is_empty())
+        .collect();
+    let chosen = options
+        .iter()
+        .find(|n| n.name == args.option)
+        .or_else(|| {
+            options
+                .iter()
+                .find(|n| n.name.eq_ignore_ascii_case(&args.option))
+        })
+        .copied()
+        .ok_or_else(|| {
+            let names: Vec<String> = options
+                .iter()
+                .take(30)
+                .map(|n| format!("{:?}", n.name))
+                .collect();
+            DeskError::Invalid(if names.is_empty() {
+                format!(
+                    "node {} has no items to pick from; pass a combo box or a list",
+                    args.id
+                )
+            } else {
+                format!(
+                    "no item {:?} in node {}; its items are {}",
+                    args.option,
+                    args.id,
+                    names.join(", ")
+                )
+            })
+        })?;
+    // Its place among its siblings, which is what a container's selection counts.
+    let index = items
+        .iter()
+        .filter(|n| n.parent == chosen.parent)
+        .position(|n| n.node_ref == chosen.node_ref)
+        .unwrap_or(0);
+    let target = admitted_node(desk, &nodes, &args.id, "pick an item of")?;
+    let container = &target.node;
+    let acting = target.admitted.nodes();
+    let combo = container.role == "combo box";
+    let accepted = if combo {
+        acting.select_child(&container.id, index)?
+    } else {
+        acting.select(&chosen.id)?
+    };
+    if !accepted {
+        return Err(DeskError::Invalid(format!(
+            "{} refused to pick {:?}",
+            node_words(container),
+            chosen.name
+        )));
+    }
+    // Read back: a combo box shows its item as its name; a list item says it is selected.
+    let (holds, as_asked) = if combo {
+        let now = nodes.node(&container.id, Want::default())?;
+        let as_asked = now.name == chosen.name;
+        (json!(now.name), as_asked)
+    } else {
+        let now = nodes.node(&chosen.id, Want::default())?;
+        let selected = now.states.iter().any(|s| s == "selected");
+        (
+            json!(if selected { Some(&now.name) } else { None }),
+            selected,
+        )
+    };
+    Ok(Done::json(json!({
+        "id": container.id,
+        "picked": chosen.name,
+        "holds": holds,
+        "as_asked": as_asked
+    })))
 }
 
 /// A number as a person writes it: no `.0` on whole numbers.

@@ -42,6 +42,7 @@ pub(crate) fn dispatch(desk: &Desk, call: &DeskCall) -> Result<Done, DeskError> 
         DeskCall::Press(args) => a11y::press(desk, args),
         DeskCall::Act(args) => a11y::act(desk, args),
         DeskCall::SetValue(args) => a11y::set_value(desk, args),
+        DeskCall::SelectOption(args) => a11y::select_option(desk, args),
         DeskCall::At(args) => a11y::at(desk, args),
         DeskCall::Unanswered(_) => a11y::unanswered(desk),
     }
