@@ -103,6 +103,19 @@ pub trait Accessibility: Send + Sync {
     /// error of kind [`DeskError::Invalid`] when the node has no value.
     fn set_number(&self, id: &str, value: f64) -> Result<bool, DeskError>;
 
+    /// Inserts `text` into an editable node before character `position` (its end when
+    /// `None`); false when the app refused.
+    fn insert_text(&self, id: &str, position: Option<usize>, text: &str)
+    -> Result<bool, DeskError>;
+
+    /// Selects characters `start` to `end` (excluded) of a text node; false when the app
+    /// refused.
+    fn select_text(&self, id: &str, start: usize, end: usize) -> Result<bool, DeskError>;
+
+    /// A text node's first selection as the app reports it: start, end and the text, or
+    /// `None` when nothing is selected.
+    fn selection(&self, id: &str) -> Result<Option<(usize, usize, String)>, DeskError>;
+
     /// The process a node belongs to.
     fn pid_of(&self, id: &str) -> Result<u32, DeskError>;
 

@@ -238,6 +238,8 @@ pub struct State {
     pub panic_next: bool,
     /// Launched apps show a splash screen first, above their window (as LibreOffice does).
     pub splash_first: bool,
+    /// Text nodes' selections: node id to start and end characters.
+    pub selections: HashMap<String, (usize, usize)>,
     /// A part of the screen that shows a new colour at every capture (a spinner).
     pub spinner: Option<Rect>,
     pending_focus: Option<(String, u32)>,
@@ -336,6 +338,7 @@ impl FakeDesk {
             overlays: Vec::new(),
             panic_next: false,
             splash_first: false,
+            selections: HashMap::new(),
             spinner: None,
             pending_focus: None,
             captures: 0,
@@ -850,6 +853,71 @@ impl Accessibility for FakeDesk {
             node.node.value = Some(text.into());
         }
         Ok(true)
+    }
+
+    fn insert_text(
+        &self,
+        id: &str,
+        position: Option<usize>,
+        text: &str,
+    ) -> Result<bool, DeskError> {
+        let mut state = self.state();
+        let editable = state.node(id)?.node.states.iter().any(|s| s == "editable");
+        if !editable {
+            return Err(DeskError::Unsent(Box::new(DeskError::Invalid(format!(
+                "node {id} takes no text"
+            )))));
+        }
+        state
+            .log
+            .push(Event::SetValue(id.into(), format!("+{text}")));
+        if let Some(node) = state.nodes.iter_mut().find(|n| n.node.id == id) {
+            let old: Vec<char> = node
+                .node
+                .value
+                .clone()
+                .unwrap_or_default()
+                .chars()
+                .collect();
+            let at = position.unwrap_or(old.len()).min(old.len());
+            let new: String = old[..at]
+                .iter()
+                .chain(text.chars().collect::<Vec<_>>().iter())
+                .chain(old[at..].iter())
+                .collect();
+            node.node.value = Some(new);
+        }
+        Ok(true)
+    }
+
+    fn select_text(&self, id: &str, start: usize, end: usize) -> Result<bool, DeskError> {
+        let mut state = self.state();
+        let len = state
+            .node(id)?
+            .node
+            .value
+            .as_deref()
+            .unwrap_or_default()
+            .chars()
+            .count();
+        if end > len {
+            return Ok(false);
+        }
+        state.log.push(Event::SelectChild(id.into(), start));
+        state.selections.insert(id.into(), (start, end));
+        Ok(true)
+    }
+
+    fn selection(&self, id: &str) -> Result<Option<(usize, usize, String)>, DeskError> {
+        let state = self.state();
+        let text = state.node(id)?.node.value.clone().unwrap_or_default();
+        Ok(state.selections.get(id).map(|&(start, end)| {
+            (
+                start,
+                end,
+                text.chars().skip(start).take(end - start).collect(),
+            )
+        }))
     }
 
     fn set_number(&self, id: &str, value: f64) -> Result<bool, DeskError> {

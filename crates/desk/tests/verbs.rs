@@ -853,3 +853,56 @@ fn select_option_picks_a_combo_item_by_name_and_says_which_exist() {
     assert_not_sent(&no_items, "has no items to pick from");
     assert_eq!(fake.log().len(), 1);
 }
+
+#[test]
+fn insert_text_and_select_text_work_on_a_fields_characters() {
+    let fake = desktop();
+    fake.node(
+        FakeNode::new("m:5", "text", "Subject", 20, Some("m:0"))
+            .states(&["editable"])
+            .value("Lovelace")
+            .bounds([610, 250, 200, 30]),
+    );
+    let inserted = json(&run(
+        &fake,
+        &open(),
+        "insert_text",
+        json!({"id": "m:5", "text": "Ada ", "position": 0}),
+    ));
+    assert_eq!(
+        inserted,
+        json!({"id": "m:5", "holds": "Ada Lovelace", "as_asked": true})
+    );
+    let appended = json(&run(
+        &fake,
+        &open(),
+        "insert_text",
+        json!({"id": "m:5", "text": "!"}),
+    ));
+    assert_eq!(appended["holds"], "Ada Lovelace!");
+    let selected = json(&run(
+        &fake,
+        &open(),
+        "select_text",
+        json!({"id": "m:5", "start": 4, "end": 12}),
+    ));
+    assert_eq!(
+        selected,
+        json!({"id": "m:5", "start": 4, "end": 12, "selected": "Lovelace", "as_asked": true})
+    );
+    let past = run(
+        &fake,
+        &open(),
+        "insert_text",
+        json!({"id": "m:5", "text": "x", "position": 99}),
+    );
+    assert_not_sent(&past, "is past the end");
+    let button = run(
+        &fake,
+        &open(),
+        "insert_text",
+        json!({"id": "m:2", "text": "x"}),
+    );
+    assert_not_sent(&button, "takes no text");
+    assert_eq!(fake.log().len(), 3);
+}

@@ -668,3 +668,65 @@ fn set_value_replaces_an_entrys_text_and_never_a_password_unasked() {
     );
     bystander.assert_untouched();
 }
+
+#[test]
+fn insert_text_and_select_text_edit_an_entry_where_asked() {
+    require_desktop();
+    let daemon = Daemon::start();
+    let fixture = Fixture::start("a11y insert", &["--widgets"]);
+    let tree = nodes(&daemon, fixture.id(), json!({}));
+    let entry = the(&tree, "text", "Input");
+    let set = daemon
+        .call(
+            "desk_set_value",
+            json!({"id": entry["id"], "value": "Lovelace"}),
+        )
+        .json();
+    assert_eq!(set["as_asked"], true, "{set}");
+    let inserted = daemon
+        .call(
+            "desk_insert_text",
+            json!({"id": entry["id"], "text": "Ada ", "position": 0}),
+        )
+        .json();
+    assert_eq!(
+        (&inserted["holds"], &inserted["as_asked"]),
+        (&json!("Ada Lovelace"), &json!(true))
+    );
+    wait_for(
+        "the app to hold the inserted text",
+        Duration::from_secs(5),
+        || (fixture.events_of("text").last()?["text"] == "Ada Lovelace").then_some(()),
+    );
+    let selected = daemon
+        .call(
+            "desk_select_text",
+            json!({"id": entry["id"], "start": 0, "end": 3}),
+        )
+        .json();
+    assert_eq!(
+        (&selected["selected"], &selected["as_asked"]),
+        (&json!("Ada"), &json!(true)),
+        "{selected}"
+    );
+    // The app's own proof: a typed key replaces exactly the selection.
+    daemon
+        .call(
+            "desk_type",
+            json!({"text": "Augusta", "window": fixture.id()}),
+        )
+        .json();
+    wait_for("the selection replaced", Duration::from_secs(5), || {
+        (fixture.events_of("text").last()?["text"] == "Augusta Lovelace").then_some(())
+    });
+    let password = the(&tree, "password text", "Password");
+    let refused = daemon.call(
+        "desk_select_text",
+        json!({"id": password["id"], "start": 0, "end": 2}),
+    );
+    assert!(
+        refused.error().contains("never reads a password field"),
+        "{}",
+        refused.text
+    );
+}

@@ -30,6 +30,8 @@ verbs! {
     Act(ActArgs) = "act", Act;
     SetValue(SetValueArgs) = "set_value", Act;
     SelectOption(SelectOptionArgs) = "select_option", Act;
+    InsertText(InsertTextArgs) = "insert_text", Act;
+    SelectText(SelectTextArgs) = "select_text", Act;
     Focus(FocusArgs) = "focus", Act;
     Close(CloseArgs) = "close", Act;
     Launch(LaunchArgs) = "launch", Act;
@@ -592,6 +594,62 @@ pub struct SelectOptionArgs {
 }
 
 impl Args for SelectOptionArgs {}
+
+/// Insert text into an editable field at a character position (default: the end), without typing; answers what it holds.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InsertTextArgs {
+    /// A node id from snapshot or find.
+    pub id: String,
+    /// The text to insert.
+    pub text: String,
+    /// Characters before the insertion point (0 is the start); the end if left out.
+    pub position: Option<u32>,
+    /// Let it reach a password field or an authentication dialog, which the auth guard refuses otherwise.
+    #[serde(default)]
+    pub allow_auth: bool,
+}
+
+impl Args for InsertTextArgs {
+    fn check(&self) -> Result<(), String> {
+        if self.text.is_empty() {
+            return Err("text is empty; nothing to insert".into());
+        }
+        Ok(())
+    }
+
+    fn allow_auth(&self) -> bool {
+        self.allow_auth
+    }
+
+    fn secret_fields() -> &'static [&'static str] {
+        &["text"]
+    }
+}
+
+/// Select characters start to end (end excluded) of a text node; answers the selected text as the app reports it.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SelectTextArgs {
+    /// A node id from snapshot or find.
+    pub id: String,
+    /// The first character selected (0 is the start).
+    pub start: u32,
+    /// The character after the last one selected.
+    pub end: u32,
+}
+
+impl Args for SelectTextArgs {
+    fn check(&self) -> Result<(), String> {
+        if self.start > self.end {
+            return Err(format!(
+                "start ({}) is after end ({}); pass start <= end",
+                self.start, self.end
+            ));
+        }
+        Ok(())
+    }
+}
 
 /// Focus a window.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]

@@ -21,6 +21,7 @@ use atspi::proxy::action::ActionProxy;
 use atspi::proxy::component::ComponentProxy;
 use atspi::proxy::editable_text::EditableTextProxy;
 use atspi::proxy::selection::SelectionProxy;
+use atspi::proxy::text::TextProxy;
 use atspi::proxy::value::ValueProxy;
 use atspi::{CoordType, MatchType, ObjectMatchRule, Role, SortOrder, State};
 use desk_core::a11y::Node;
@@ -500,6 +501,80 @@ impl Accessibility for AtSpi {
         })
     }
 
+    fn insert_text(
+        &self,
+        id: &str,
+        position: Option<usize>,
+        text: &str,
+    ) -> Result<bool, DeskError> {
+        let node = self.ids.parse(id)?;
+        let no_text = || {
+            DeskError::Unsent(Box::new(DeskError::Invalid(format!(
+                "node {id} takes no text: insert_text works on editable fields"
+            ))))
+        };
+        zbus::block_on(async {
+            let at = match position {
+                Some(at) => i32::try_from(at).map_err(|_| no_text())?,
+                None => {
+                    let text: TextProxy<'_> = self.proxy(&node).await?;
+                    match text.character_count().await {
+                        Ok(count) => count,
+                        Err(e) if tree::lacks_interface(&e) => return Err(no_text()),
+                        Err(e) => return Err(self.failed(&node, "count its characters", e)),
+                    }
+                }
+            };
+            let length = i32::try_from(text.chars().count()).map_err(|_| no_text())?;
+            let editable: EditableTextProxy<'_> = self.proxy(&node).await?;
+            match editable.insert_text(at, text, length).await {
+                Err(e) if tree::lacks_interface(&e) => Err(no_text()),
+                other => other.map_err(|e| self.failed(&node, "insert text", e)),
+            }
+        })
+    }
+
+    fn select_text(&self, id: &str, start: usize, end: usize) -> Result<bool, DeskError> {
+        let node = self.ids.parse(id)?;
+        let no_text = || {
+            DeskError::Unsent(Box::new(DeskError::Invalid(format!(
+                "node {id} has no text to select"
+            ))))
+        };
+        let (start, end) = (
+            i32::try_from(start).map_err(|_| no_text())?,
+            i32::try_from(end).map_err(|_| no_text())?,
+        );
+        zbus::block_on(async {
+            let text: TextProxy<'_> = self.proxy(&node).await?;
+            let existing = match text.get_n_selections().await {
+                Ok(n) => n,
+                Err(e) if tree::lacks_interface(&e) => return Err(no_text()),
+                Err(e) => return Err(self.failed(&node, "read its selections", e)),
+            };
+            let done = if existing > 0 {
+                text.set_selection(0, start, end).await
+            } else {
+                text.add_selection(start, end).await
+            };
+            done.map_err(|e| self.failed(&node, "select text", e))
+        })
+    }
+
+    fn selection(&self, id: &str) -> Result<Option<(usize, usize, String)>, DeskError> {
+        let node = self.ids.parse(id)?;
+        zbus::block_on(async {
+            let text: TextProxy<'_> = self.proxy(&node).await?;
+            let fail = |e| self.failed(&node, "read its selection", e);
+            if text.get_n_selections().await.map_err(fail)? == 0 {
+                return Ok(None);
+            }
+            let (start, end) = text.get_selection(0).await.map_err(fail)?;
+            let selected = text.get_text(start, end).await.map_err(fail)?;
+            Ok(Some((start.max(0) as usize, end.max(0) as usize, selected)))
+        })
+    }
+
     fn set_number(&self, id: &str, value: f64) -> Result<bool, DeskError> {
         let node = self.ids.parse(id)?;
         zbus::block_on(async {
@@ -679,6 +754,23 @@ impl Accessibility for OnDemand {
 
     fn set_text(&self, id: &str, text: &str) -> Result<bool, DeskError> {
         self.get()?.set_text(id, text)
+    }
+
+    fn insert_text(
+        &self,
+        id: &str,
+        position: Option<usize>,
+        text: &str,
+    ) -> Result<bool, DeskError> {
+        self.get()?.insert_text(id, position, text)
+    }
+
+    fn select_text(&self, id: &str, start: usize, end: usize) -> Result<bool, DeskError> {
+        self.get()?.select_text(id, start, end)
+    }
+
+    fn selection(&self, id: &str) -> Result<Option<(usize, usize, String)>, DeskError> {
+        self.get()?.selection(id)
     }
 
     fn set_number(&self, id: &str, value: f64) -> Result<bool, DeskError> {

@@ -63,6 +63,12 @@ impl<'d> Nodes<'d> {
         self.api.at_point(root, x, y)
     }
 
+    /// A text node's first selection: start, end and the text.
+    pub fn selection(&self, id: &str) -> Result<Option<(usize, usize, String)>, DeskError> {
+        self.pid_of(id)?;
+        self.api.selection(id)
+    }
+
     /// The names of a node's actions, in order.
     pub fn actions(&self, id: &str) -> Result<Vec<String>, DeskError> {
         self.pid_of(id)?;
@@ -121,6 +127,23 @@ impl<'a> ActingNodes<'a> {
     /// Replaces node `id`'s text; false when the app refused.
     pub fn set_text(&self, id: &str, text: &str) -> Result<bool, DeskError> {
         self.send(id, "setting a field's text", |api| api.set_text(id, text))
+    }
+
+    /// Inserts `text` into node `id` before character `position` (the end when `None`).
+    pub fn insert_text(
+        &self,
+        id: &str,
+        position: Option<usize>,
+        text: &str,
+    ) -> Result<bool, DeskError> {
+        self.send(id, "inserting text", |api| {
+            api.insert_text(id, position, text)
+        })
+    }
+
+    /// Selects characters `start` to `end` of node `id`.
+    pub fn select_text(&self, id: &str, start: usize, end: usize) -> Result<bool, DeskError> {
+        self.send(id, "selecting text", |api| api.select_text(id, start, end))
     }
 
     /// Sets node `id`'s number; false when the app refused.

@@ -5,8 +5,8 @@ use std::time::{Duration, Instant};
 
 use desk_core::a11y::{self, Node};
 use desk_core::call::{
-    ActArgs, AtArgs, FieldValue, FindArgs, NodeAction, PressArgs, ReadArgs, SelectOptionArgs,
-    SetValueArgs, SnapshotArgs,
+    ActArgs, AtArgs, FieldValue, FindArgs, InsertTextArgs, NodeAction, PressArgs, ReadArgs,
+    SelectOptionArgs, SelectTextArgs, SetValueArgs, SnapshotArgs,
 };
 use desk_core::geometry::Rect;
 use desk_core::window::Window;
@@ -557,6 +557,86 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<Done, DeskEr
         };
         result["as_asked"] = json!(as_asked);
     }
+    Ok(Done::json(result))
+}
+
+pub(super) fn insert_text(desk: &Desk, args: &InsertTextArgs) -> Result<Done, DeskError> {
+    let nodes = desk.nodes();
+    let target = admitted_node(desk, &nodes, &args.id, "insert text into")?;
+    let node = &target.node;
+    target.admitted.guard_field(node)?;
+    if !node.states.iter().any(|s| s == "editable") {
+        return Err(DeskError::Invalid(format!(
+            "{} takes no text: insert_text works on editable fields",
+            node_words(node)
+        )));
+    }
+    let with_text = Want {
+        text: true,
+        ..Want::default()
+    };
+    let before = nodes.node(&node.id, with_text)?.value;
+    let position = args.position.map(|p| p as usize);
+    if let (Some(at), Some(before)) = (position, &before)
+        && at > before.chars().count()
+    {
+        return Err(DeskError::Invalid(format!(
+            "position {at} is past the end of {}, which holds {} characters",
+            node_words(node),
+            before.chars().count()
+        )));
+    }
+    if !target
+        .admitted
+        .nodes()
+        .insert_text(&node.id, position, &args.text)?
+    {
+        return Err(DeskError::Invalid(format!(
+            "{} refused the text; read it to see what it holds",
+            node_words(node)
+        )));
+    }
+    let now = nodes.node(&node.id, with_text)?.value;
+    let mut result = json!({"id": node.id, "holds": now});
+    if let (Some(before), Some(now)) = (before, now) {
+        let chars: Vec<char> = before.chars().collect();
+        let at = position.unwrap_or(chars.len()).min(chars.len());
+        let wanted: String = chars[..at]
+            .iter()
+            .copied()
+            .chain(args.text.chars())
+            .chain(chars[at..].iter().copied())
+            .collect();
+        result["as_asked"] = json!(now == wanted);
+    }
+    Ok(Done::json(result))
+}
+
+pub(super) fn select_text(desk: &Desk, args: &SelectTextArgs) -> Result<Done, DeskError> {
+    let nodes = desk.nodes();
+    let target = admitted_node(desk, &nodes, &args.id, "select text in")?;
+    let node = &target.node;
+    if node.role == "password text" {
+        return Err(DeskError::Invalid(
+            "shuttle never reads a password field, so it does not select text in one".into(),
+        ));
+    }
+    let (start, end) = (args.start as usize, args.end as usize);
+    if !target.admitted.nodes().select_text(&node.id, start, end)? {
+        return Err(DeskError::Invalid(format!(
+            "{} refused to select characters {start} to {end}; read it with text: true to see \
+             how long it is",
+            node_words(node)
+        )));
+    }
+    let selection = nodes.selection(&node.id)?;
+    let result = match selection {
+        Some((from, to, text)) => json!({
+            "id": node.id, "start": from, "end": to, "selected": text,
+            "as_asked": (from, to) == (start, end)
+        }),
+        None => json!({"id": node.id, "selected": null, "as_asked": start == end}),
+    };
     Ok(Done::json(result))
 }
 

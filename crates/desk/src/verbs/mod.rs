@@ -43,6 +43,8 @@ pub(crate) fn dispatch(desk: &Desk, call: &DeskCall) -> Result<Done, DeskError> 
         DeskCall::Act(args) => a11y::act(desk, args),
         DeskCall::SetValue(args) => a11y::set_value(desk, args),
         DeskCall::SelectOption(args) => a11y::select_option(desk, args),
+        DeskCall::InsertText(args) => a11y::insert_text(desk, args),
+        DeskCall::SelectText(args) => a11y::select_text(desk, args),
         DeskCall::At(args) => a11y::at(desk, args),
         DeskCall::Unanswered(_) => a11y::unanswered(desk),
     }
