@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Accessibility benchmarks for scripts/bench.sh: a full snapshot by shuttle against a pyatspi walk
-reading the same fields (role, name, states, screen bounds), and the size of the outline against
-the JSON nodes. Usage: bench_a11y.py SHUTTLE FIXTURE WORKDIR"""
+reading the same fields (role, name, states, screen bounds), and, per view (all, shown,
+interactive), the nodes, bytes and time of the JSON nodes and of the outline.
+Usage: bench_a11y.py SHUTTLE FIXTURE WORKDIR"""
 import json
 import os
 import statistics
@@ -19,8 +20,12 @@ def app_of(pid, name):
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         for app in pyatspi.Registry.getDesktop(0):
-            if app is not None and app.get_process_id() == pid:
-                return app
+            try:
+                if app is not None and app.get_process_id() == pid:
+                    return app
+            except Exception:
+                # An app that left the bus meanwhile.
+                continue
         time.sleep(0.1)
     sys.exit(f"{name} did not appear on the accessibility bus")
 
@@ -52,18 +57,28 @@ def ours(pid):
     times, count = [], 0
     for _ in range(RUNS):
         start = time.perf_counter()
-        out = subprocess.run([SHUTTLE, "desk", "snapshot", f"pid={pid}", "bounds=true"],
+        out = subprocess.run([SHUTTLE, "desk", "snapshot", f"pid={pid}", "bounds=true", "view=all"],
                              capture_output=True, text=True, check=True).stdout
         times.append((time.perf_counter() - start) * 1000)
         count = len(json.loads(out)["nodes"])
     return statistics.median(times), count
 
 
-def sizes(pid):
-    as_json = subprocess.run([SHUTTLE, "desk", "snapshot", f"pid={pid}"], capture_output=True, check=True).stdout
-    as_text = subprocess.run([SHUTTLE, "desk", "snapshot", f"pid={pid}", "text=true"], capture_output=True,
-                             check=True).stdout
-    return len(as_json), len(as_text)
+def views(pid):
+    """Per view: nodes, JSON bytes, outline bytes, and the outline's median ms."""
+    out = []
+    for view in ("all", "shown", "interactive"):
+        as_json = subprocess.run([SHUTTLE, "desk", "snapshot", f"pid={pid}", f"view={view}"],
+                                 capture_output=True, check=True).stdout
+        times = []
+        for _ in range(RUNS):
+            start = time.perf_counter()
+            as_text = subprocess.run([SHUTTLE, "desk", "snapshot", f"pid={pid}", f"view={view}", "text=true"],
+                                     capture_output=True, check=True).stdout
+            times.append((time.perf_counter() - start) * 1000)
+        nodes = len(json.loads(as_json)["nodes"])
+        out.append((view, nodes, len(as_json), len(as_text), statistics.median(times)))
+    return out
 
 
 def start(cmd, name):
@@ -73,6 +88,7 @@ def start(cmd, name):
 
 apps = [
     ("gtk3-widget-factory", ["gtk3-widget-factory"]),
+    ("gnome-calculator (GTK 4)", ["gnome-calculator"]),
     ("fixture with 1000 buttons", ["/usr/bin/python3", FIXTURE, "--title", "bench tree", "--many", "1000",
                                    "--size", "1200x900", "--log", os.path.join(WORK, "tree.log")]),
 ]
@@ -83,8 +99,8 @@ for name, cmd in apps:
     theirs, their_count = pyatspi_walk(app)
     mine, my_count = ours(proc.pid)
     rows.append(f"| {name} | {my_count} | {mine:.1f} | {their_count} | {theirs:.1f} | {theirs / mine:.1f}x |")
-    json_bytes, text_bytes = sizes(proc.pid)
-    size_rows.append(f"| {name} | {json_bytes} | {text_bytes} | {json_bytes / text_bytes:.1f}x |")
+    for view, nodes, json_bytes, text_bytes, ms in views(proc.pid):
+        size_rows.append(f"| {name} | {view} | {nodes} | {json_bytes} | {text_bytes} | {ms:.1f} |")
     proc.terminate()
     proc.wait()
 
@@ -95,8 +111,10 @@ print(f"{max(3, RUNS // 2)} runs.\n")
 print("| app | shuttle nodes | shuttle ms | pyatspi nodes | pyatspi ms | ratio |")
 print("|---|---|---|---|---|---|")
 print("\n".join(rows))
-print("\n#### Snapshot size: JSON nodes against the text outline (no bounds)\n")
-print("| app | JSON bytes | outline bytes | JSON / outline |")
-print("|---|---|---|---|")
+print("\n#### Snapshot views: nodes, bytes of the JSON nodes and of the outline, and the outline's ms\n")
+print("`shown` (the default) leaves out what is not on the screen; `interactive` keeps controls,")
+print(f"fields and text. No bounds. The outline's time is a whole `shuttle desk` process, median of {RUNS}.\n")
+print("| app | view | nodes | JSON bytes | outline bytes | outline ms |")
+print("|---|---|---|---|---|---|")
 print("\n".join(size_rows))
 print()
