@@ -9,7 +9,7 @@ PACKAGES=(
   # the GTK fixture app and the demo's sample app
   python3 python3-gi python3-gi-cairo gir1.2-gtk-3.0 gtk-3-examples xterm
   # real apps the accessibility tests read: GTK 4 (widget factory, calculator)
-  gtk-4-examples gnome-calculator
+  gtk-4-examples gnome-calculator mousepad
   # independent readings in tests, and the peer tools in the benchmarks
   xdotool wmctrl imagemagick hyperfine python3-pyatspi
   # build

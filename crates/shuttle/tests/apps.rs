@@ -403,3 +403,51 @@ fn select_option_picks_a_combo_item_as_the_app_then_shows_it() {
         missing.text
     );
 }
+
+#[test]
+fn mousepad_shows_what_is_on_screen_and_saves_what_set_value_wrote() {
+    require_desktop();
+    let scratch = common::Scratch::new("mousepad");
+    let file = scratch.path("notes.txt");
+    std::fs::write(&file, "first line\n").unwrap();
+    let _editor = App::start("mousepad", &[file.to_str().unwrap()], "notes.txt");
+    let daemon = Daemon::start();
+    let snapshot = |view: &str| {
+        wait_for("mousepad's tree", Duration::from_secs(10), || {
+            let reply = daemon.call(
+                "desk_snapshot",
+                json!({"window": "notes.txt", "view": view}),
+            );
+            (!reply.is_error).then(|| reply.json())
+        })
+    };
+    let (all, shown, interactive) = (snapshot("all"), snapshot("shown"), snapshot("interactive"));
+    let count = |s: &Value| s["nodes"].as_array().unwrap().len();
+    // Closed menus are most of mousepad's tree: the default view leaves them out.
+    assert!(count(&all) > 200, "{}", count(&all));
+    assert!(count(&shown) < 40, "{}", count(&shown));
+    assert!(serde_json::to_string(&interactive["nodes"]).unwrap().len() < 4096);
+    let document = interactive["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["role"] == "text" && states(n).contains(&"editable"))
+        .cloned()
+        .expect("the document is in the interactive view");
+    assert_eq!(document["value"], "first line\n");
+
+    let set = daemon
+        .call(
+            "desk_set_value",
+            json!({"id": document["id"], "value": "written by shuttle\n"}),
+        )
+        .json();
+    assert_eq!(set["as_asked"], true, "{set}");
+    // The app's own proof: it saves what it holds.
+    daemon
+        .call("desk_key", json!({"keys": "ctrl+s", "window": "notes.txt"}))
+        .json();
+    wait_for("mousepad to save the file", Duration::from_secs(10), || {
+        (std::fs::read_to_string(&file).ok()? == "written by shuttle\n").then_some(())
+    });
+}
