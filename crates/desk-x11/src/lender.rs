@@ -225,9 +225,14 @@ impl Lender {
         conn.flush().map_err(lost)
     }
 
-    /// Gives back at once whatever an earlier daemon lent and left on record.
+    /// Gives back at once whatever an earlier daemon lent and left on record. Only the first
+    /// connection of a process does: a later one (a reconnect after a break) could find loans
+    /// that a call still typing on the old connection relies on.
     pub(super) fn reclaim(&mut self, conn: &Conn) -> Result<(), DeskError> {
-        if self.recorded(conn)?.is_empty() {
+        static FIRST: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+        if !FIRST.swap(false, std::sync::atomic::Ordering::Relaxed)
+            || self.recorded(conn)?.is_empty()
+        {
             return Ok(());
         }
         tracing::warn!("giving back keycodes that a daemon which ended abruptly left on loan");

@@ -686,17 +686,17 @@ fn insert_text_and_select_text_edit_an_entry_where_asked() {
     let inserted = daemon
         .call(
             "desk_insert_text",
-            json!({"id": entry["id"], "text": "Ada ", "position": 0}),
+            json!({"id": entry["id"], "text": "Ådä ", "position": 0}),
         )
         .json();
     assert_eq!(
         (&inserted["holds"], &inserted["as_asked"]),
-        (&json!("Ada Lovelace"), &json!(true))
+        (&json!("Ådä Lovelace"), &json!(true))
     );
     wait_for(
         "the app to hold the inserted text",
         Duration::from_secs(5),
-        || (fixture.events_of("text").last()?["text"] == "Ada Lovelace").then_some(()),
+        || (fixture.events_of("text").last()?["text"] == "Ådä Lovelace").then_some(()),
     );
     let selected = daemon
         .call(
@@ -706,7 +706,7 @@ fn insert_text_and_select_text_edit_an_entry_where_asked() {
         .json();
     assert_eq!(
         (&selected["selected"], &selected["as_asked"]),
-        (&json!("Ada"), &json!(true)),
+        (&json!("Ådä"), &json!(true)),
         "{selected}"
     );
     // The app's own proof: a typed key replaces exactly the selection.

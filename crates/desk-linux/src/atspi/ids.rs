@@ -81,12 +81,14 @@ fn invalid(id: &str) -> DeskError {
     ))
 }
 
-/// The most long paths [`Ids`] numbers before it starts again; ids given out before then stop
-/// working (the caller takes a new snapshot), so a daemon that runs for weeks stays small.
+/// The most long paths [`Ids`] keeps numbers for; past it the table is emptied, so ids given
+/// out before then stop working (the caller takes a new snapshot) and a daemon that runs for
+/// weeks stays small. Numbers are never given out twice, so an old id never names another node.
 const MAX_NUMBERED: usize = 200_000;
 
-/// Short numbers for objects whose paths are not short already, given out as ids are printed
-/// and kept for the daemon's life.
+/// Short numbers for objects whose paths are not short already, given out as ids are printed.
+/// One table serves the whole process ([`Ids::shared`]): a new connection to the bus after a
+/// break must not number objects afresh, or an agent's old id would name another control.
 #[derive(Default)]
 pub(super) struct Ids {
     numbered: Mutex<Numbered>,
@@ -95,10 +97,17 @@ pub(super) struct Ids {
 #[derive(Default)]
 struct Numbered {
     by_node: HashMap<NodeRef, usize>,
-    nodes: Vec<NodeRef>,
+    nodes: HashMap<usize, NodeRef>,
+    next: usize,
 }
 
 impl Ids {
+    /// The process's table.
+    pub(super) fn shared() -> &'static Ids {
+        static SHARED: std::sync::OnceLock<Ids> = std::sync::OnceLock::new();
+        SHARED.get_or_init(Ids::default)
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Numbered> {
         self.numbered.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -115,10 +124,12 @@ impl Ids {
             return format!("{bus}:~{n}");
         }
         if numbered.nodes.len() >= MAX_NUMBERED {
-            *numbered = Numbered::default();
+            numbered.by_node.clear();
+            numbered.nodes.clear();
         }
-        let n = numbered.nodes.len();
-        numbered.nodes.push(node.clone());
+        let n = numbered.next;
+        numbered.next += 1;
+        numbered.nodes.insert(n, node.clone());
         numbered.by_node.insert(node.clone(), n);
         format!("{bus}:~{n}")
     }
@@ -131,7 +142,7 @@ impl Ids {
         };
         let n: usize = number.parse().map_err(|_| invalid(id))?;
         let numbered = self.lock();
-        match numbered.nodes.get(n) {
+        match numbered.nodes.get(&n) {
             Some(node) if node.bus.strip_prefix(':') == Some(bus) => Ok(node.clone()),
             _ => Err(DeskError::Invalid(format!(
                 "node id {id:?} is not known (any more); take a new snapshot or find for \

@@ -50,8 +50,8 @@ pub struct AtSpi {
     /// sends thousands of calls; going straight to the app spares the bus daemon relaying
     /// each one.
     direct: Mutex<HashMap<String, Option<zbus::Connection>>>,
-    /// Short ids for objects with long paths.
-    ids: Ids,
+    /// Short ids for objects with long paths, shared by every connection of the process.
+    ids: &'static Ids,
 }
 
 impl AtSpi {
@@ -69,7 +69,7 @@ impl AtSpi {
                 conn,
                 pids: Mutex::default(),
                 direct: Mutex::default(),
-                ids: Ids::default(),
+                ids: Ids::shared(),
             })
         });
         // zbus waits without a deadline while connecting: a session or accessibility bus that
@@ -162,8 +162,15 @@ impl AtSpi {
             }
             _ => None,
         };
+        // The handshake has no method timeout: an app that froze after answering would hang here.
         let direct = match direct {
-            Some(building) => building.await.ok(),
+            Some(building) => {
+                let deadline = async_io::Timer::after(CALL_TIMEOUT);
+                match futures::future::select(Box::pin(building), deadline).await {
+                    futures::future::Either::Left((built, _)) => built.ok(),
+                    futures::future::Either::Right(_) => None,
+                }
+            }
             None => None,
         };
         self.lock_direct().insert(bus.to_string(), direct.clone());
@@ -525,7 +532,8 @@ impl Accessibility for AtSpi {
                     }
                 }
             };
-            let length = i32::try_from(text.chars().count()).map_err(|_| no_text())?;
+            // The toolkits take the length in bytes of UTF-8 (GTK's insert_text does).
+            let length = i32::try_from(text.len()).map_err(|_| no_text())?;
             let editable: EditableTextProxy<'_> = self.proxy(&node).await?;
             match editable.insert_text(at, text, length).await {
                 Err(e) if tree::lacks_interface(&e) => Err(no_text()),

@@ -555,7 +555,10 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<Done, DeskEr
             FieldValue::Number(n) => holds.parse::<f64>().is_ok_and(|h| h == *n),
             FieldValue::Text(_) => *holds == wanted,
         };
-        result["as_asked"] = json!(as_asked);
+        // A read stops at READ_LIMIT characters: a longer text cannot be compared.
+        if holds.chars().count() < READ_LIMIT {
+            result["as_asked"] = json!(as_asked);
+        }
     }
     Ok(Done::json(result))
 }
@@ -575,7 +578,11 @@ pub(super) fn insert_text(desk: &Desk, args: &InsertTextArgs) -> Result<Done, De
         text: true,
         ..Want::default()
     };
-    let before = nodes.node(&node.id, with_text)?.value;
+    // A read stops at 100,000 characters: past that, the field's length is not known.
+    let before = nodes
+        .node(&node.id, with_text)?
+        .value
+        .filter(|b| b.chars().count() < READ_LIMIT);
     let position = args.position.map(|p| p as usize);
     if let (Some(at), Some(before)) = (position, &before)
         && at > before.chars().count()
@@ -598,7 +605,7 @@ pub(super) fn insert_text(desk: &Desk, args: &InsertTextArgs) -> Result<Done, De
     }
     let now = nodes.node(&node.id, with_text)?.value;
     let mut result = json!({"id": node.id, "holds": now});
-    if let (Some(before), Some(now)) = (before, now) {
+    if let (Some(before), Some(now)) = (before, now.filter(|n| n.chars().count() < READ_LIMIT)) {
         let chars: Vec<char> = before.chars().collect();
         let at = position.unwrap_or(chars.len()).min(chars.len());
         let wanted: String = chars[..at]
@@ -639,6 +646,9 @@ pub(super) fn select_text(desk: &Desk, args: &SelectTextArgs) -> Result<Done, De
     };
     Ok(Done::json(result))
 }
+
+/// How many characters a read with text returns at most.
+const READ_LIMIT: usize = 100_000;
 
 /// Roles of the items of combo boxes and lists.
 const OPTION_ROLES: [&str; 6] = [
@@ -693,16 +703,25 @@ pub(super) fn select_option(desk: &Desk, args: &SelectOptionArgs) -> Result<Done
                 )
             })
         })?;
-    // Its place among its siblings, which is what a container's selection counts.
+    // Its place among the items beside it (separators do not count), which is what a combo
+    // box's selection counts; only for an item straight under the combo's own menu or list.
     let index = items
         .iter()
-        .filter(|n| n.parent == chosen.parent)
+        .filter(|n| n.parent == chosen.parent && OPTION_ROLES.contains(&n.role.as_str()))
         .position(|n| n.node_ref == chosen.node_ref)
         .unwrap_or(0);
+    let nested = chosen.depth > 2;
     let target = admitted_node(desk, &nodes, &args.id, "pick an item of")?;
     let container = &target.node;
     let acting = target.admitted.nodes();
     let combo = container.role == "combo box";
+    if combo && nested {
+        return Err(DeskError::Invalid(format!(
+            "{:?} sits in a submenu of {}; press it instead",
+            chosen.name,
+            node_words(container)
+        )));
+    }
     let accepted = if combo {
         acting.select_child(&container.id, index)?
     } else {
