@@ -143,6 +143,19 @@ fn worth_acting_on(node: &Node, kept_parent: Option<&Node>) -> bool {
         && kept_parent.is_none_or(|p| p.name != node.name)
 }
 
+/// `text` with `insertion` put before its character `at` (at its end when `None`, or when `at`
+/// is past it): what a field holds after an insertion.
+pub fn with_inserted(text: &str, at: Option<usize>, insertion: &str) -> String {
+    let split = at
+        .and_then(|at| text.char_indices().nth(at).map(|(byte, _)| byte))
+        .unwrap_or(text.len());
+    let mut out = String::with_capacity(text.len() + insertion.len());
+    out.push_str(&text[..split]);
+    out.push_str(insertion);
+    out.push_str(&text[split..]);
+    out
+}
+
 /// The nodes as an indented outline, one node a line, cut at `max_chars` with a note saying so.
 pub fn outline(nodes: &[Node], max_chars: Option<usize>) -> String {
     let mut out = String::new();
@@ -238,6 +251,14 @@ mod tests {
             .iter()
             .map(|n| (n.node_ref, n.parent, n.depth, n.name.as_str()))
             .collect()
+    }
+
+    #[test]
+    fn insertions_count_characters_not_bytes() {
+        assert_eq!(with_inserted("Lovelace", Some(0), "Ådä "), "Ådä Lovelace");
+        assert_eq!(with_inserted("Ådä", Some(1), "x"), "Åxdä");
+        assert_eq!(with_inserted("Ådä", None, "!"), "Ådä!");
+        assert_eq!(with_inserted("Ådä", Some(9), "!"), "Ådä!");
     }
 
     #[test]

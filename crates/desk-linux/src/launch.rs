@@ -33,7 +33,7 @@ pub fn detach(command: &mut Command) {
 /// Starts `app` with `args`. A program that could not be found or started is reported as
 /// [`DeskError::Unsent`]: nothing ran.
 pub fn spawn(app: &str, args: &[String]) -> Result<Launched, DeskError> {
-    let unsent = |e: DeskError| DeskError::Unsent(Box::new(e));
+    let unsent = DeskError::unsent;
     let program = resolve(app).map_err(unsent)?;
     let scoped = scopes_work();
     let mut command = if scoped {

@@ -162,7 +162,7 @@ pub(super) fn press_keys(
     typing: Typing<'_>,
 ) -> Result<(), DeskError> {
     let root = seat.root;
-    let unsent = |e: DeskError| DeskError::Unsent(Box::new(e));
+    let unsent = DeskError::unsent;
     let mut keymap = Keymap::read(conn).map_err(unsent)?;
     let wanted = missing(&keymap, keysyms);
     typing
@@ -228,7 +228,7 @@ pub(super) fn type_text(
     typing: Typing<'_>,
 ) -> Result<usize, DeskError> {
     let root = seat.root;
-    let unsent = |e: DeskError| DeskError::Unsent(Box::new(e));
+    let unsent = DeskError::unsent;
     let mut keymap = Keymap::read(conn).map_err(unsent)?;
     let shift = keymap.find(SHIFT_L).map(|(code, _)| code);
     let chars: Vec<u32> = text

@@ -78,11 +78,14 @@ pub(crate) fn release(conn: &Conn, root: Xid) -> Result<usize, DeskError> {
         .reply()
         .map_err(|e| reply_error("listing the root window's properties", e))?
         .atoms;
+    // Every name asked at once: one round trip at connect, however many properties there are.
+    let asked = names
+        .iter()
+        .map(|&name| conn.get_atom_name(name).map_err(lost))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut released = 0;
-    for name in names {
-        let text = conn
-            .get_atom_name(name)
-            .map_err(lost)?
+    for (name, cookie) in names.into_iter().zip(asked) {
+        let text = cookie
             .reply()
             .map_err(|e| reply_error("reading a property's name", e))?
             .name;

@@ -82,7 +82,7 @@ fn request(
     data: [u32; 5],
 ) -> Result<(), DeskError> {
     let xid = parse_window_id(window)
-        .ok_or_else(|| DeskError::Unsent(Box::new(DeskError::WindowGone { id: window.into() })))?;
+        .ok_or_else(|| DeskError::WindowGone { id: window.into() }.unsent())?;
     let event = ClientMessageEvent::new(32, xid, kind, data);
     conn.send_event(
         false,

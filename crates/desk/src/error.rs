@@ -172,6 +172,11 @@ pub enum DeskError {
 }
 
 impl DeskError {
+    /// This error, noting that none of the call's input went out.
+    pub fn unsent(self) -> Self {
+        DeskError::Unsent(Box::new(self))
+    }
+
     /// A refusal by a safety control.
     pub fn refused(by: Control, reason: impl Into<String>) -> Self {
         DeskError::Refused {

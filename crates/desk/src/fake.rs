@@ -304,6 +304,15 @@ impl State {
             })
     }
 
+    /// The value of editable node `id`, to change; refused, nothing sent, for any other node.
+    fn editable_value(&mut self, id: &str) -> Result<&mut Option<String>, DeskError> {
+        if !self.node(id)?.node.states.iter().any(|s| s == "editable") {
+            return Err(DeskError::Invalid(format!("node {id} takes no text")).unsent());
+        }
+        let node = self.nodes.iter_mut().find(|n| n.node.id == id);
+        Ok(&mut node.expect("found above").node.value)
+    }
+
     fn shown(&self, fake: &FakeNode, want: Want) -> Node {
         let mut node = fake.node.clone();
         if !want.bounds {
@@ -578,11 +587,7 @@ impl Input for FakeDesk {
                 typed: sent,
                 total,
             };
-            return Err(if sent == 0 {
-                DeskError::Unsent(Box::new(ended))
-            } else {
-                ended
-            });
+            return Err(if sent == 0 { ended.unsent() } else { ended });
         }
         Ok(total)
     }
@@ -675,7 +680,7 @@ impl Apps for FakeDesk {
         let mut state = self.state();
         let Some(title) = state.programs.get(app).cloned() else {
             let missing = DeskError::Invalid(format!("cannot launch {app:?}: no such program"));
-            return Err(DeskError::Unsent(Box::new(missing)));
+            return Err(missing.unsent());
         };
         state.log.push(Event::Launch(app.into()));
         let pid = state.next_pid;
@@ -842,16 +847,8 @@ impl Accessibility for FakeDesk {
 
     fn set_text(&self, id: &str, text: &str) -> Result<bool, DeskError> {
         let mut state = self.state();
-        let editable = state.node(id)?.node.states.iter().any(|s| s == "editable");
-        if !editable {
-            return Err(DeskError::Unsent(Box::new(DeskError::Invalid(format!(
-                "node {id} takes no text"
-            )))));
-        }
+        *state.editable_value(id)? = Some(text.into());
         state.log.push(Event::SetValue(id.into(), text.into()));
-        if let Some(node) = state.nodes.iter_mut().find(|n| n.node.id == id) {
-            node.node.value = Some(text.into());
-        }
         Ok(true)
     }
 
@@ -862,31 +859,15 @@ impl Accessibility for FakeDesk {
         text: &str,
     ) -> Result<bool, DeskError> {
         let mut state = self.state();
-        let editable = state.node(id)?.node.states.iter().any(|s| s == "editable");
-        if !editable {
-            return Err(DeskError::Unsent(Box::new(DeskError::Invalid(format!(
-                "node {id} takes no text"
-            )))));
-        }
+        let value = state.editable_value(id)?;
+        *value = Some(desk_core::a11y::with_inserted(
+            value.as_deref().unwrap_or_default(),
+            position,
+            text,
+        ));
         state
             .log
             .push(Event::SetValue(id.into(), format!("+{text}")));
-        if let Some(node) = state.nodes.iter_mut().find(|n| n.node.id == id) {
-            let old: Vec<char> = node
-                .node
-                .value
-                .clone()
-                .unwrap_or_default()
-                .chars()
-                .collect();
-            let at = position.unwrap_or(old.len()).min(old.len());
-            let new: String = old[..at]
-                .iter()
-                .chain(text.chars().collect::<Vec<_>>().iter())
-                .chain(old[at..].iter())
-                .collect();
-            node.node.value = Some(new);
-        }
         Ok(true)
     }
 
@@ -929,9 +910,7 @@ impl Accessibility for FakeDesk {
             .as_deref()
             .is_some_and(|v| v.parse::<f64>().is_ok());
         if !numeric {
-            return Err(DeskError::Unsent(Box::new(DeskError::Invalid(format!(
-                "node {id} has no value"
-            )))));
+            return Err(DeskError::Invalid(format!("node {id} has no value")).unsent());
         }
         state
             .log

@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use atspi::proxy::accessible::AccessibleProxy;
 use atspi::proxy::action::ActionProxy;
+use atspi::proxy::application::ApplicationProxy;
 use atspi::proxy::component::ComponentProxy;
 use atspi::proxy::editable_text::EditableTextProxy;
 use atspi::proxy::selection::SelectionProxy;
@@ -52,6 +53,8 @@ pub struct AtSpi {
     direct: Mutex<HashMap<String, Option<zbus::Connection>>>,
     /// Short ids for objects with long paths, shared by every connection of the process.
     ids: &'static Ids,
+    /// Whether each app (by bus name) marks nodes below its windows `showing`.
+    sets_showing: Mutex<HashMap<String, bool>>,
 }
 
 impl AtSpi {
@@ -70,6 +73,7 @@ impl AtSpi {
                 pids: Mutex::default(),
                 direct: Mutex::default(),
                 ids: Ids::shared(),
+                sets_showing: Mutex::default(),
             })
         });
         // zbus waits without a deadline while connecting: a session or accessibility bus that
@@ -223,39 +227,29 @@ impl AtSpi {
     }
 
     /// Whether the app at `bus` marks the nodes below its windows `showing` (GTK 4 does not: it
-    /// sets `showing` on the window alone). Unknown toolkits are taken to.
+    /// sets `showing` on the window alone). Unknown toolkits are taken to. Known per bus name,
+    /// which an app keeps for its life.
     async fn sets_showing(&self, bus: &str) -> bool {
-        let version: zbus::Result<String> = async {
-            let reply = self
-                .conn
-                .call_method(
-                    Some(bus),
-                    ROOT_PATH,
-                    Some("org.freedesktop.DBus.Properties"),
-                    "Get",
-                    &("org.a11y.atspi.Application", "Version"),
-                )
-                .await?;
-            let value: zbus::zvariant::OwnedValue = reply.body().deserialize()?;
-            Ok(String::try_from(value)?)
+        if let Some(&known) = self.lock_showing().get(bus) {
+            return known;
         }
-        .await;
-        let toolkit: zbus::Result<String> = async {
-            let reply = self
-                .conn
-                .call_method(
-                    Some(bus),
-                    ROOT_PATH,
-                    Some("org.freedesktop.DBus.Properties"),
-                    "Get",
-                    &("org.a11y.atspi.Application", "ToolkitName"),
-                )
-                .await?;
-            let value: zbus::zvariant::OwnedValue = reply.body().deserialize()?;
-            Ok(String::try_from(value)?)
-        }
-        .await;
-        !(toolkit.is_ok_and(|t| t == "GTK") && version.is_ok_and(|v| v.starts_with("4.")))
+        let Ok(app) = self
+            .proxy::<ApplicationProxy<'_>>(&NodeRef::new(bus, ROOT_PATH))
+            .await
+        else {
+            return true;
+        };
+        let (toolkit, version) = futures::join!(app.toolkit_name(), app.version());
+        let (Ok(toolkit), Ok(version)) = (toolkit, version) else {
+            return true;
+        };
+        let sets = !(toolkit == "GTK" && version.starts_with("4."));
+        self.lock_showing().insert(bus.to_string(), sets);
+        sets
+    }
+
+    fn lock_showing(&self) -> std::sync::MutexGuard<'_, HashMap<String, bool>> {
+        self.sets_showing.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn lock_pids(&self) -> std::sync::MutexGuard<'_, HashMap<String, u32>> {
@@ -480,12 +474,11 @@ impl Accessibility for AtSpi {
         zbus::block_on(async {
             let selection: SelectionProxy<'_> = self.proxy(&node).await?;
             match selection.select_child(index).await {
-                Err(e) if tree::lacks_interface(&e) => {
-                    Err(DeskError::Unsent(Box::new(DeskError::Invalid(format!(
-                        "node {container} cannot pick its items (it has no Selection); press \
+                Err(e) if tree::lacks_interface(&e) => Err(DeskError::Invalid(format!(
+                    "node {container} cannot pick its items (it has no Selection); press \
                          the item instead"
-                    )))))
-                }
+                ))
+                .unsent()),
                 other => other.map_err(|e| self.failed(&node, "pick an item", e)),
             }
         })
@@ -497,12 +490,11 @@ impl Accessibility for AtSpi {
             let editable: EditableTextProxy<'_> = self.proxy(&node).await?;
             match editable.set_text_contents(text).await {
                 // The app refused the call itself: nothing changed.
-                Err(e) if tree::lacks_interface(&e) => {
-                    Err(DeskError::Unsent(Box::new(DeskError::Invalid(format!(
-                        "node {id} takes no text: set_value works on editable fields, sliders \
+                Err(e) if tree::lacks_interface(&e) => Err(DeskError::Invalid(format!(
+                    "node {id} takes no text: set_value works on editable fields, sliders \
                          and spin buttons"
-                    )))))
-                }
+                ))
+                .unsent()),
                 other => other.map_err(|e| self.failed(&node, "set a field's text", e)),
             }
         })
@@ -516,9 +508,10 @@ impl Accessibility for AtSpi {
     ) -> Result<bool, DeskError> {
         let node = self.ids.parse(id)?;
         let no_text = || {
-            DeskError::Unsent(Box::new(DeskError::Invalid(format!(
+            DeskError::Invalid(format!(
                 "node {id} takes no text: insert_text works on editable fields"
-            ))))
+            ))
+            .unsent()
         };
         zbus::block_on(async {
             let at = match position {
@@ -544,11 +537,7 @@ impl Accessibility for AtSpi {
 
     fn select_text(&self, id: &str, start: usize, end: usize) -> Result<bool, DeskError> {
         let node = self.ids.parse(id)?;
-        let no_text = || {
-            DeskError::Unsent(Box::new(DeskError::Invalid(format!(
-                "node {id} has no text to select"
-            ))))
-        };
+        let no_text = || DeskError::Invalid(format!("node {id} has no text to select")).unsent();
         let (start, end) = (
             i32::try_from(start).map_err(|_| no_text())?,
             i32::try_from(end).map_err(|_| no_text())?,
@@ -589,12 +578,11 @@ impl Accessibility for AtSpi {
             let proxy: ValueProxy<'_> = self.proxy(&node).await?;
             match proxy.set_current_value(value).await {
                 Ok(()) => Ok(true),
-                Err(e) if tree::lacks_interface(&e) => {
-                    Err(DeskError::Unsent(Box::new(DeskError::Invalid(format!(
-                        "node {id} has no value to set: pass text for an editable field; \
+                Err(e) if tree::lacks_interface(&e) => Err(DeskError::Invalid(format!(
+                    "node {id} has no value to set: pass text for an editable field; \
                          numbers go to sliders and spin buttons"
-                    )))))
-                }
+                ))
+                .unsent()),
                 Err(e) => Err(self.failed(&node, "set a value", e)),
             }
         })

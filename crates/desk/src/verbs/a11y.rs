@@ -606,15 +606,7 @@ pub(super) fn insert_text(desk: &Desk, args: &InsertTextArgs) -> Result<Done, De
     let now = nodes.node(&node.id, with_text)?.value;
     let mut result = json!({"id": node.id, "holds": now});
     if let (Some(before), Some(now)) = (before, now.filter(|n| n.chars().count() < READ_LIMIT)) {
-        let chars: Vec<char> = before.chars().collect();
-        let at = position.unwrap_or(chars.len()).min(chars.len());
-        let wanted: String = chars[..at]
-            .iter()
-            .copied()
-            .chain(args.text.chars())
-            .chain(chars[at..].iter().copied())
-            .collect();
-        result["as_asked"] = json!(now == wanted);
+        result["as_asked"] = json!(now == a11y::with_inserted(&before, position, &args.text));
     }
     Ok(Done::json(result))
 }
