@@ -97,6 +97,11 @@ const READABLE: &[&str] = &[
     "notification",
 ];
 
+/// Whether nodes of `role` are text a person reads (a heading, a paragraph, a label).
+pub fn is_readable_role(role: &str) -> bool {
+    READABLE.contains(&role)
+}
+
 /// The nodes of `view`, in document order. Refs stay those of the whole tree; `parent` and
 /// `depth` then count only the nodes kept.
 pub fn view(nodes: Vec<Node>, view: View) -> Vec<Node> {
@@ -138,9 +143,22 @@ fn worth_acting_on(node: &Node, kept_parent: Option<&Node>) -> bool {
     if CONTROLS.contains(&node.role.as_str()) {
         return true;
     }
-    READABLE.contains(&node.role.as_str())
-        && !node.name.is_empty()
-        && kept_parent.is_none_or(|p| p.name != node.name)
+    let says = if node.name.is_empty() {
+        node.value.as_deref().unwrap_or_default()
+    } else {
+        &node.name
+    };
+    let repeats = |p: &Node| p.name == says || p.value.as_deref() == Some(says);
+    is_readable_role(&node.role) && !says.is_empty() && !kept_parent.is_some_and(repeats)
+}
+
+/// A number as a person writes it, and as a value node reports it: no `.0` on whole numbers.
+pub fn format_number(value: f64) -> String {
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        format!("{}", value as i64)
+    } else {
+        format!("{value}")
+    }
 }
 
 /// `text` with `insertion` put before its character `at` (at its end when `None`, or when `at`
@@ -287,6 +305,28 @@ mod tests {
                 (2, Some(0), 1, "Save"),
                 (6, Some(0), 1, "Ready")
             ]
+        );
+    }
+
+    #[test]
+    fn interactive_keeps_unnamed_text_by_what_it_says() {
+        let mut nodes = vec![
+            node(0, 0, "document web", "Form"),
+            node(1, 1, "paragraph", ""),
+            node(2, 1, "paragraph", ""),
+        ];
+        nodes[1].value = Some("saved Ada".into());
+        nodes[2].parent = Some(0);
+        // Chromium's label holds its text, and a static child says it again.
+        nodes.push(node(3, 1, "label", ""));
+        nodes[3].value = Some("Name".into());
+        nodes[3].parent = Some(0);
+        nodes.push(node(4, 2, "static", "Name"));
+        let interactive = view(nodes, View::Interactive);
+        assert_eq!(
+            interactive.iter().map(|n| n.node_ref).collect::<Vec<_>>(),
+            [0, 1, 3],
+            "text that says something stays; the empty and the repeated go"
         );
     }
 

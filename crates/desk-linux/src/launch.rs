@@ -12,6 +12,8 @@ use std::sync::OnceLock;
 
 use desk::{DeskError, Launched};
 
+use crate::chromium;
+
 /// Makes `command` start detached: in a session of its own (so it outlives its starter and no
 /// terminal hangup reaches it), its input and output going nowhere.
 pub fn detach(command: &mut Command) {
@@ -30,7 +32,8 @@ pub fn detach(command: &mut Command) {
     }
 }
 
-/// Starts `app` with `args`. A program that could not be found or started is reported as
+/// Starts `app` with `args`, and with the switch a Chromium-based app needs to expose its
+/// pages to accessibility. A program that could not be found or started is reported as
 /// [`DeskError::Unsent`]: nothing ran.
 pub fn spawn(app: &str, args: &[String]) -> Result<Launched, DeskError> {
     let unsent = DeskError::unsent;
@@ -44,7 +47,8 @@ pub fn spawn(app: &str, args: &[String]) -> Result<Launched, DeskError> {
     } else {
         Command::new(&program)
     };
-    command.args(args);
+    let added = chromium::accessibility_args(&program, args);
+    command.args(args).args(&added);
     detach(&mut command);
     let mut child = command.spawn().map_err(|e| {
         unsent(DeskError::Invalid(format!(
@@ -55,7 +59,7 @@ pub fn spawn(app: &str, args: &[String]) -> Result<Launched, DeskError> {
     let pid = child.id();
     // Reap the app when it exits, so it leaves no zombie behind in the daemon.
     std::thread::spawn(move || child.wait());
-    Ok(Launched { pid, scoped })
+    Ok(Launched { pid, scoped, added })
 }
 
 /// The program `app` names: a path, or a name found on PATH.

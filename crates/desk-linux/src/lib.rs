@@ -1,9 +1,10 @@
 //! The Linux parts of a desk, shared by every display server shuttle drives there (X11 today,
 //! Wayland next): accessibility over AT-SPI ([`atspi`]), what `/proc` says about processes
-//! ([`proc`]), and starting apps detached from the daemon ([`launch`]). [`LinuxApps`] is the
+//! ([`proc`]), Chromium's ways ([`chromium`]), and starting apps detached from the daemon ([`launch`]). [`LinuxApps`] is the
 //! [`desk::Apps`] of a Linux desktop.
 
 pub mod atspi;
+pub mod chromium;
 pub mod launch;
 pub mod proc;
 
@@ -28,5 +29,9 @@ impl Apps for LinuxApps {
 
     fn descends_from(&self, pid: u32, ancestor: u32) -> bool {
         proc::descends_from(pid, ancestor)
+    }
+
+    fn chromium_based(&self, pid: u32) -> bool {
+        chromium::is_chromium_process(pid)
     }
 }

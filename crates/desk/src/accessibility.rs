@@ -112,6 +112,12 @@ pub trait Accessibility: Send + Sync {
     /// refused.
     fn select_text(&self, id: &str, start: usize, end: usize) -> Result<bool, DeskError>;
 
+    /// Puts a text node's caret before character `offset`; false when the app refused.
+    fn set_caret(&self, id: &str, offset: usize) -> Result<bool, DeskError>;
+
+    /// Where a text node's caret is, as the app reports it (`None` when it has none).
+    fn caret(&self, id: &str) -> Result<Option<usize>, DeskError>;
+
     /// A text node's first selection as the app reports it: start, end and the text, or
     /// `None` when nothing is selected.
     fn selection(&self, id: &str) -> Result<Option<(usize, usize, String)>, DeskError>;

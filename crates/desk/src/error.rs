@@ -121,11 +121,7 @@ pub enum DeskError {
         active: String,
     },
     /// A window whose app exposes no accessibility tree.
-    #[error(
-        "window {id} {title:?} ({app}) has no accessibility tree: its app is not on the \
-         accessibility bus (terminals such as xterm and apps that draw their own widgets are \
-         not); use shot and pixel input instead"
-    )]
+    #[error("window {id} {title:?} ({app}) has no accessibility tree: {why}")]
     NoTree {
         /// The window's id.
         id: String,
@@ -133,6 +129,8 @@ pub enum DeskError {
         title: String,
         /// Its app.
         app: String,
+        /// Why, as far as the desk can tell, and what to do.
+        why: String,
     },
     /// An app did not answer an accessibility call in time.
     #[error(

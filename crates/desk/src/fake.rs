@@ -147,6 +147,9 @@ pub struct FakeNode {
     pub actions: Vec<String>,
     /// Whether selecting it works.
     pub selectable: bool,
+    /// Whether it takes text through accessibility and changes nothing (as Firefox's fields
+    /// do); typing still works.
+    pub deaf: bool,
 }
 
 impl FakeNode {
@@ -169,7 +172,14 @@ impl FakeNode {
             parent: parent.map(Into::into),
             actions: Vec::new(),
             selectable: false,
+            deaf: false,
         }
+    }
+
+    /// Taking text through accessibility without changing (typing still works).
+    pub fn deaf(mut self) -> Self {
+        self.deaf = true;
+        self
     }
 
     /// With screen bounds.
@@ -240,6 +250,8 @@ pub struct State {
     pub splash_first: bool,
     /// Text nodes' selections: node id to start and end characters.
     pub selections: HashMap<String, (usize, usize)>,
+    /// Text nodes' carets, where typing lands: node id to character.
+    pub carets: HashMap<String, usize>,
     /// A part of the screen that shows a new colour at every capture (a spinner).
     pub spinner: Option<Rect>,
     pending_focus: Option<(String, u32)>,
@@ -313,6 +325,67 @@ impl State {
         Ok(&mut node.expect("found above").node.value)
     }
 
+    /// The editable node with the keyboard focus, in the focused window's process.
+    fn focused_field(&self) -> Option<usize> {
+        let pid = self.window(self.focus.as_deref()?).ok()?.window.pid?;
+        self.nodes.iter().position(|n| {
+            n.pid == pid
+                && n.node.states.iter().any(|s| s == "focused")
+                && n.node.states.iter().any(|s| s == "editable")
+        })
+    }
+
+    /// Keys as a focused field takes them: ctrl+a selects all of it, backspace deletes the
+    /// selection.
+    fn edit_with_keys(&mut self, keysyms: &[u32]) {
+        const CONTROL_L: u32 = 0xffe3;
+        const BACKSPACE: u32 = 0xff08;
+        let Some(at) = self.focused_field() else {
+            return;
+        };
+        let id = self.nodes[at].node.id.clone();
+        let text = self.nodes[at].node.value.clone().unwrap_or_default();
+        match keysyms {
+            [CONTROL_L, key] if *key == u32::from(b'a') => {
+                self.selections.insert(id, (0, text.chars().count()));
+            }
+            [BACKSPACE] => {
+                if let Some((start, end)) = self.selections.remove(&id) {
+                    let kept: String = text
+                        .chars()
+                        .take(start)
+                        .chain(text.chars().skip(end))
+                        .collect();
+                    self.nodes[at].node.value = Some(kept);
+                    self.carets.insert(id, start);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Typed text as a focused field takes it: over its selection, else at its caret.
+    fn edit_with_text(&mut self, typed: &str) {
+        let Some(at) = self.focused_field() else {
+            return;
+        };
+        let id = self.nodes[at].node.id.clone();
+        let text = self.nodes[at].node.value.clone().unwrap_or_default();
+        let len = text.chars().count();
+        let (start, end) = self.selections.remove(&id).unwrap_or_else(|| {
+            let caret = self.carets.get(&id).copied().unwrap_or(len).min(len);
+            (caret, caret)
+        });
+        let edited: String = text
+            .chars()
+            .take(start)
+            .chain(typed.chars())
+            .chain(text.chars().skip(end))
+            .collect();
+        self.nodes[at].node.value = Some(edited);
+        self.carets.insert(id, start + typed.chars().count());
+    }
+
     fn shown(&self, fake: &FakeNode, want: Want) -> Node {
         let mut node = fake.node.clone();
         if !want.bounds {
@@ -348,6 +421,7 @@ impl FakeDesk {
             panic_next: false,
             splash_first: false,
             selections: HashMap::new(),
+            carets: HashMap::new(),
             spinner: None,
             pending_focus: None,
             captures: 0,
@@ -561,6 +635,7 @@ impl Input for FakeDesk {
             window,
             keysyms: keysyms.to_vec(),
         });
+        state.edit_with_keys(keysyms);
         Ok(())
     }
 
@@ -575,9 +650,11 @@ impl Input for FakeDesk {
         let total = text.chars().count();
         let sent = state.stop_typing_after.map_or(total, |n| n.min(total));
         if sent > 0 {
+            let typed: String = text.chars().take(sent).collect();
+            state.edit_with_text(&typed);
             state.log.push(Event::Text {
                 window,
-                text: text.chars().take(sent).collect(),
+                text: typed,
             });
         }
         if sent < total {
@@ -694,11 +771,24 @@ impl Apps for FakeDesk {
             state.windows.insert(0, splash);
         }
         state.names.insert(pid, vec![app.to_string()]);
-        Ok(Launched { pid, scoped: false })
+        let added = if app == "chromium" {
+            vec!["--force-renderer-accessibility".to_string()]
+        } else {
+            Vec::new()
+        };
+        Ok(Launched {
+            pid,
+            scoped: false,
+            added,
+        })
     }
 
     fn descends_from(&self, pid: u32, ancestor: u32) -> bool {
         pid == ancestor
+    }
+
+    fn chromium_based(&self, pid: u32) -> bool {
+        self.names(pid).iter().any(|n| n == "chromium")
     }
 }
 
@@ -847,8 +937,12 @@ impl Accessibility for FakeDesk {
 
     fn set_text(&self, id: &str, text: &str) -> Result<bool, DeskError> {
         let mut state = self.state();
-        *state.editable_value(id)? = Some(text.into());
-        state.log.push(Event::SetValue(id.into(), text.into()));
+        let deaf = state.node(id)?.deaf;
+        let value = state.editable_value(id)?;
+        if !deaf {
+            *value = Some(text.into());
+            state.log.push(Event::SetValue(id.into(), text.into()));
+        }
         Ok(true)
     }
 
@@ -859,6 +953,9 @@ impl Accessibility for FakeDesk {
         text: &str,
     ) -> Result<bool, DeskError> {
         let mut state = self.state();
+        if state.node(id)?.deaf {
+            return Ok(true);
+        }
         let value = state.editable_value(id)?;
         *value = Some(desk_core::a11y::with_inserted(
             value.as_deref().unwrap_or_default(),
@@ -887,6 +984,32 @@ impl Accessibility for FakeDesk {
         state.log.push(Event::SelectChild(id.into(), start));
         state.selections.insert(id.into(), (start, end));
         Ok(true)
+    }
+
+    fn set_caret(&self, id: &str, offset: usize) -> Result<bool, DeskError> {
+        let mut state = self.state();
+        let len = state
+            .editable_value(id)?
+            .as_deref()
+            .unwrap_or_default()
+            .chars()
+            .count();
+        if offset > len {
+            return Ok(false);
+        }
+        state.carets.insert(id.into(), offset);
+        Ok(true)
+    }
+
+    fn caret(&self, id: &str) -> Result<Option<usize>, DeskError> {
+        let state = self.state();
+        let len = state
+            .node(id)?
+            .node
+            .value
+            .as_deref()
+            .map(|v| v.chars().count());
+        Ok(state.carets.get(id).copied().or(len))
     }
 
     fn selection(&self, id: &str) -> Result<Option<(usize, usize, String)>, DeskError> {

@@ -169,12 +169,15 @@ pub trait Presence: Send + Sync {
 }
 
 /// A started app.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Launched {
     /// Its process id.
     pub pid: u32,
     /// Whether it runs in a scope of its own (on Linux a systemd scope), apart from the daemon.
     pub scoped: bool,
+    /// Arguments the desk added so that the app exposes its accessibility tree (Chromium's
+    /// `--force-renderer-accessibility`).
+    pub added: Vec<String>,
 }
 
 /// The processes behind windows: their names, their descent, and starting new ones.
@@ -192,6 +195,10 @@ pub trait Apps: Send + Sync {
 
     /// Whether process `pid` is `ancestor` or one of its descendants.
     fn descends_from(&self, pid: u32, ancestor: u32) -> bool;
+
+    /// Whether process `pid` runs a Chromium-based app (a browser or an Electron app), which
+    /// exposes its pages to accessibility only when asked at its start.
+    fn chromium_based(&self, pid: u32) -> bool;
 }
 
 /// One desktop's role objects, connected together.

@@ -340,6 +340,7 @@ fn focus_close_and_launch_report_what_became_of_the_window() {
     let launched = json(&run(&fake, &open(), "launch", json!({"app": "editor"})));
     assert_eq!(launched["window"]["title"], "Untitled");
     assert_eq!(launched["scoped"], false);
+    assert_eq!(launched.get("added_args"), None, "{launched}");
     // A splash screen above the app's window is passed over.
     fake.state().splash_first = true;
     let behind_splash = json(&run(&fake, &open(), "launch", json!({"app": "editor"})));
@@ -426,6 +427,23 @@ fn a_window_whose_app_is_not_on_the_accessibility_bus_says_so() {
     );
     let ran = run(&fake, &open(), "snapshot", json!({"window": "Terminal"}));
     assert_ended(&ran, "failed", "has no accessibility tree");
+    assert_ended(&ran, "failed", "not on the accessibility bus");
+
+    // A browser started without accessibility: the reply says how to start it with it.
+    fake.add(
+        FakeWindow::new("0x60", "Web", 60, Rect::new(0, 0, 50, 50)),
+        &["chromium"],
+    );
+    let ran = run(&fake, &open(), "snapshot", json!({"window": "Web"}));
+    assert_ended(&ran, "failed", "--force-renderer-accessibility");
+    fake.state()
+        .programs
+        .insert("chromium".into(), "New Tab".into());
+    let launched = json(&run(&fake, &open(), "launch", json!({"app": "chromium"})));
+    assert_eq!(
+        launched["added_args"],
+        json!(["--force-renderer-accessibility"])
+    );
 }
 
 #[test]
@@ -759,7 +777,7 @@ fn set_value_replaces_a_fields_text_or_a_number_and_reads_it_back() {
     ));
     assert_eq!(
         set,
-        json!({"id": "m:5", "holds": "Minutes", "as_asked": true})
+        json!({"id": "m:5", "holds": "Minutes", "how": "set", "as_asked": true})
     );
     let copies = json(&run(
         &fake,
@@ -767,7 +785,10 @@ fn set_value_replaces_a_fields_text_or_a_number_and_reads_it_back() {
         "set_value",
         json!({"id": "m:6", "value": 3}),
     ));
-    assert_eq!(copies, json!({"id": "m:6", "holds": "3", "as_asked": true}));
+    assert_eq!(
+        copies,
+        json!({"id": "m:6", "holds": "3", "how": "set", "as_asked": true})
+    );
     assert_eq!(
         fake.log(),
         [
@@ -818,6 +839,59 @@ fn set_value_replaces_a_fields_text_or_a_number_and_reads_it_back() {
 }
 
 #[test]
+fn a_field_that_ignores_its_text_interface_is_typed_into_instead() {
+    let fake = desktop();
+    // As Firefox's fields: the call is taken, nothing changes.
+    fake.node(
+        FakeNode::new("m:5", "entry", "Name", 20, Some("m:0"))
+            .states(&["editable"])
+            .value("Grace")
+            .bounds([610, 250, 200, 30])
+            .deaf(),
+    );
+    let set = json(&run(
+        &fake,
+        &open(),
+        "set_value",
+        json!({"id": "m:5", "value": "Ada"}),
+    ));
+    assert_eq!(
+        set,
+        json!({"id": "m:5", "holds": "Ada", "how": "typed", "as_asked": true})
+    );
+    let inserted = json(&run(
+        &fake,
+        &open(),
+        "insert_text",
+        json!({"id": "m:5", "text": "Lady ", "position": 0}),
+    ));
+    assert_eq!(
+        inserted,
+        json!({"id": "m:5", "holds": "Lady Ada", "how": "typed", "as_asked": true})
+    );
+    // The field's own state, and every key went to its window.
+    let field = fake
+        .state()
+        .nodes
+        .iter()
+        .find(|n| n.node.id == "m:5")
+        .cloned()
+        .unwrap();
+    assert_eq!(field.node.value.as_deref(), Some("Lady Ada"));
+    let to_elsewhere: Vec<Event> = fake
+        .log()
+        .into_iter()
+        .filter(|e| match e {
+            Event::Keys { window, .. } | Event::Text { window, .. } => {
+                window.as_deref() != Some(MAIL)
+            }
+            _ => false,
+        })
+        .collect();
+    assert!(to_elsewhere.is_empty(), "{to_elsewhere:?}");
+}
+
+#[test]
 fn select_option_picks_a_combo_item_by_name_and_says_which_exist() {
     let fake = desktop();
     fake.node(
@@ -834,7 +908,7 @@ fn select_option_picks_a_combo_item_by_name_and_says_which_exist() {
     ));
     assert_eq!(
         picked,
-        json!({"id": "m:8", "picked": "Large", "holds": "Large", "as_asked": true})
+        json!({"id": "m:8", "picked": "Large", "holds": "Large", "how": "selection", "as_asked": true})
     );
     assert_eq!(fake.log(), [Event::SelectChild("m:8".into(), 1)]);
     let missing = run(
@@ -871,7 +945,7 @@ fn insert_text_and_select_text_work_on_a_fields_characters() {
     ));
     assert_eq!(
         inserted,
-        json!({"id": "m:5", "holds": "Ada Lovelace", "as_asked": true})
+        json!({"id": "m:5", "holds": "Ada Lovelace", "how": "inserted", "as_asked": true})
     );
     let appended = json(&run(
         &fake,

@@ -551,7 +551,7 @@ pub enum FieldValue {
     Text(String),
 }
 
-/// Replace a field's whole text, or set a spin button's or slider's number, without typing; answers what it holds.
+/// Replace a field's whole text, or set a spin button's or slider's number; answers what it holds and how (set, or typed where the app ignores the direct call, as web pages do).
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SetValueArgs {
@@ -595,7 +595,7 @@ pub struct SelectOptionArgs {
 
 impl Args for SelectOptionArgs {}
 
-/// Insert text into an editable field at a character position (default: the end), without typing; answers what it holds.
+/// Insert text into an editable field at a character position (default: the end); answers what it holds and how (inserted, or typed at that position where the app ignores the direct call).
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InsertTextArgs {
@@ -683,7 +683,7 @@ impl Args for CloseArgs {
     }
 }
 
-/// Start an app detached; answers its pid, its window once mapped, and scoped (it runs in a scope of its own and outlives the daemon).
+/// Start an app detached; answers its pid, its first window or dialog (null if none within 15 s, splash screens passed over), scoped (it runs in a scope of its own and outlives the daemon) and added_args (switches added so it exposes its accessibility tree, as Chromium needs).
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LaunchArgs {

@@ -105,8 +105,12 @@ pub enum FieldKind {
     String,
     /// A whole number.
     Integer,
+    /// Any number.
+    Number,
     /// true or false.
     Boolean,
+    /// A number, or else a string (a field's new value).
+    NumberOrText,
     /// Anything else: passed as JSON.
     Json,
 }
@@ -121,15 +125,16 @@ impl FieldKind {
         }
         let alternatives = prop.get("anyOf").or_else(|| prop.get("oneOf"));
         if let Some(Value::Array(alternatives)) = alternatives {
-            let mut kinds = alternatives
+            let kinds = alternatives
                 .iter()
                 .filter(|alt| alt.get("type").and_then(Value::as_str) != Some("null"))
                 .map(|alt| Self::of(alt, root));
-            let first = kinds.next().unwrap_or(Self::Json);
-            return if kinds.all(|k| k == first) {
-                first
-            } else {
-                Self::Json
+            let mut kinds: Vec<Self> = kinds.collect();
+            kinds.dedup();
+            return match kinds.as_slice() {
+                [one] => *one,
+                [Self::Number, Self::String] | [Self::String, Self::Number] => Self::NumberOrText,
+                _ => Self::Json,
             };
         }
         let types: Vec<&str> = match prop.get("type") {
@@ -145,6 +150,7 @@ impl FieldKind {
         {
             ["string"] => Self::String,
             ["integer"] => Self::Integer,
+            ["number"] => Self::Number,
             ["boolean"] => Self::Boolean,
             _ => Self::Json,
         }

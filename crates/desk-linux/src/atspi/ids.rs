@@ -2,7 +2,8 @@
 //!
 //! `1.45:123` is the object `/org/a11y/atspi/accessible/123` of the app at `:1.45` (GTK 3 and
 //! most toolkits number their objects there). Toolkits that name objects by long paths of their
-//! own (GTK 4: `/org/gnome/Calculator/a11y/d52cd4fc_3286_…`) get a number from [`Ids`] instead:
+//! own (GTK 4: `/org/gnome/Calculator/a11y/d52cd4fc_3286_…`) or by long numbers (Qt:
+//! `2147483658`) get a number from [`Ids`] instead:
 //! `1.45:~7`. Toolkits keep an object's path for its lifetime, so the id stays the same across
 //! snapshots; an app that restarts gets a new bus name, so an old id then fails clearly instead
 //! of reaching a stranger. A `#` before an id, as the outline prints it, is accepted.
@@ -16,6 +17,9 @@ use desk::DeskError;
 
 /// Where toolkits put their accessible objects; ids leave it out.
 const PREFIX: &str = "/org/a11y/atspi/accessible/";
+
+/// The longest object number printed as it is; longer ones get a short number from [`Ids`].
+const SHORT_DIGITS: usize = 6;
 
 /// An accessible object on the bus.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -36,7 +40,8 @@ impl NodeRef {
 
     /// The object a reference names; `None` for the null reference.
     pub(super) fn from_object(object: &ObjectRefOwned) -> Option<Self> {
-        if object.is_null() {
+        // at-spi2-atk names its bus with the null path for "none" (a top window's parent).
+        if object.is_null() || object.path_as_str() == "/org/a11y/atspi/null" {
             return None;
         }
         Some(Self::new(object.name_as_str()?, object.path_as_str()))
@@ -46,7 +51,10 @@ impl NodeRef {
     pub(super) fn to_id(&self) -> String {
         let bus = self.bus.strip_prefix(':').unwrap_or(&self.bus);
         match self.path.strip_prefix(PREFIX) {
-            Some(rest) if !rest.contains('/') => format!("{bus}:{rest}"),
+            // Qt numbers its objects from 2^31: ten digits are no short id.
+            Some(rest) if !rest.contains('/') && rest.len() <= SHORT_DIGITS => {
+                format!("{bus}:{rest}")
+            }
             _ => format!("{bus}:{}", self.path),
         }
     }
@@ -182,6 +190,11 @@ mod tests {
         let standard = NodeRef::new(":1.45", "/org/a11y/atspi/accessible/123");
         assert_eq!(ids.id(&standard), "1.45:123");
         assert_eq!(ids.parse("#1.45:123").unwrap(), standard);
+        // Qt's numbers are ten digits long: short numbers too, and the long form still reads.
+        let qt = NodeRef::new(":1.68", "/org/a11y/atspi/accessible/2147483658");
+        assert_eq!(ids.id(&qt), "1.68:~2");
+        assert_eq!(ids.parse("1.68:~2").unwrap(), qt);
+        assert_eq!(ids.parse("1.68:2147483658").unwrap(), qt);
         let unknown = ids.parse("1.13:~9").unwrap_err().to_string();
         assert!(unknown.contains("take a new snapshot"), "{unknown}");
         let other_app = ids.parse("1.14:~0").unwrap_err().to_string();

@@ -9,6 +9,7 @@
 //! fail with its name and pid, never hang the daemon. Calls run on zbus's own executor; the
 //! blocking methods here wait for them, so the desk verbs stay plain blocking code.
 
+mod cells;
 mod ids;
 mod tree;
 
@@ -26,6 +27,7 @@ use atspi::proxy::text::TextProxy;
 use atspi::proxy::value::ValueProxy;
 use atspi::{CoordType, MatchType, ObjectMatchRule, Role, SortOrder, State};
 use desk_core::a11y::Node;
+use futures::future::join_all;
 use zbus::proxy::CacheProperties;
 
 use desk::DeskError;
@@ -40,6 +42,8 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The registry's root object, whose children are the applications.
 const REGISTRY: &str = "org.a11y.atspi.Registry";
+/// The interface that picks children of a container.
+const SELECTION: &str = "org.a11y.atspi.Selection";
 const ROOT_PATH: &str = "/org/a11y/atspi/accessible/root";
 
 /// A connection to the accessibility bus.
@@ -208,6 +212,16 @@ impl AtSpi {
         self.proxy(node).await
     }
 
+    /// Whether `node` has `interface`. Asked before calls a toolkit may lack: Qt answers a
+    /// call to an interface an object lacks as if the object were gone.
+    async fn has_interface(&self, node: &NodeRef, interface: &str) -> Result<bool, DeskError> {
+        let interfaces: Vec<String> = self
+            .call(node, "org.a11y.atspi.Accessible", "GetInterfaces", &())
+            .await
+            .map_err(|e| self.failed(node, "list its interfaces", e))?;
+        Ok(interfaces.iter().any(|i| i == interface))
+    }
+
     /// The process behind an application's bus name.
     async fn pid_of_bus(&self, bus: &str) -> Result<u32, DeskError> {
         if let Some(&pid) = self.lock_pids().get(bus) {
@@ -299,6 +313,22 @@ impl AtSpi {
                 DeskError::NodeGone {
                     id: self.ids.id(node),
                     reason: format!("{app} no longer has it"),
+                }
+            }
+            // Every live object answers Properties: a path that does not is gone. LibreOffice
+            // drops a sheet's cells soon after they were read.
+            zbus::Error::MethodError(ref name, ref message, _)
+                if name.as_str().ends_with("UnknownMethod")
+                    && message
+                        .as_deref()
+                        .is_some_and(|m| m.contains("org.freedesktop.DBus.Properties")) =>
+            {
+                DeskError::NodeGone {
+                    id: self.ids.id(node),
+                    reason: format!(
+                        "{app} no longer has it (some apps drop objects such as a sheet's cells \
+                         soon after they are read)"
+                    ),
                 }
             }
             zbus::Error::MethodError(ref name, ref message, _)
@@ -413,11 +443,17 @@ impl Accessibility for AtSpi {
         let node = self.ids.parse(id)?;
         zbus::block_on(async {
             let proxy = self.action(&node).await?;
-            let actions = proxy
-                .get_actions()
+            // Asked one by one: Firefox's GetActions answers the key binding where the name
+            // belongs.
+            let count = proxy
+                .n_actions()
                 .await
-                .map_err(|e| self.failed(&node, "list actions", e))?;
-            Ok(actions.into_iter().map(|a| a.name).collect())
+                .map_err(|e| self.failed(&node, "count actions", e))?;
+            let names = join_all((0..count).map(|i| proxy.get_name(i))).await;
+            names
+                .into_iter()
+                .map(|name| name.map_err(|e| self.failed(&node, "name an action", e)))
+                .collect()
         })
     }
 
@@ -448,6 +484,12 @@ impl Accessibility for AtSpi {
                 id: self.ids.id(&node),
                 reason: "it has no parent to select it in".into(),
             })?;
+            if !self.has_interface(&parent, SELECTION).await? {
+                return Err(DeskError::Invalid(format!(
+                    "node {id} cannot be selected: its parent has no Selection"
+                ))
+                .unsent());
+            }
             let selection: SelectionProxy<'_> = self.proxy(&parent).await?;
             selection
                 .select_child(index)
@@ -472,13 +514,19 @@ impl Accessibility for AtSpi {
         let index = i32::try_from(index)
             .map_err(|_| DeskError::Invalid(format!("item {index} is beyond any list")))?;
         zbus::block_on(async {
+            let no_selection = || {
+                DeskError::Invalid(format!(
+                    "node {container} cannot pick its items (it has no Selection); press the item \
+                     instead"
+                ))
+                .unsent()
+            };
+            if !self.has_interface(&node, SELECTION).await? {
+                return Err(no_selection());
+            }
             let selection: SelectionProxy<'_> = self.proxy(&node).await?;
             match selection.select_child(index).await {
-                Err(e) if tree::lacks_interface(&e) => Err(DeskError::Invalid(format!(
-                    "node {container} cannot pick its items (it has no Selection); press \
-                         the item instead"
-                ))
-                .unsent()),
+                Err(e) if tree::lacks_interface(&e) => Err(no_selection()),
                 other => other.map_err(|e| self.failed(&node, "pick an item", e)),
             }
         })
@@ -555,6 +603,32 @@ impl Accessibility for AtSpi {
                 text.add_selection(start, end).await
             };
             done.map_err(|e| self.failed(&node, "select text", e))
+        })
+    }
+
+    fn set_caret(&self, id: &str, offset: usize) -> Result<bool, DeskError> {
+        let node = self.ids.parse(id)?;
+        let no_text =
+            || DeskError::Invalid(format!("node {id} has no text to put a caret in")).unsent();
+        let offset = i32::try_from(offset).map_err(|_| no_text())?;
+        zbus::block_on(async {
+            let text: TextProxy<'_> = self.proxy(&node).await?;
+            match text.set_caret_offset(offset).await {
+                Err(e) if tree::lacks_interface(&e) => Err(no_text()),
+                other => other.map_err(|e| self.failed(&node, "move the caret", e)),
+            }
+        })
+    }
+
+    fn caret(&self, id: &str) -> Result<Option<usize>, DeskError> {
+        let node = self.ids.parse(id)?;
+        zbus::block_on(async {
+            let text: TextProxy<'_> = self.proxy(&node).await?;
+            match text.caret_offset().await {
+                Ok(at) => Ok(usize::try_from(at).ok()),
+                Err(e) if tree::lacks_interface(&e) => Ok(None),
+                Err(e) => Err(self.failed(&node, "read its caret", e)),
+            }
         })
     }
 
@@ -746,6 +820,14 @@ impl Accessibility for OnDemand {
 
     fn select_child(&self, container: &str, index: usize) -> Result<bool, DeskError> {
         self.get()?.select_child(container, index)
+    }
+
+    fn set_caret(&self, id: &str, offset: usize) -> Result<bool, DeskError> {
+        self.get()?.set_caret(id, offset)
+    }
+
+    fn caret(&self, id: &str) -> Result<Option<usize>, DeskError> {
+        self.get()?.caret(id)
     }
 
     fn set_text(&self, id: &str, text: &str) -> Result<bool, DeskError> {

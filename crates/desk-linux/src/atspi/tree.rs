@@ -14,13 +14,13 @@ use atspi::proxy::cache::CacheProxy;
 use atspi::proxy::text::TextProxy;
 use atspi::proxy::value::ValueProxy;
 use atspi::{CoordType, Interface, InterfaceSet, Role, State, StateSet};
-use desk_core::a11y::Node;
+use desk_core::a11y::{self, Node};
 use futures::future::join_all;
 use zbus::proxy::CacheProperties;
 use zbus::zvariant::OwnedValue;
 
-use super::AtSpi;
 use super::ids::NodeRef;
+use super::{AtSpi, cells};
 use desk::DeskError;
 use desk::accessibility::{Tree, Truncated, Want};
 
@@ -53,8 +53,21 @@ impl Info {
     /// bar) or the text of an editable field.
     fn has_value(&self) -> Option<Interface> {
         match self.ifaces {
-            Some(i) if i.contains(Interface::Value) => Some(Interface::Value),
-            Some(i) if i.contains(Interface::EditableText) => Some(Interface::EditableText),
+            // A spreadsheet cell has a Value too, but its text is what it shows.
+            Some(i)
+                if i.contains(Interface::Value)
+                    && (VALUE_ROLES.contains(&self.role) || !i.contains(Interface::Text)) =>
+            {
+                Some(Interface::Value)
+            }
+            // Firefox gives every stretch of page text EditableText, Chromium none at all:
+            // an editable node with text holds a value.
+            Some(i)
+                if self.states.contains(State::Editable)
+                    && (i.contains(Interface::EditableText) || i.contains(Interface::Text)) =>
+            {
+                Some(Interface::EditableText)
+            }
             Some(_) => None,
             None if VALUE_ROLES.contains(&self.role) => Some(Interface::Value),
             None if self.states.contains(State::Editable) => Some(Interface::EditableText),
@@ -85,6 +98,8 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Tree,
         infos.insert(root.clone(), info);
     }
     let mut level = vec![root.clone()];
+    // Containers with more children than the budget, and how many they report.
+    let mut crowded_all: Vec<(NodeRef, usize)> = Vec::new();
     // Every object is read and placed once, under the first parent that lists it: toolkits
     // can list one object under two parents, and a bad one could even list an ancestor.
     let mut visited: HashSet<NodeRef> = HashSet::from([root.clone()]);
@@ -103,6 +118,22 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Tree,
             ));
             break;
         }
+        // The cache says "unknown" (-1) for a container that manages its descendants, such as
+        // a spreadsheet. Asking such a container for its children makes the app list them
+        // all, 2^31 cells for LibreOffice Calc, and hang: its count is asked for first.
+        let unknown: Vec<NodeRef> = level
+            .iter()
+            .filter(|n| infos[*n].child_count < 0)
+            .cloned()
+            .collect();
+        let counted = join_all(unknown.iter().map(|n| child_count(at, n))).await;
+        for (node, count) in unknown.into_iter().zip(counted) {
+            if let Some(count) = skip_gone(count)?
+                && let Some(info) = infos.get_mut(&node)
+            {
+                info.child_count = count;
+            }
+        }
         // A container with more children than the budget is left unwalked. The cache may
         // list them all while its count says "unknown" (-1).
         let mut crowded: HashSet<NodeRef> = HashSet::new();
@@ -114,7 +145,7 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Tree,
             if count > budget {
                 children.remove(node);
                 crowded.insert(node.clone());
-                truncated.get_or_insert_with(|| crowded_reason(info, count, budget));
+                crowded_all.push((node.clone(), count));
             }
         }
         // Children the cache does not (fully) list are asked for, all at once.
@@ -133,8 +164,7 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Tree,
         for (node, listed) in incomplete.into_iter().zip(asked) {
             if let Some(listed) = skip_gone(listed)? {
                 if listed.len() > budget {
-                    truncated
-                        .get_or_insert_with(|| crowded_reason(&infos[node], listed.len(), budget));
+                    crowded_all.push((node.clone(), listed.len()));
                     continue;
                 }
                 children.insert(node.clone(), listed);
@@ -163,6 +193,40 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Tree,
         }
         seen += next.len();
         level = next.into_iter().filter(|n| infos.contains_key(n)).collect();
+    }
+
+    // Of a crowded table, what shows on the screen.
+    for (node, count) in &crowded_all {
+        let mut reason = crowded_reason(&infos[node], *count, budget);
+        if infos[node].may_have(Interface::Table)
+            && let Some(shown) = cells::visible(at, node, budget.saturating_sub(seen)).await?
+        {
+            let unknown: Vec<&NodeRef> = shown
+                .cells
+                .iter()
+                .filter(|n| !infos.contains_key(*n))
+                .collect();
+            let fetched = join_all(unknown.iter().map(|n| info(at, n))).await;
+            for (cell, fetched) in unknown.into_iter().zip(fetched) {
+                if let Some(fetched) = skip_gone(fetched)? {
+                    infos.insert(cell.clone(), fetched);
+                }
+            }
+            seen += shown.read;
+            saw += shown.read;
+            reason = format!(
+                "{reason}, but for rows {}-{} and columns {}-{} (counted from 1), which show: of \
+                 their {} cells, the {} that hold text or have the focus are read",
+                shown.rows.0 + 1,
+                shown.rows.1 + 1,
+                shown.columns.0 + 1,
+                shown.columns.1 + 1,
+                shown.read,
+                shown.cells.len()
+            );
+            children.insert(node.clone(), shown.cells);
+        }
+        truncated.get_or_insert(reason);
     }
 
     // Document order, with refs, parents and depths.
@@ -375,11 +439,17 @@ async fn cached(
             },
         );
     }
+    // Children in the order of their places. GTK 3's cache sometimes gives a freshly built
+    // menu's items one place, or none: such a list is left for the walk to ask for.
     let children = placed
         .into_iter()
-        .map(|(parent, mut kids)| {
+        .filter_map(|(parent, mut kids)| {
             kids.sort_by_key(|(index, _)| *index);
-            (parent, kids.into_iter().map(|(_, kid)| kid).collect())
+            let in_order = kids
+                .iter()
+                .enumerate()
+                .all(|(i, (index, _))| *index == i as i32);
+            in_order.then(|| (parent, kids.into_iter().map(|(_, kid)| kid).collect()))
         })
         .collect();
     Ok((infos, children))
@@ -399,34 +469,37 @@ async fn list_children(at: &AtSpi, node: &NodeRef) -> Result<Vec<NodeRef>, DeskE
     Ok(listed.iter().filter_map(NodeRef::from_object).collect())
 }
 
-/// Role, states, name and child count, in three calls sent at once.
-async fn info(at: &AtSpi, node: &NodeRef) -> Result<Info, DeskError> {
-    let (role, states, props) = futures::join!(
-        at.call::<Role, _>(node, ACCESSIBLE, "GetRole", &()),
-        at.call::<StateSet, _>(node, ACCESSIBLE, "GetState", &()),
-        at.call::<HashMap<String, OwnedValue>, _>(
+/// How many children a node says it has.
+async fn child_count(at: &AtSpi, node: &NodeRef) -> Result<i32, DeskError> {
+    let count: OwnedValue = at
+        .call(
             node,
             "org.freedesktop.DBus.Properties",
-            "GetAll",
-            &ACCESSIBLE
+            "Get",
+            &(ACCESSIBLE, "ChildCount"),
         )
+        .await
+        .map_err(|e| at.failed(node, "count children", e))?;
+    Ok(i32::try_from(&count).unwrap_or(0))
+}
+
+/// Role, states, name and child count, in four calls sent at once. Properties are asked one
+/// by one: Qt 5's bridge crashes the app on a GetAll.
+async fn info(at: &AtSpi, node: &NodeRef) -> Result<Info, DeskError> {
+    const PROPERTIES: &str = "org.freedesktop.DBus.Properties";
+    let (role, states, name, count) = futures::join!(
+        at.call::<Role, _>(node, ACCESSIBLE, "GetRole", &()),
+        at.call::<StateSet, _>(node, ACCESSIBLE, "GetState", &()),
+        at.call::<OwnedValue, _>(node, PROPERTIES, "Get", &(ACCESSIBLE, "Name")),
+        at.call::<OwnedValue, _>(node, PROPERTIES, "Get", &(ACCESSIBLE, "ChildCount")),
     );
     let fail = |e| at.failed(node, "read a node", e);
-    let props = props.map_err(fail)?;
-    let name = props
-        .get("Name")
-        .and_then(|v| String::try_from(v.clone()).ok())
-        .unwrap_or_default();
-    let child_count = props
-        .get("ChildCount")
-        .and_then(|v| i32::try_from(v).ok())
-        .unwrap_or(0);
     Ok(Info {
         role: role.map_err(fail)?,
-        name,
+        name: String::try_from(name.map_err(fail)?).unwrap_or_default(),
         states: states.map_err(fail)?,
         ifaces: None,
-        child_count,
+        child_count: i32::try_from(&count.map_err(fail)?).unwrap_or(0),
     })
 }
 
@@ -500,17 +573,23 @@ async fn extras(at: &AtSpi, node: &NodeRef, info: &Info, want: Want) -> Result<E
         if has_value == Some(Interface::Value) {
             let proxy: ValueProxy<'_> = at.proxy(node).await?;
             return match proxy.current_value().await {
-                Ok(current) => Ok(Some(format_number(current))),
+                Ok(current) => Ok(Some(a11y::format_number(current))),
                 Err(e) if lacks_interface(&e) => Ok(None),
                 Err(e) => Err(at.failed(node, "read a value", e)),
             };
         }
+        // Text that says something without a name (a web page's paragraph) shows as its value.
+        let unnamed_text = info.name.is_empty()
+            && a11y::is_readable_role(info.role.name())
+            && info.may_have(Interface::Text);
         let readable = has_value == Some(Interface::EditableText)
-            || (want.text && info.may_have(Interface::Text));
+            || (want.text && info.may_have(Interface::Text))
+            || unnamed_text;
         if readable {
             let limit = if want.text { TEXT_CHARS } else { VALUE_CHARS };
             let proxy: TextProxy<'_> = at.proxy(node).await?;
-            return match proxy.get_text(0, limit).await {
+            return match text_up_to(&proxy, limit).await {
+                Ok(text) if unnamed_text && !want.text => Ok(plain_text(&text)),
                 Ok(text) => Ok(Some(text)),
                 Err(e) if lacks_interface(&e) => Ok(None),
                 Err(e) => Err(at.failed(node, "read text", e)),
@@ -522,6 +601,27 @@ async fn extras(at: &AtSpi, node: &NodeRef, info: &Info, want: Want) -> Result<E
     Ok((bounds?, keys?, value?))
 }
 
+/// The node's text, its first `limit` characters at most. Firefox answers nothing at all when
+/// asked for more characters than the text has, so an empty answer is checked by the count.
+async fn text_up_to(proxy: &TextProxy<'_>, limit: i32) -> zbus::Result<String> {
+    let text = proxy.get_text(0, limit).await?;
+    if !text.is_empty() {
+        return Ok(text);
+    }
+    match proxy.character_count().await? {
+        0 => Ok(text),
+        count => proxy.get_text(0, count.min(limit)).await,
+    }
+}
+
+/// Readable text as a person reads it: without the placeholders (U+FFFC) a web page puts where
+/// a control sits inside it; none when nothing is left.
+fn plain_text(text: &str) -> Option<String> {
+    let plain = text.replace('\u{fffc}', "");
+    let plain = plain.trim();
+    (!plain.is_empty()).then(|| plain.to_string())
+}
+
 /// A key binding worth showing: Firefox answers `;;` (three empty parts) for none, GTK 4
 /// `<VoidSymbol>`.
 fn meaningful_keys(binding: &str) -> Option<String> {
@@ -529,14 +629,6 @@ fn meaningful_keys(binding: &str) -> Option<String> {
         .split(';')
         .any(|part| !part.trim().is_empty() && part != "<VoidSymbol>")
         .then(|| binding.to_string())
-}
-
-fn format_number(value: f64) -> String {
-    if value.fract() == 0.0 && value.abs() < 1e15 {
-        format!("{}", value as i64)
-    } else {
-        format!("{value}")
-    }
 }
 
 /// States worth reporting: the ones that set a node apart. `enabled`, `visible`, `showing` and

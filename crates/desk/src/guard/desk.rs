@@ -386,6 +386,11 @@ impl Desk {
         self.backend.apps.descends_from(pid, ancestor)
     }
 
+    /// Whether process `pid` runs a Chromium-based app.
+    pub fn chromium_based(&self, pid: u32) -> bool {
+        self.backend.apps.chromium_based(pid)
+    }
+
     /// The accessibility tree, under the allowlist.
     pub fn nodes(&self) -> Nodes<'_> {
         Nodes::new(self, self.backend.accessibility.clone())

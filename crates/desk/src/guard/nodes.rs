@@ -22,6 +22,12 @@ impl<'d> Nodes<'d> {
         Self { desk, api }
     }
 
+    /// Where node `id`'s caret is.
+    pub fn caret(&self, id: &str) -> Result<Option<usize>, DeskError> {
+        self.pid_of(id)?;
+        self.api.caret(id)
+    }
+
     /// The process of node `id`, refused when it is outside the allowlist.
     pub fn pid_of(&self, id: &str) -> Result<u32, DeskError> {
         let pid = self.api.pid_of(id)?;
@@ -144,6 +150,11 @@ impl<'a> ActingNodes<'a> {
     /// Selects characters `start` to `end` of node `id`.
     pub fn select_text(&self, id: &str, start: usize, end: usize) -> Result<bool, DeskError> {
         self.send(id, "selecting text", |api| api.select_text(id, start, end))
+    }
+
+    /// Puts node `id`'s caret before character `offset`; false when the app refused.
+    pub fn set_caret(&self, id: &str, offset: usize) -> Result<bool, DeskError> {
+        self.send(id, "moving the caret", |api| api.set_caret(id, offset))
     }
 
     /// Sets node `id`'s number; false when the app refused.

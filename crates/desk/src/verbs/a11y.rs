@@ -4,10 +4,7 @@
 use std::time::{Duration, Instant};
 
 use desk_core::a11y::{self, Node};
-use desk_core::call::{
-    ActArgs, AtArgs, FieldValue, FindArgs, InsertTextArgs, NodeAction, PressArgs, ReadArgs,
-    SelectOptionArgs, SelectTextArgs, SetValueArgs, SnapshotArgs,
-};
+use desk_core::call::{ActArgs, AtArgs, FindArgs, NodeAction, PressArgs, ReadArgs, SnapshotArgs};
 use desk_core::geometry::Rect;
 use desk_core::window::Window;
 use serde_json::{Value, json};
@@ -22,15 +19,28 @@ use crate::intent::{Intent, Target};
 /// How far outside its window a node may reach before its bounds count as bogus (toolkits
 /// report widgets they never laid out at absurd places).
 const BOUNDS_SLACK: i32 = 64;
+/// The switch that makes Chromium-based apps expose their pages.
+const FORCE_ACCESSIBILITY: &str = "--force-renderer-accessibility";
 /// How long a menu may take to open.
 const MENU_WAIT: Duration = Duration::from_secs(2);
 
 /// The accessible top-level window that is `window` on the screen: same process, same title.
-fn frame_of(nodes: &Nodes<'_>, window: &Window) -> Result<AppWindow, DeskError> {
+fn frame_of(desk: &Desk, nodes: &Nodes<'_>, window: &Window) -> Result<AppWindow, DeskError> {
     let no_tree = || DeskError::NoTree {
         id: window.id.clone(),
         title: window.title.clone(),
         app: window.app.clone().unwrap_or_else(|| "its app".into()),
+        why: if window.pid.is_some_and(|pid| desk.chromium_based(pid)) {
+            format!(
+                "Chromium-based apps (Chrome, Edge, Electron apps) expose their pages only when \
+                 started with {FORCE_ACCESSIBILITY} or while a screen reader runs; close it and \
+                 start it again with launch, which adds that switch, or use shot and pixel input"
+            )
+        } else {
+            "its app is not on the accessibility bus (terminals such as xterm and apps that draw \
+             their own widgets are not); use shot and pixel input instead"
+                .into()
+        },
     };
     let frames = nodes.windows_of(window)?.ok_or_else(no_tree)?;
     if let [only] = frames.as_slice() {
@@ -126,7 +136,7 @@ pub(super) fn snapshot(desk: &Desk, args: &SnapshotArgs) -> Result<Done, DeskErr
             _ => e,
         })?;
     let nodes = desk.nodes();
-    let frame = frame_of(&nodes, &window)?;
+    let frame = frame_of(desk, &nodes, &window)?;
     let want = Want {
         bounds: args.bounds,
         keys: args.keys,
@@ -179,7 +189,7 @@ pub(super) fn snapshot(desk: &Desk, args: &SnapshotArgs) -> Result<Done, DeskErr
 pub(super) fn find(desk: &Desk, args: &FindArgs) -> Result<Done, DeskError> {
     let window = named_or_focused(desk, args.window.as_deref(), args.pid)?;
     let nodes = desk.nodes();
-    let frame = frame_of(&nodes, &window)?;
+    let frame = frame_of(desk, &nodes, &window)?;
     let Tree {
         nodes: tree,
         truncated,
@@ -243,10 +253,10 @@ fn is_hidden(node: &Node) -> bool {
 }
 
 /// A node of an admitted action, with the screen window it is in, when that is known.
-struct Pressed<'d> {
-    admitted: Admitted<'d>,
-    node: Node,
-    window: Option<Window>,
+pub(super) struct Pressed<'d> {
+    pub(super) admitted: Admitted<'d>,
+    pub(super) node: Node,
+    pub(super) window: Option<Window>,
 }
 
 impl Pressed<'_> {
@@ -381,7 +391,7 @@ fn node_target(
 }
 
 /// Node `id` with its bounds, once the action `verb` on it has been admitted.
-fn admitted_node<'d>(
+pub(super) fn admitted_node<'d>(
     desk: &'d Desk,
     nodes: &Nodes<'_>,
     id: &str,
@@ -407,7 +417,7 @@ fn admitted_node<'d>(
 }
 
 /// A node in words: `button "OK"`.
-fn node_words(node: &Node) -> String {
+pub(super) fn node_words(node: &Node) -> String {
     if node.name.is_empty() {
         node.role.clone()
     } else {
@@ -503,259 +513,6 @@ pub(super) fn act(desk: &Desk, args: &ActArgs) -> Result<Done, DeskError> {
     Ok(Done::json(done))
 }
 
-pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<Done, DeskError> {
-    let nodes = desk.nodes();
-    let target = admitted_node(desk, &nodes, &args.id, "set the value of")?;
-    let node = &target.node;
-    target.admitted.guard_field(node)?;
-    // Some toolkits accept a value for a node that has none and do nothing: check first.
-    match &args.value {
-        FieldValue::Number(_)
-            if node
-                .value
-                .as_deref()
-                .is_none_or(|v| v.parse::<f64>().is_err()) =>
-        {
-            return Err(DeskError::Invalid(format!(
-                "{} has no value to set: pass text for an editable field; numbers go to sliders \
-                 and spin buttons",
-                node_words(node)
-            )));
-        }
-        FieldValue::Text(_) if !node.states.iter().any(|s| s == "editable") => {
-            return Err(DeskError::Invalid(format!(
-                "{} takes no text: set_value works on editable fields, sliders and spin buttons",
-                node_words(node)
-            )));
-        }
-        _ => {}
-    }
-    let acting = target.admitted.nodes();
-    let (accepted, wanted) = match &args.value {
-        FieldValue::Text(text) => (acting.set_text(&node.id, text)?, text.clone()),
-        FieldValue::Number(n) => (acting.set_number(&node.id, *n)?, format_number(*n)),
-    };
-    if !accepted {
-        return Err(DeskError::Invalid(format!(
-            "{} refused the value; read it to see what it holds",
-            node_words(node)
-        )));
-    }
-    // What the app made of it, read back: a field may trim or reject what it was given.
-    let now = nodes.node(
-        &node.id,
-        Want {
-            text: true,
-            ..Want::default()
-        },
-    )?;
-    let mut result = json!({"id": node.id, "holds": now.value});
-    if let Some(holds) = &now.value {
-        let as_asked = match &args.value {
-            FieldValue::Number(n) => holds.parse::<f64>().is_ok_and(|h| h == *n),
-            FieldValue::Text(_) => *holds == wanted,
-        };
-        // A read stops at READ_LIMIT characters: a longer text cannot be compared.
-        if holds.chars().count() < READ_LIMIT {
-            result["as_asked"] = json!(as_asked);
-        }
-    }
-    Ok(Done::json(result))
-}
-
-pub(super) fn insert_text(desk: &Desk, args: &InsertTextArgs) -> Result<Done, DeskError> {
-    let nodes = desk.nodes();
-    let target = admitted_node(desk, &nodes, &args.id, "insert text into")?;
-    let node = &target.node;
-    target.admitted.guard_field(node)?;
-    if !node.states.iter().any(|s| s == "editable") {
-        return Err(DeskError::Invalid(format!(
-            "{} takes no text: insert_text works on editable fields",
-            node_words(node)
-        )));
-    }
-    let with_text = Want {
-        text: true,
-        ..Want::default()
-    };
-    // A read stops at 100,000 characters: past that, the field's length is not known.
-    let before = nodes
-        .node(&node.id, with_text)?
-        .value
-        .filter(|b| b.chars().count() < READ_LIMIT);
-    let position = args.position.map(|p| p as usize);
-    if let (Some(at), Some(before)) = (position, &before)
-        && at > before.chars().count()
-    {
-        return Err(DeskError::Invalid(format!(
-            "position {at} is past the end of {}, which holds {} characters",
-            node_words(node),
-            before.chars().count()
-        )));
-    }
-    if !target
-        .admitted
-        .nodes()
-        .insert_text(&node.id, position, &args.text)?
-    {
-        return Err(DeskError::Invalid(format!(
-            "{} refused the text; read it to see what it holds",
-            node_words(node)
-        )));
-    }
-    let now = nodes.node(&node.id, with_text)?.value;
-    let mut result = json!({"id": node.id, "holds": now});
-    if let (Some(before), Some(now)) = (before, now.filter(|n| n.chars().count() < READ_LIMIT)) {
-        result["as_asked"] = json!(now == a11y::with_inserted(&before, position, &args.text));
-    }
-    Ok(Done::json(result))
-}
-
-pub(super) fn select_text(desk: &Desk, args: &SelectTextArgs) -> Result<Done, DeskError> {
-    let nodes = desk.nodes();
-    let target = admitted_node(desk, &nodes, &args.id, "select text in")?;
-    let node = &target.node;
-    if node.role == "password text" {
-        return Err(DeskError::Invalid(
-            "shuttle never reads a password field, so it does not select text in one".into(),
-        ));
-    }
-    let (start, end) = (args.start as usize, args.end as usize);
-    if !target.admitted.nodes().select_text(&node.id, start, end)? {
-        return Err(DeskError::Invalid(format!(
-            "{} refused to select characters {start} to {end}; read it with text: true to see \
-             how long it is",
-            node_words(node)
-        )));
-    }
-    let selection = nodes.selection(&node.id)?;
-    let result = match selection {
-        Some((from, to, text)) => json!({
-            "id": node.id, "start": from, "end": to, "selected": text,
-            "as_asked": (from, to) == (start, end)
-        }),
-        None => json!({"id": node.id, "selected": null, "as_asked": start == end}),
-    };
-    Ok(Done::json(result))
-}
-
-/// How many characters a read with text returns at most.
-const READ_LIMIT: usize = 100_000;
-
-/// Roles of the items of combo boxes and lists.
-const OPTION_ROLES: [&str; 6] = [
-    "menu item",
-    "check menu item",
-    "radio menu item",
-    "list item",
-    "tree item",
-    "table cell",
-];
-
-pub(super) fn select_option(desk: &Desk, args: &SelectOptionArgs) -> Result<Done, DeskError> {
-    let nodes = desk.nodes();
-    let Tree { nodes: items, .. } = nodes.tree(
-        &args.id,
-        Want {
-            max_nodes: Some(2000),
-            ..Want::default()
-        },
-    )?;
-    let options: Vec<&Node> = items
-        .iter()
-        .skip(1)
-        .filter(|n| OPTION_ROLES.contains(&n.role.as_str()) && !n.name.is_empty())
-        .collect();
-    let chosen = options
-        .iter()
-        .find(|n| n.name == args.option)
-        .or_else(|| {
-            options
-                .iter()
-                .find(|n| n.name.eq_ignore_ascii_case(&args.option))
-        })
-        .copied()
-        .ok_or_else(|| {
-            let names: Vec<String> = options
-                .iter()
-                .take(30)
-                .map(|n| format!("{:?}", n.name))
-                .collect();
-            DeskError::Invalid(if names.is_empty() {
-                format!(
-                    "node {} has no items to pick from; pass a combo box or a list",
-                    args.id
-                )
-            } else {
-                format!(
-                    "no item {:?} in node {}; its items are {}",
-                    args.option,
-                    args.id,
-                    names.join(", ")
-                )
-            })
-        })?;
-    // Its place among the items beside it (separators do not count), which is what a combo
-    // box's selection counts; only for an item straight under the combo's own menu or list.
-    let index = items
-        .iter()
-        .filter(|n| n.parent == chosen.parent && OPTION_ROLES.contains(&n.role.as_str()))
-        .position(|n| n.node_ref == chosen.node_ref)
-        .unwrap_or(0);
-    let nested = chosen.depth > 2;
-    let target = admitted_node(desk, &nodes, &args.id, "pick an item of")?;
-    let container = &target.node;
-    let acting = target.admitted.nodes();
-    let combo = container.role == "combo box";
-    if combo && nested {
-        return Err(DeskError::Invalid(format!(
-            "{:?} sits in a submenu of {}; press it instead",
-            chosen.name,
-            node_words(container)
-        )));
-    }
-    let accepted = if combo {
-        acting.select_child(&container.id, index)?
-    } else {
-        acting.select(&chosen.id)?
-    };
-    if !accepted {
-        return Err(DeskError::Invalid(format!(
-            "{} refused to pick {:?}",
-            node_words(container),
-            chosen.name
-        )));
-    }
-    // Read back: a combo box shows its item as its name; a list item says it is selected.
-    let (holds, as_asked) = if combo {
-        let now = nodes.node(&container.id, Want::default())?;
-        let as_asked = now.name == chosen.name;
-        (json!(now.name), as_asked)
-    } else {
-        let now = nodes.node(&chosen.id, Want::default())?;
-        let selected = now.states.iter().any(|s| s == "selected");
-        (
-            json!(if selected { Some(&now.name) } else { None }),
-            selected,
-        )
-    };
-    Ok(Done::json(json!({
-        "id": container.id,
-        "picked": chosen.name,
-        "holds": holds,
-        "as_asked": as_asked
-    })))
-}
-
-/// A number as a person writes it: no `.0` on whole numbers.
-fn format_number(value: f64) -> String {
-    if value.fract() == 0.0 && value.abs() < 1e15 {
-        format!("{}", value as i64)
-    } else {
-        format!("{value}")
-    }
-}
-
 pub(super) fn at(desk: &Desk, args: &AtArgs) -> Result<Done, DeskError> {
     // With a window, x and y are pixels of its shot, as for click.
     let named = if args.window.is_some() || args.pid.is_some() {
@@ -784,7 +541,7 @@ pub(super) fn at(desk: &Desk, args: &AtArgs) -> Result<Done, DeskError> {
         }
     };
     let nodes = desk.nodes();
-    let frame = frame_of(&nodes, &window)?;
+    let frame = frame_of(desk, &nodes, &window)?;
     let id = nodes.at_point(&frame.id, x, y)?.unwrap_or(frame.id);
     let node = nodes.node(
         &id,

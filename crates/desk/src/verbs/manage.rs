@@ -13,7 +13,7 @@ use crate::intent::{Intent, Target};
 /// How long `close` waits for the window to go.
 const CLOSE_WAIT: Duration = Duration::from_secs(3);
 /// How long `launch` waits for the app's first window.
-const LAUNCH_WAIT: Duration = Duration::from_secs(5);
+const LAUNCH_WAIT: Duration = Duration::from_secs(15);
 /// How often they look.
 const POLL: Duration = Duration::from_millis(20);
 
@@ -72,9 +72,13 @@ pub(super) fn launch(desk: &Desk, args: &LaunchArgs) -> Result<Done, DeskError> 
         }
         std::thread::sleep(POLL);
     };
-    Ok(Done::json(json!({
+    let mut result = json!({
         "pid": launched.pid,
         "scoped": launched.scoped,
         "window": window,
-    })))
+    });
+    if !launched.added.is_empty() {
+        result["added_args"] = json!(launched.added);
+    }
+    Ok(Done::json(result))
 }

@@ -3,6 +3,7 @@
 //! admission hands back.
 
 mod a11y;
+mod fields;
 mod input;
 mod manage;
 mod shot;
@@ -41,10 +42,10 @@ pub(crate) fn dispatch(desk: &Desk, call: &DeskCall) -> Result<Done, DeskError> 
         DeskCall::Read(args) => a11y::read(desk, args),
         DeskCall::Press(args) => a11y::press(desk, args),
         DeskCall::Act(args) => a11y::act(desk, args),
-        DeskCall::SetValue(args) => a11y::set_value(desk, args),
-        DeskCall::SelectOption(args) => a11y::select_option(desk, args),
-        DeskCall::InsertText(args) => a11y::insert_text(desk, args),
-        DeskCall::SelectText(args) => a11y::select_text(desk, args),
+        DeskCall::SetValue(args) => fields::set_value(desk, args),
+        DeskCall::SelectOption(args) => fields::select_option(desk, args),
+        DeskCall::InsertText(args) => fields::insert_text(desk, args),
+        DeskCall::SelectText(args) => fields::select_text(desk, args),
         DeskCall::At(args) => a11y::at(desk, args),
         DeskCall::Unanswered(_) => a11y::unanswered(desk),
     }

@@ -47,6 +47,8 @@ fn verb_command(verb: Verb) -> Command {
             FieldKind::String => "text".into(),
             FieldKind::Integer => "integer".into(),
             FieldKind::Boolean => "true|false".into(),
+            FieldKind::Number => "number".into(),
+            FieldKind::NumberOrText => "number|text".into(),
             FieldKind::Json => "JSON".into(),
         };
         let need = if f.required { "required" } else { "optional" };
@@ -187,6 +189,16 @@ fn typed(key: &str, raw: &str, kind: FieldKind) -> Result<Value, String> {
             "false" | "no" | "0" => Ok(Value::Bool(false)),
             _ => Err(format!("{key} takes true or false, got {raw:?}")),
         },
+        FieldKind::Number => raw
+            .parse::<f64>()
+            .ok()
+            .and_then(|n| serde_json::Number::from_f64(n).map(Value::Number))
+            .ok_or_else(|| format!("{key} takes a number, got {raw:?}")),
+        FieldKind::NumberOrText => Ok(raw
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map_or_else(|| Value::String(raw.to_string()), Value::Number)),
         FieldKind::Json => serde_json::from_str(raw).map_err(|e| format!("{key} takes JSON: {e}")),
     }
 }
@@ -222,6 +234,18 @@ mod tests {
         assert_eq!(
             args_of(&["shot", "--json", r#"{"x":1,"y":1,"w":1,"h":1}"#, "x=5"]).unwrap(),
             json!({"x": 5, "y": 1, "w": 1, "h": 1})
+        );
+    }
+
+    #[test]
+    fn a_field_value_is_a_number_when_it_reads_as_one_else_text() {
+        assert_eq!(
+            args_of(&["set_value", "id=1.3:80", "value=Ada Lovelace"]).unwrap(),
+            json!({"id": "1.3:80", "value": "Ada Lovelace"})
+        );
+        assert_eq!(
+            args_of(&["set_value", "id=1.3:87", "value=42"]).unwrap(),
+            json!({"id": "1.3:87", "value": 42.0})
         );
     }
 

@@ -1,0 +1,512 @@
+//! `set_value`, `insert_text`, `select_text` and `select_option`: changing a field through its
+//! accessibility interfaces, then reading it back to say what it holds.
+
+use desk_core::a11y::{self, Node};
+use desk_core::call::{FieldValue, InsertTextArgs, SelectOptionArgs, SelectTextArgs, SetValueArgs};
+use desk_core::window::Window;
+use serde_json::{Value, json};
+
+use std::time::{Duration, Instant};
+
+use super::a11y::{Pressed, admitted_node, node_words};
+use crate::accessibility::{Tree, Want};
+use crate::done::Done;
+use crate::error::DeskError;
+use crate::guard::{Desk, Nodes};
+use crate::keys;
+
+pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<Done, DeskError> {
+    let nodes = desk.nodes();
+    let target = admitted_node(desk, &nodes, &args.id, "set the value of")?;
+    let node = &target.node;
+    target.admitted.guard_field(node)?;
+    // Some toolkits accept a value for a node that has none and do nothing: check first.
+    match &args.value {
+        FieldValue::Number(_)
+            if node
+                .value
+                .as_deref()
+                .is_none_or(|v| v.parse::<f64>().is_err()) =>
+        {
+            return Err(DeskError::Invalid(format!(
+                "{} has no value to set: pass text for an editable field; numbers go to sliders \
+                 and spin buttons",
+                node_words(node)
+            )));
+        }
+        FieldValue::Text(_) if !node.states.iter().any(|s| s == "editable") => {
+            return Err(DeskError::Invalid(format!(
+                "{} takes no text: set_value works on editable fields, sliders and spin buttons",
+                node_words(node)
+            )));
+        }
+        _ => {}
+    }
+    let acting = target.admitted.nodes();
+    let with_text = Want {
+        text: true,
+        ..Want::default()
+    };
+    let read_back = || nodes.node(&node.id, with_text).map(|now| now.value);
+    let (holds, how) = match &args.value {
+        FieldValue::Number(n) => {
+            if !acting.set_number(&node.id, *n)? {
+                return Err(DeskError::Invalid(format!(
+                    "{} refused the value; read it to see what it holds",
+                    node_words(node)
+                )));
+            }
+            // Firefox sets a number a moment after it answers.
+            let is_n = |holds: &Option<String>| {
+                holds
+                    .as_deref()
+                    .and_then(|h| h.parse::<f64>().ok())
+                    .is_some_and(|h| h == *n)
+            };
+            let holds =
+                wait_until(|| Ok(Some(read_back()?).filter(is_n)))?.map_or_else(read_back, Ok)?;
+            let editable = node.states.iter().any(|s| s == "editable");
+            if !is_n(&holds) && holds == node.value && editable {
+                (
+                    type_over(&target, &nodes, &a11y::format_number(*n))?,
+                    "typed",
+                )
+            } else {
+                (holds, "set")
+            }
+        }
+        FieldValue::Text(text) => {
+            // Firefox takes the text through the interface and changes nothing; Chromium has
+            // no such interface. Either way the field is typed into instead.
+            let set = match acting.set_text(&node.id, text) {
+                Ok(true) => Some(read_back()?),
+                Ok(false) | Err(DeskError::Invalid(_)) => None,
+                Err(e) => return Err(e),
+            };
+            let before = node.value.as_deref();
+            match set {
+                Some(holds) if holds.as_deref() != before || before == Some(text) => (holds, "set"),
+                _ => (type_over(&target, &nodes, text)?, "typed"),
+            }
+        }
+    };
+    let mut result = json!({"id": node.id, "holds": holds, "how": how});
+    if let Some(holds) = &holds {
+        let as_asked = match &args.value {
+            FieldValue::Number(n) => holds.parse::<f64>().is_ok_and(|h| h == *n),
+            FieldValue::Text(text) => holds == text,
+        };
+        // A read stops at READ_LIMIT characters: a longer text cannot be compared.
+        if holds.chars().count() < READ_LIMIT {
+            result["as_asked"] = json!(as_asked);
+        }
+    }
+    Ok(Done::json(result))
+}
+
+/// How long a field may take to show what was typed into it, or to take the focus.
+const FIELD_WAIT: Duration = Duration::from_secs(1);
+
+/// Replaces a field's text with the keyboard: focuses it, selects all of it and types `text`
+/// over it; answers what it then holds, once it shows `text` or [`FIELD_WAIT`] has passed.
+fn type_over(
+    target: &Pressed<'_>,
+    nodes: &Nodes<'_>,
+    text: &str,
+) -> Result<Option<String>, DeskError> {
+    // In a spreadsheet, select-all takes the whole sheet and typing waits for Enter.
+    if target.node.role == "table cell" {
+        return Err(DeskError::Invalid(format!(
+            "{} does not take text through accessibility, and typing over a cell is the \
+             app's own business: focus the cell (press it), type the text with type, then press \
+             Enter",
+            node_words(&target.node)
+        )));
+    }
+    let window = focus_field(target, nodes)?;
+    let admitted = &target.admitted;
+    admitted.press_keys(&keys::parse_combo("ctrl+a")?, Some(window))?;
+    if text.is_empty() {
+        admitted.press_keys(&keys::parse_combo("backspace")?, Some(window))?;
+    } else {
+        admitted.type_text(text, Some(window))?;
+    }
+    let with_text = Want {
+        text: true,
+        ..Want::default()
+    };
+    let read = || nodes.node(&target.node.id, with_text).map(|now| now.value);
+    wait_until(|| Ok(Some(read()?).filter(|now| now.as_deref() == Some(text))))?
+        .map_or_else(read, Ok)
+}
+
+/// Gives a field the keyboard focus, its window first; answers the window, which then has
+/// the focus, once the field says it has it.
+fn focus_field<'p>(target: &'p Pressed<'_>, nodes: &Nodes<'_>) -> Result<&'p Window, DeskError> {
+    let node = &target.node;
+    let window = target.window.as_ref().ok_or_else(|| {
+        DeskError::Invalid(format!(
+            "{} did not take the text through its accessibility interface, and it is in no \
+             window shuttle can tell on the screen to type into; click it, then type",
+            node_words(node)
+        ))
+    })?;
+    target.admitted.focus(window)?;
+    if !target.admitted.nodes().grab_focus(&node.id)? {
+        return Err(DeskError::Invalid(format!(
+            "{} refused the keyboard focus; click it, then type",
+            node_words(node)
+        )));
+    }
+    let focused = wait_until(|| {
+        let now = nodes.node(&node.id, Want::default())?;
+        Ok(now.states.iter().any(|s| s == "focused").then_some(()))
+    })?;
+    if focused.is_none() {
+        return Err(DeskError::Invalid(format!(
+            "{} did not take the keyboard focus within {} ms; click it, then type",
+            node_words(node),
+            FIELD_WAIT.as_millis()
+        )));
+    }
+    Ok(window)
+}
+
+/// Asks `check` until it answers something or [`FIELD_WAIT`] has passed.
+fn wait_until<T>(check: impl Fn() -> Result<Option<T>, DeskError>) -> Result<Option<T>, DeskError> {
+    let deadline = Instant::now() + FIELD_WAIT;
+    loop {
+        if let Some(found) = check()? {
+            return Ok(Some(found));
+        }
+        if Instant::now() >= deadline {
+            return Ok(None);
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+pub(super) fn insert_text(desk: &Desk, args: &InsertTextArgs) -> Result<Done, DeskError> {
+    let nodes = desk.nodes();
+    let target = admitted_node(desk, &nodes, &args.id, "insert text into")?;
+    let node = &target.node;
+    target.admitted.guard_field(node)?;
+    if !node.states.iter().any(|s| s == "editable") {
+        return Err(DeskError::Invalid(format!(
+            "{} takes no text: insert_text works on editable fields",
+            node_words(node)
+        )));
+    }
+    let with_text = Want {
+        text: true,
+        ..Want::default()
+    };
+    // A read stops at 100,000 characters: past that, the field's length is not known.
+    let before = nodes
+        .node(&node.id, with_text)?
+        .value
+        .filter(|b| b.chars().count() < READ_LIMIT);
+    let position = args.position.map(|p| p as usize);
+    if let (Some(at), Some(before)) = (position, &before)
+        && at > before.chars().count()
+    {
+        return Err(DeskError::Invalid(format!(
+            "position {at} is past the end of {}, which holds {} characters",
+            node_words(node),
+            before.chars().count()
+        )));
+    }
+    let read = || nodes.node(&node.id, with_text).map(|now| now.value);
+    let accepted = match target
+        .admitted
+        .nodes()
+        .insert_text(&node.id, position, &args.text)
+    {
+        Ok(accepted) => accepted,
+        Err(DeskError::Invalid(_)) => false,
+        Err(e) => return Err(e),
+    };
+    let expected = before
+        .as_deref()
+        .map(|b| a11y::with_inserted(b, position, &args.text));
+    let shows_expected = |now: &Option<String>| expected.is_some() && *now == expected;
+    // Some apps (Firefox) apply it a moment after they answer.
+    let shown = match accepted {
+        true => wait_until(|| Ok(Some(read()?).filter(|now| shows_expected(now))))?,
+        false => None,
+    };
+    let mut now = shown.map_or_else(read, Ok)?;
+    let mut how = "inserted";
+    // Nothing changed: the field took the call and ignored it, or has no such interface.
+    if let Some(before) = &before
+        && now.as_ref() == Some(before)
+        && !args.text.is_empty()
+    {
+        let at = position.unwrap_or(before.chars().count());
+        let window = focus_field(&target, &nodes)?;
+        let caret_refused = || {
+            DeskError::Invalid(format!(
+                "{} refused to put its caret at character {at}; click there, then type",
+                node_words(node)
+            ))
+        };
+        if !target.admitted.nodes().set_caret(&node.id, at)? {
+            return Err(caret_refused());
+        }
+        // Chromium moves the caret a moment after it answers.
+        let placed = wait_until(|| Ok((nodes.caret(&node.id)? == Some(at)).then_some(())))?;
+        if placed.is_none() {
+            return Err(caret_refused());
+        }
+        target.admitted.type_text(&args.text, Some(window))?;
+        now = wait_until(|| Ok(Some(read()?).filter(|now| shows_expected(now))))?
+            .map_or_else(read, Ok)?;
+        how = "typed";
+    } else if !accepted {
+        return Err(DeskError::Invalid(format!(
+            "{} refused the text; read it to see what it holds",
+            node_words(node)
+        )));
+    }
+    let mut result = json!({"id": node.id, "holds": now, "how": how});
+    if let (Some(expected), Some(now)) = (expected, now.filter(|n| n.chars().count() < READ_LIMIT))
+    {
+        result["as_asked"] = json!(now == expected);
+    }
+    Ok(Done::json(result))
+}
+
+pub(super) fn select_text(desk: &Desk, args: &SelectTextArgs) -> Result<Done, DeskError> {
+    let nodes = desk.nodes();
+    let target = admitted_node(desk, &nodes, &args.id, "select text in")?;
+    let node = &target.node;
+    if node.role == "password text" {
+        return Err(DeskError::Invalid(
+            "shuttle never reads a password field, so it does not select text in one".into(),
+        ));
+    }
+    let (start, end) = (args.start as usize, args.end as usize);
+    if !target.admitted.nodes().select_text(&node.id, start, end)? {
+        return Err(DeskError::Invalid(format!(
+            "{} refused to select characters {start} to {end}; read it with text: true to see \
+             how long it is",
+            node_words(node)
+        )));
+    }
+    // Firefox selects a moment after it answers.
+    let as_asked = |selection: &Option<(usize, usize, String)>| match selection {
+        Some((from, to, _)) => (*from, *to) == (start, end),
+        None => start == end,
+    };
+    let selection = wait_until(|| Ok(Some(nodes.selection(&node.id)?).filter(as_asked)))?
+        .map_or_else(|| nodes.selection(&node.id), Ok)?;
+    let result = match selection {
+        Some((from, to, text)) => json!({
+            "id": node.id, "start": from, "end": to, "selected": text,
+            "as_asked": (from, to) == (start, end)
+        }),
+        None => json!({"id": node.id, "selected": null, "as_asked": start == end}),
+    };
+    Ok(Done::json(result))
+}
+
+/// How many characters a read with text returns at most.
+const READ_LIMIT: usize = 100_000;
+
+/// Roles of the items of combo boxes and lists.
+const OPTION_ROLES: [&str; 6] = [
+    "menu item",
+    "check menu item",
+    "radio menu item",
+    "list item",
+    "tree item",
+    "table cell",
+];
+
+pub(super) fn select_option(desk: &Desk, args: &SelectOptionArgs) -> Result<Done, DeskError> {
+    let nodes = desk.nodes();
+    let Tree { nodes: items, .. } = nodes.tree(
+        &args.id,
+        Want {
+            max_nodes: Some(2000),
+            ..Want::default()
+        },
+    )?;
+    let options: Vec<&Node> = items
+        .iter()
+        .skip(1)
+        .filter(|n| OPTION_ROLES.contains(&n.role.as_str()) && !n.name.is_empty())
+        .collect();
+    let chosen = options
+        .iter()
+        .find(|n| n.name == args.option)
+        .or_else(|| {
+            options
+                .iter()
+                .find(|n| n.name.eq_ignore_ascii_case(&args.option))
+        })
+        .copied()
+        .ok_or_else(|| {
+            let names: Vec<String> = options
+                .iter()
+                .take(30)
+                .map(|n| format!("{:?}", n.name))
+                .collect();
+            DeskError::Invalid(if names.is_empty() {
+                format!(
+                    "node {} has no items to pick from; pass a combo box or a list",
+                    args.id
+                )
+            } else {
+                format!(
+                    "no item {:?} in node {}; its items are {}",
+                    args.option,
+                    args.id,
+                    names.join(", ")
+                )
+            })
+        })?;
+    // Its place among the items beside it (separators do not count), which is what a combo
+    // box's selection counts; only for an item straight under the combo's own menu or list.
+    let index = items
+        .iter()
+        .filter(|n| n.parent == chosen.parent && OPTION_ROLES.contains(&n.role.as_str()))
+        .position(|n| n.node_ref == chosen.node_ref)
+        .unwrap_or(0);
+    let nested = chosen.depth > 2;
+    let target = admitted_node(desk, &nodes, &args.id, "pick an item of")?;
+    let container = &target.node;
+    let acting = target.admitted.nodes();
+    let combo = container.role == "combo box";
+    if combo && nested {
+        return Err(DeskError::Invalid(format!(
+            "{:?} sits in a submenu of {}; press it instead",
+            chosen.name,
+            node_words(container)
+        )));
+    }
+    // Its siblings among the items, in order: what a combo box counts and steps through.
+    let siblings: Vec<&Node> = items
+        .iter()
+        .filter(|n| n.parent == chosen.parent && OPTION_ROLES.contains(&n.role.as_str()))
+        .collect();
+    // A toolkit's combo box shows its item as its name; a web page's shows its label.
+    let shows_item = combo && siblings.iter().any(|o| o.name == container.name);
+    let tried = |attempt: Result<bool, DeskError>| match attempt {
+        Ok(accepted) => Ok(accepted),
+        Err(DeskError::Invalid(_)) => Ok(false),
+        Err(e) => Err(e),
+    };
+    // GTK's combo box picks by index. Qt's has no Selection: the keyboard steps to the item.
+    // A web page's select has none either: Firefox's list of options has one; Chromium's
+    // refuses it, and the item's own action picks it there.
+    let picked_by_combo = combo && tried(acting.select_child(&container.id, index))?;
+    let by_name = picked_by_combo || shows_item;
+    let how = if picked_by_combo {
+        "selection"
+    } else if shows_item {
+        let list = items
+            .iter()
+            .find(|n| Some(n.node_ref) == chosen.parent)
+            .map_or(container.id.as_str(), |n| n.id.as_str());
+        step_to(&target, &nodes, list, &siblings, index)?;
+        "keys"
+    } else if tried(acting.select(&chosen.id))? {
+        "selection"
+    } else {
+        let refused = || {
+            DeskError::Invalid(format!(
+                "{} refused to pick {:?}",
+                node_words(container),
+                chosen.name
+            ))
+        };
+        let actions = nodes.actions(&chosen.id)?;
+        let select = actions
+            .iter()
+            .position(|a| ["select", "click", "toggle"].contains(&a.to_lowercase().as_str()))
+            .ok_or_else(refused)?;
+        if !acting.do_action(&chosen.id, select)? {
+            return Err(refused());
+        }
+        "item action"
+    };
+    // Read back: a toolkit's combo box shows its item as its name; an item of a web page's
+    // says it is selected. Firefox picks a moment after it answers.
+    let read_back = || -> Result<(Value, bool), DeskError> {
+        if by_name {
+            let now = nodes.node(&container.id, Want::default())?;
+            Ok((json!(now.name), now.name == chosen.name))
+        } else {
+            let now = nodes.node(&chosen.id, Want::default())?;
+            let selected = now.states.iter().any(|s| s == "selected");
+            Ok((json!(selected.then_some(&now.name)), selected))
+        }
+    };
+    let (holds, as_asked) = wait_until(|| Ok(Some(read_back()?).filter(|(_, asked)| *asked)))?
+        .map_or_else(read_back, Ok)?;
+    Ok(Done::json(json!({
+        "id": container.id,
+        "picked": chosen.name,
+        "holds": holds,
+        "how": how,
+        "as_asked": as_asked
+    })))
+}
+
+/// Picks item `to` of a combo box with the keyboard: opens its `list` with its own action, steps
+/// from the item it shows with the arrow keys, and takes the item with Return.
+fn step_to(
+    target: &Pressed<'_>,
+    nodes: &Nodes<'_>,
+    list: &str,
+    siblings: &[&Node],
+    to: usize,
+) -> Result<(), DeskError> {
+    let combo = &target.node;
+    let cannot = |why: &str| {
+        DeskError::Invalid(format!(
+            "{} has no Selection and {why}, so shuttle cannot pick an item; press it, then the item",
+            node_words(combo)
+        ))
+    };
+    let from = siblings
+        .iter()
+        .position(|o| o.name == combo.name)
+        .ok_or_else(|| cannot("shows no item of its list"))?;
+    let window = target
+        .window
+        .as_ref()
+        .ok_or_else(|| cannot("is in no window shuttle can tell on the screen"))?;
+    let actions = nodes.actions(&combo.id)?;
+    let open = actions
+        .iter()
+        .position(|a| ["showmenu", "open", "press"].contains(&a.to_lowercase().as_str()))
+        .ok_or_else(|| cannot("no action that opens its list"))?;
+    target.admitted.focus(window)?;
+    if !target.admitted.nodes().do_action(&combo.id, open)? {
+        return Err(cannot("refused to open its list"));
+    }
+    // The list is open once it takes room on the screen (Qt's has none while closed).
+    let with_bounds = Want {
+        bounds: true,
+        ..Want::default()
+    };
+    let opened = wait_until(|| {
+        let list = nodes.node(list, with_bounds)?;
+        Ok(list
+            .bounds
+            .is_some_and(|b| b[2] > 0 && b[3] > 0)
+            .then_some(()))
+    })?;
+    if opened.is_none() {
+        return Err(cannot("did not open its list"));
+    }
+    let step = keys::parse_combo(if to > from { "down" } else { "up" })?;
+    for _ in 0..from.abs_diff(to) {
+        target.admitted.press_keys(&step, Some(window))?;
+    }
+    target
+        .admitted
+        .press_keys(&keys::parse_combo("return")?, Some(window))
+}
