@@ -1,10 +1,14 @@
 #!/usr/bin/python3
 """Accessibility benchmarks for scripts/bench.sh: a full snapshot by shuttle against a pyatspi walk
 reading the same fields (role, name, states, screen bounds), and, per view (all, shown,
-interactive), the nodes, bytes and time of the JSON nodes and of the outline.
-Usage: bench_a11y.py SHUTTLE FIXTURE WORKDIR"""
+interactive), the nodes, bytes and time of the JSON nodes and of the outline, for every app of
+the test matrix. Usage: bench_a11y.py SHUTTLE FIXTURE WORKDIR
+
+Both sides leave a container with more than 1000 children unwalked (LibreOffice Calc's sheet
+reports 2^31 cells); shuttle then reads the cells that show."""
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -16,24 +20,29 @@ SHUTTLE, FIXTURE, WORK = sys.argv[1:4]
 RUNS = int(os.environ.get("RUNS", "10"))
 
 
-def app_of(pid, name):
-    deadline = time.monotonic() + 30
+def frame_of(title, name):
+    """The accessible window whose name starts with `title`, once its app is on the bus."""
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         for app in pyatspi.Registry.getDesktop(0):
             try:
-                if app is not None and app.get_process_id() == pid:
-                    return app
+                for i in range(app.childCount if app is not None else 0):
+                    frame = app.getChildAtIndex(i)
+                    if frame is not None and frame.name.startswith(title):
+                        return app, frame
             except Exception:
                 # An app that left the bus meanwhile.
                 continue
-        time.sleep(0.1)
-    sys.exit(f"{name} did not appear on the accessibility bus")
+        time.sleep(0.2)
+    sys.exit(f"{name} did not show {title!r} on the accessibility bus")
 
 
 def walk(node, out):
     component = "Component" in node.get_interfaces()
     extents = node.queryComponent().getExtents(pyatspi.DESKTOP_COORDS) if component else None
     out.append((node.name, node.getRole(), node.getState().getStates(), extents))
+    if node.childCount > 1000:
+        return out
     for i in range(node.childCount):
         child = node.getChildAtIndex(i)
         if child is not None:
@@ -41,39 +50,38 @@ def walk(node, out):
     return out
 
 
-def pyatspi_walk(app):
+def pyatspi_walk(app, frame):
     times = []
     for _ in range(max(3, RUNS // 2)):
         app.clear_cache()
         start = time.perf_counter()
         # The window's subtree, as shuttle reads it.
-        frame = app.getChildAtIndex(0)
         count = len(walk(frame, []))
         times.append((time.perf_counter() - start) * 1000)
     return statistics.median(times), count
 
 
-def ours(pid):
+def ours(window):
     times, count = [], 0
     for _ in range(RUNS):
         start = time.perf_counter()
-        out = subprocess.run([SHUTTLE, "desk", "snapshot", f"pid={pid}", "bounds=true", "view=all"],
+        out = subprocess.run([SHUTTLE, "desk", "snapshot", f"window={window}", "bounds=true", "view=all"],
                              capture_output=True, text=True, check=True).stdout
         times.append((time.perf_counter() - start) * 1000)
         count = len(json.loads(out)["nodes"])
     return statistics.median(times), count
 
 
-def views(pid):
+def views(window):
     """Per view: nodes, JSON bytes, outline bytes, and the outline's median ms."""
     out = []
     for view in ("all", "shown", "interactive"):
-        as_json = subprocess.run([SHUTTLE, "desk", "snapshot", f"pid={pid}", f"view={view}"],
+        as_json = subprocess.run([SHUTTLE, "desk", "snapshot", f"window={window}", f"view={view}"],
                                  capture_output=True, check=True).stdout
         times = []
         for _ in range(RUNS):
             start = time.perf_counter()
-            as_text = subprocess.run([SHUTTLE, "desk", "snapshot", f"pid={pid}", f"view={view}", "text=true"],
+            as_text = subprocess.run([SHUTTLE, "desk", "snapshot", f"window={window}", f"view={view}", "text=true"],
                                      capture_output=True, check=True).stdout
             times.append((time.perf_counter() - start) * 1000)
         nodes = len(json.loads(as_json)["nodes"])
@@ -81,28 +89,55 @@ def views(pid):
     return out
 
 
-def start(cmd, name):
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return proc, app_of(proc.pid, name)
+FIXTURES = os.path.dirname(os.path.abspath(FIXTURE))
+FORM = "file://" + os.path.join(FIXTURES, "web", "form.html")
+SHEET = os.path.join(WORK, "fruit.ods")
+with open(os.path.join(WORK, "fruit.csv"), "w") as csv:
+    csv.write("name,qty\n" + "".join(f"item {i},{i}\n" for i in range(200)))
+subprocess.run(["soffice", f"-env:UserInstallation=file://{WORK}/lo-convert", "--headless",
+                "--convert-to", "ods", "--outdir", WORK, os.path.join(WORK, "fruit.csv")],
+               capture_output=True, check=True)
+firefox_profile = os.path.join(WORK, "firefox")
+os.makedirs(firefox_profile, exist_ok=True)
+with open(os.path.join(FIXTURES, "web", "firefox-user.js")) as prefs, \
+        open(os.path.join(firefox_profile, "user.js"), "w") as out:
+    out.write(prefs.read())
+chromium = ["chromium", "--force-renderer-accessibility", f"--user-data-dir={WORK}/chromium",
+            "--no-first-run", "--no-default-browser-check", "--disable-gpu", FORM]
+if os.geteuid() == 0:
+    chromium.append("--no-sandbox")
 
-
+# name, command, the title its window starts with
 apps = [
-    ("gtk3-widget-factory", ["gtk3-widget-factory"]),
-    ("gnome-calculator (GTK 4)", ["gnome-calculator"]),
+    ("gtk3-widget-factory", ["gtk3-widget-factory"], "gtk3-widget-factory"),
+    ("gnome-calculator (GTK 4)", ["gnome-calculator"], "Calculator"),
+    ("mousepad", ["mousepad", os.path.join(FIXTURES, "fixture.py")], "fixture.py"),
+    ("Firefox ESR, web form", ["firefox-esr", "--new-instance", "--profile", firefox_profile, FORM],
+     "Shuttle form"),
+    ("Chromium, web form", chromium, "Shuttle form"),
+    ("LibreOffice Calc, 200 rows", ["localc", "--norestore", "--nologo",
+                                    f"-env:UserInstallation=file://{WORK}/lo", SHEET], "fruit.ods"),
+    ("Qt 5 form", ["/usr/bin/python3", os.path.join(FIXTURES, "qt_form.py"),
+                   os.path.join(WORK, "qt.log")], "Qt form"),
     ("fixture with 1000 buttons", ["/usr/bin/python3", FIXTURE, "--title", "bench tree", "--many", "1000",
-                                   "--size", "1200x900", "--log", os.path.join(WORK, "tree.log")]),
+                                   "--size", "1200x900", "--log", os.path.join(WORK, "tree.log")],
+     "bench tree"),
 ]
 rows, size_rows = [], []
-for name, cmd in apps:
-    proc, app = start(cmd, name)
-    time.sleep(1)
-    theirs, their_count = pyatspi_walk(app)
-    mine, my_count = ours(proc.pid)
+for name, cmd, title in apps:
+    # A session of its own, so that the app and every process it starts end together.
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    app, frame = frame_of(title, name)
+    time.sleep(2)
+    theirs, their_count = pyatspi_walk(app, frame)
+    mine, my_count = ours(frame.name)
     rows.append(f"| {name} | {my_count} | {mine:.1f} | {their_count} | {theirs:.1f} | {theirs / mine:.1f}x |")
-    for view, nodes, json_bytes, text_bytes, ms in views(proc.pid):
+    for view, nodes, json_bytes, text_bytes, ms in views(frame.name):
         size_rows.append(f"| {name} | {view} | {nodes} | {json_bytes} | {text_bytes} | {ms:.1f} |")
-    proc.terminate()
+    os.killpg(proc.pid, signal.SIGTERM)
     proc.wait()
+    time.sleep(1)
 
 print("#### Full accessibility snapshot: role, name, states and screen bounds of every node\n")
 print("shuttle: `shuttle desk snapshot pid=N bounds=true`, a whole process each run. pyatspi: a walk of")

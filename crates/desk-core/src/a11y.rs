@@ -44,7 +44,8 @@ pub enum View {
     /// What shows on the screen: hidden nodes and everything under them are left out.
     #[default]
     Shown,
-    /// Of what shows, only what an agent acts on or reads: controls, fields, headings, text.
+    /// Of what shows, only what an agent acts on or reads: controls, fields, headings, text;
+    /// with the states that matter to acting on them.
     Interactive,
 }
 
@@ -97,6 +98,24 @@ const READABLE: &[&str] = &[
     "notification",
 ];
 
+/// States that tell an agent nothing it acts on (how a toolkit draws or selects text, that a
+/// tooltip exists): the interactive view leaves them out to stay small.
+const NOISE_STATES: &[&str] = &[
+    "selectable-text",
+    "supports-autocompletion",
+    "horizontal",
+    "vertical",
+    "has-tooltip",
+    "resizable",
+    "transient",
+    "multi-line",
+    "single-line",
+    "opaque",
+    "manages-descendants",
+    "multiselectable",
+    "checkable",
+];
+
 /// Whether nodes of `role` are text a person reads (a heading, a paragraph, a label).
 pub fn is_readable_role(role: &str) -> bool {
     READABLE.contains(&role)
@@ -127,6 +146,9 @@ pub fn view(nodes: Vec<Node>, view: View) -> Vec<Node> {
             _ => true,
         };
         if keep {
+            if view == View::Interactive {
+                node.states.retain(|s| !NOISE_STATES.contains(&s.as_str()));
+            }
             node.parent = above.map(|k| out[k].node_ref);
             node.depth = above.map_or(0, |k| out[k].depth + 1);
             nearest_kept[i] = Some(out.len());
@@ -316,6 +338,7 @@ mod tests {
             node(2, 1, "paragraph", ""),
         ];
         nodes[1].value = Some("saved Ada".into());
+        nodes[1].states = vec!["selectable-text".into(), "focused".into()];
         nodes[2].parent = Some(0);
         // Chromium's label holds its text, and a static child says it again.
         nodes.push(node(3, 1, "label", ""));
@@ -327,6 +350,11 @@ mod tests {
             interactive.iter().map(|n| n.node_ref).collect::<Vec<_>>(),
             [0, 1, 3],
             "text that says something stays; the empty and the repeated go"
+        );
+        assert_eq!(
+            interactive[1].states,
+            ["focused"],
+            "only states that matter"
         );
     }
 

@@ -185,6 +185,46 @@ fn press_selects_tabs_and_runs_menu_items_in_closed_menus() {
 }
 
 #[test]
+fn an_action_says_which_windows_it_opened_and_closed() {
+    require_desktop();
+    let bystander = Fixture::start("a11y bystander", &[]);
+    let daemon = Daemon::start();
+    let fixture = Fixture::start("a11y opener", &["--opener"]);
+    let tree = nodes(&daemon, fixture.id(), json!({}));
+
+    // A press that opens nothing reports no change.
+    let press_me = the(&tree, "button", "Press me");
+    let quiet = daemon
+        .call("desk_press", json!({"id": press_me["id"]}))
+        .json();
+    assert_eq!(fixture.await_events("clicked", 1).len(), 1);
+    assert_eq!(quiet.get("windows_changed"), None, "{quiet}");
+
+    // The dialog the app maps a moment after the press is in the reply, as wmctrl sees it.
+    let options = the(&tree, "button", "Options");
+    let opened = daemon
+        .call("desk_press", json!({"id": options["id"]}))
+        .json();
+    fixture.await_events("opened", 1);
+    assert_eq!(
+        opened["windows_changed"]["opened"][0]["title"], "Options",
+        "{opened}"
+    );
+    assert!(run("wmctrl", &["-l"]).contains("Options"));
+    let dialog = opened["windows_changed"]["opened"][0]["id"].clone();
+    // Any key closes the dialog: the key's reply says it went.
+    let closed = daemon
+        .call("desk_key", json!({"keys": "Escape", "window": "Options"}))
+        .json();
+    assert_eq!(
+        closed["windows_changed"]["closed"][0]["id"], dialog,
+        "{closed}"
+    );
+    assert!(!run("wmctrl", &["-l"]).contains("Options"));
+    bystander.assert_untouched();
+}
+
+#[test]
 fn entries_read_back_what_was_typed_and_passwords_never() {
     require_desktop();
     let daemon = Daemon::start();

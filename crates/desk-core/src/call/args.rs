@@ -551,7 +551,7 @@ pub enum FieldValue {
     Text(String),
 }
 
-/// Replace a field's whole text, or set a spin button's or slider's number; answers what it holds and how (set, or typed where the app ignores the direct call, as web pages do).
+/// Replace a field's text or set a slider's number; answers holds, as_asked, how (set, or typed where the app ignores that).
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SetValueArgs {
@@ -583,7 +583,7 @@ impl Args for SetValueArgs {
     }
 }
 
-/// Pick an item of a combo box or list by its name, without opening it; answers what it then holds.
+/// Pick an item of a combo box or list by name; answers holds, as_asked, how.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SelectOptionArgs {
@@ -595,7 +595,7 @@ pub struct SelectOptionArgs {
 
 impl Args for SelectOptionArgs {}
 
-/// Insert text into an editable field at a character position (default: the end); answers what it holds and how (inserted, or typed at that position where the app ignores the direct call).
+/// Insert text into a field at a character position (default: the end); answers holds, as_asked, how.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InsertTextArgs {
@@ -683,7 +683,7 @@ impl Args for CloseArgs {
     }
 }
 
-/// Start an app detached; answers its pid, its first window or dialog (null if none within 15 s, splash screens passed over), scoped (it runs in a scope of its own and outlives the daemon) and added_args (switches added so it exposes its accessibility tree, as Chromium needs).
+/// Start an app detached; answers pid, its first window or dialog (null after 15 s; no splash), scoped (outlives the daemon), added_args (for accessibility, as Chromium needs).
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LaunchArgs {

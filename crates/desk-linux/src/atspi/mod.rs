@@ -106,36 +106,41 @@ impl AtSpi {
         R: for<'de> serde::Deserialize<'de> + zbus::zvariant::Type,
         B: serde::Serialize + zbus::zvariant::DynamicType,
     {
-        let reply = match self.direct_to(&node.bus).await {
-            Some(direct) => {
-                let reply = direct
-                    .call_method(
-                        None::<&str>,
-                        node.path.as_str(),
-                        Some(interface),
-                        method,
-                        body,
-                    )
-                    .await;
-                if matches!(reply, Err(zbus::Error::InputOutput(_))) {
-                    // The app went away or broke the link: ask through the bus from now on.
+        if let Some(direct) = self.direct_to(&node.bus).await {
+            let reply = direct
+                .call_method(
+                    None::<&str>,
+                    node.path.as_str(),
+                    Some(interface),
+                    method,
+                    body,
+                )
+                .await;
+            match reply {
+                // A frozen app: asking again through the bus would only wait twice as long.
+                Err(zbus::Error::InputOutput(io)) if io.kind() == std::io::ErrorKind::TimedOut => {
+                    self.lock_direct().insert(node.bus.clone(), None);
+                    return Err(zbus::Error::InputOutput(io));
+                }
+                // The app went away or broke the link: ask through the bus, now and from now
+                // on, which also tells an app that is gone from one that dropped the link.
+                Err(zbus::Error::InputOutput(_)) => {
                     self.lock_direct().insert(node.bus.clone(), None);
                 }
-                reply?
+                reply => return reply?.body().deserialize::<R>(),
             }
-            None => {
-                self.conn
-                    .call_method(
-                        Some(node.bus.as_str()),
-                        node.path.as_str(),
-                        Some(interface),
-                        method,
-                        body,
-                    )
-                    .await?
-            }
-        };
-        reply.body().deserialize::<R>()
+        }
+        self.conn
+            .call_method(
+                Some(node.bus.as_str()),
+                node.path.as_str(),
+                Some(interface),
+                method,
+                body,
+            )
+            .await?
+            .body()
+            .deserialize::<R>()
     }
 
     fn lock_direct(&self) -> std::sync::MutexGuard<'_, HashMap<String, Option<zbus::Connection>>> {

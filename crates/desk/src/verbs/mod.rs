@@ -3,6 +3,7 @@
 //! admission hands back.
 
 mod a11y;
+mod changes;
 mod fields;
 mod input;
 mod manage;
@@ -11,15 +12,33 @@ mod still;
 mod target;
 mod wait;
 
-use desk_core::call::DeskCall;
-use serde_json::json;
+use desk_core::call::{DeskCall, Kind};
+use serde_json::{Value, json};
 
-use crate::done::Done;
+use crate::done::{Body, Done};
 use crate::error::DeskError;
 use crate::guard::Desk;
 
-/// Runs one desk call's verb.
+/// Runs one desk call's verb. An action that sent input, other than one that reports its own
+/// window (focus, close, launch), says which windows it opened, closed or retitled.
 pub(crate) fn dispatch(desk: &Desk, call: &DeskCall) -> Result<Done, DeskError> {
+    let reports_changes = call.verb().kind() == Kind::Act
+        && !matches!(
+            call,
+            DeskCall::Focus(_) | DeskCall::Close(_) | DeskCall::Launch(_)
+        );
+    let before = reports_changes.then(|| changes::before(desk)).flatten();
+    let mut done = verb(desk, call)?;
+    if let (Some(before), Body::Json(Value::Object(result))) = (before, &mut done.body)
+        && desk.sent_input()
+        && let Some(changed) = changes::since(desk, &before)
+    {
+        result.insert("windows_changed".into(), changed);
+    }
+    Ok(done)
+}
+
+fn verb(desk: &Desk, call: &DeskCall) -> Result<Done, DeskError> {
     match call {
         DeskCall::Windows(_) => Ok(Done::of(desk.windows()?)),
         DeskCall::Screen(_) => {
