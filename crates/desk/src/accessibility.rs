@@ -20,6 +20,8 @@ pub struct Want {
     /// The most nodes a tree read takes (default [`DEFAULT_MAX_NODES`]); a container that
     /// reports more children than this is not walked child by child.
     pub max_nodes: Option<usize>,
+    /// Only what shows: a node that does not show is read, but nothing under it.
+    pub shown_only: bool,
 }
 
 impl Want {

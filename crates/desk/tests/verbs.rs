@@ -436,6 +436,19 @@ fn a_window_whose_app_is_not_on_the_accessibility_bus_says_so() {
     );
     let ran = run(&fake, &open(), "snapshot", json!({"window": "Web"}));
     assert_ended(&ran, "failed", "--force-renderer-accessibility");
+    // On the bus, but with its frame alone: the reply says so; with a page, it does not.
+    fake.node(FakeNode::new("w:0", "frame", "Web", 60, None).bounds([0, 0, 50, 50]));
+    fake.node(FakeNode::new("w:1", "document web", "", 60, Some("w:0")));
+    let skeleton = json(&run(&fake, &open(), "snapshot", json!({"window": "Web"})));
+    assert!(
+        skeleton["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("no page content")),
+        "{skeleton}"
+    );
+    fake.node(FakeNode::new("w:2", "paragraph", "Hello", 60, Some("w:1")));
+    let page = json(&run(&fake, &open(), "snapshot", json!({"window": "Web"})));
+    assert_eq!(page.get("note"), None, "{page}");
     fake.state()
         .programs
         .insert("chromium".into(), "New Tab".into());

@@ -91,6 +91,14 @@ const VALUE_ROLES: [Role; 5] = [
 pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Tree, DeskError> {
     let budget = want.budget();
     let started = std::time::Instant::now();
+    // What a view that leaves out hidden nodes needs: a node that does not show is read, but
+    // not what is under it (a spreadsheet's closed menus are most of its tree).
+    let sets_showing = !want.shown_only || at.sets_showing(&root.bus).await;
+    let hides_below = |info: &Info| {
+        want.shown_only
+            && !info.states.contains(State::Showing)
+            && (sets_showing || !info.states.contains(State::Visible))
+    };
     let mut truncated: Option<String> = None;
     let (mut infos, mut children) = cached(at, root).await?;
     if !infos.contains_key(root) {
@@ -192,7 +200,10 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Tree,
             }
         }
         seen += next.len();
-        level = next.into_iter().filter(|n| infos.contains_key(n)).collect();
+        level = next
+            .into_iter()
+            .filter(|n| infos.get(n).is_some_and(|info| !hides_below(info)))
+            .collect();
     }
 
     // Of a crowded table, what shows on the screen.
@@ -238,7 +249,8 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Tree,
             continue;
         }
         let me = order.len();
-        if let Some(kids) = children.get(&node) {
+        let below = parent.is_none() || !hides_below(&infos[&node]);
+        if let Some(kids) = children.get(&node).filter(|_| below) {
             for kid in kids.iter().rev() {
                 stack.push((kid.clone(), Some(me), depth + 1));
             }

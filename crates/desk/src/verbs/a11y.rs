@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use desk_core::a11y::{self, Node};
+use desk_core::a11y::{self, Node, View};
 use desk_core::call::{ActArgs, AtArgs, FindArgs, NodeAction, PressArgs, ReadArgs, SnapshotArgs};
 use desk_core::geometry::Rect;
 use desk_core::window::Window;
@@ -137,11 +137,13 @@ pub(super) fn snapshot(desk: &Desk, args: &SnapshotArgs) -> Result<Done, DeskErr
         })?;
     let nodes = desk.nodes();
     let frame = frame_of(desk, &nodes, &window)?;
+    let view = args.view.unwrap_or_default();
     let want = Want {
         bounds: args.bounds,
         keys: args.keys,
         text: false,
         max_nodes: args.max_nodes.map(|m| m as usize),
+        shown_only: view != View::All,
     };
     let Tree {
         nodes: mut tree,
@@ -153,7 +155,14 @@ pub(super) fn snapshot(desk: &Desk, args: &SnapshotArgs) -> Result<Done, DeskErr
         drop_bogus_bounds(&mut tree, rect);
     }
     let read = tree.len();
-    let view = args.view.unwrap_or_default();
+    let note = (window.pid.is_some_and(|pid| desk.chromium_based(pid)) && !shows_a_page(&tree))
+        .then(|| {
+            format!(
+                "this Chromium-based app shows its window's frame but no page content: it was \
+                 started without {FORCE_ACCESSIBILITY}; close it and start it again with launch, \
+                 which adds that switch, or use shot and pixel input"
+            )
+        });
     let tree = a11y::view(tree, view);
     if args.text {
         let mut header = format!(
@@ -169,6 +178,9 @@ pub(super) fn snapshot(desk: &Desk, args: &SnapshotArgs) -> Result<Done, DeskErr
                 truncated.reason, truncated.seen
             ));
         }
+        if let Some(note) = &note {
+            header.push_str(&format!("note: {note}\n"));
+        }
         let limit = args
             .max_chars
             .map(|m| (m as usize).saturating_sub(header.len()));
@@ -183,7 +195,18 @@ pub(super) fn snapshot(desk: &Desk, args: &SnapshotArgs) -> Result<Done, DeskErr
     if let Some(truncated) = truncated {
         result["truncated"] = json!(truncated);
     }
+    if let Some(note) = note {
+        result["note"] = json!(note);
+    }
     Ok(Done::json(result))
+}
+
+/// Whether a tree holds a web page with something in it: a Chromium-based app started without
+/// accessibility shows only its own frame.
+fn shows_a_page(tree: &[Node]) -> bool {
+    tree.iter()
+        .filter(|n| n.role == "document web")
+        .any(|page| tree.iter().any(|n| n.parent == Some(page.node_ref)))
 }
 
 pub(super) fn find(desk: &Desk, args: &FindArgs) -> Result<Done, DeskError> {
