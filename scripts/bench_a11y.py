@@ -129,9 +129,12 @@ apps = [
 ]
 rows, size_rows = [], []
 for name, cmd, title in apps:
+    # An app already on the desktop (bench.sh starts the widget factory) is read as it is: a
+    # second start would only open a second window of the same process.
+    running = title in subprocess.run(["wmctrl", "-l"], capture_output=True, text=True).stdout
     # A session of its own, so that the app and every process it starts end together.
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    proc = None if running else subprocess.Popen(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     app, frame = frame_of(title, name)
     time.sleep(2)
     theirs, their_count = pyatspi_walk(app, frame)
@@ -139,9 +142,10 @@ for name, cmd, title in apps:
     rows.append(f"| {name} | {my_count} | {mine:.1f} | {their_count} | {theirs:.1f} | {theirs / mine:.1f}x |")
     for view, nodes, json_bytes, text_bytes, ms in views(title):
         size_rows.append(f"| {name} | {view} | {nodes} | {json_bytes} | {text_bytes} | {ms:.1f} |")
-    os.killpg(proc.pid, signal.SIGTERM)
-    proc.wait()
-    time.sleep(1)
+    if proc is not None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait()
+        time.sleep(1)
 
 print("#### Full accessibility snapshot: role, name, states and screen bounds of every node\n")
 print("shuttle: `shuttle desk snapshot pid=N bounds=true`, a whole process each run. pyatspi: a walk of")

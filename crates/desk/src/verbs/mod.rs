@@ -12,21 +12,21 @@ mod still;
 mod target;
 mod wait;
 
-use desk_core::call::{DeskCall, Kind};
+use desk_core::call::DeskCall;
 use serde_json::{Value, json};
 
 use crate::done::{Body, Done};
 use crate::error::DeskError;
 use crate::guard::Desk;
 
-/// Runs one desk call's verb. An action that sent input, other than one that reports its own
-/// window (focus, close, launch), says which windows it opened, closed or retitled.
+/// Runs one desk call's verb. A click, key or press that sent input says which windows it
+/// opened, closed or retitled: those are what open dialogs and close them, and watching costs
+/// each of them its quiet period, which typing, scrolling and dragging are spared.
 pub(crate) fn dispatch(desk: &Desk, call: &DeskCall) -> Result<Done, DeskError> {
-    let reports_changes = call.verb().kind() == Kind::Act
-        && !matches!(
-            call,
-            DeskCall::Focus(_) | DeskCall::Close(_) | DeskCall::Launch(_)
-        );
+    let reports_changes = matches!(
+        call,
+        DeskCall::Click(_) | DeskCall::Key(_) | DeskCall::Press(_) | DeskCall::Act(_)
+    );
     let before = reports_changes.then(|| changes::before(desk)).flatten();
     let mut done = verb(desk, call)?;
     if let (Some(before), Body::Json(Value::Object(result))) = (before, &mut done.body)
