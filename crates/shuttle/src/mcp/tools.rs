@@ -66,8 +66,8 @@ fn desk_tool(mode: Mode) -> Tool {
         description.push_str(
             " Action results carry outcome: completed, refused (nothing sent) or unknown (may \
              have landed: look before resending), confirmed: the app under the input \
-             answered a ping after it, so it has read the input. click, key, press and act \
-             add windows_changed: windows opened, closed, retitled.",
+             answered a ping after it, so it read the input. click, key, press, act add \
+             windows_changed (opened, closed, retitled).",
         );
     }
     if mode.dry_run && !mode.read_only {
