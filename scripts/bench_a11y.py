@@ -148,9 +148,9 @@ for name, cmd, title in apps:
         time.sleep(1)
 
 print("#### Full accessibility snapshot: role, name, states and screen bounds of every node\n")
-print("shuttle: `shuttle desk snapshot pid=N bounds=true`, a whole process each run. pyatspi: a walk of")
-print(f"the same window in one warm Python process, its cache cleared each run. Medians of {RUNS} and")
-print(f"{max(3, RUNS // 2)} runs.\n")
+print("shuttle: `shuttle desk snapshot window=TITLE bounds=true view=all`, a whole process each run.")
+print("pyatspi: a walk of the same window in one warm Python process, its cache cleared each run.")
+print(f"Medians of {RUNS} and {max(3, RUNS // 2)} runs.\n")
 print("| app | shuttle nodes | shuttle ms | pyatspi nodes | pyatspi ms | ratio |")
 print("|---|---|---|---|---|---|")
 print("\n".join(rows))

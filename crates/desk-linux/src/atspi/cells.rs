@@ -8,16 +8,18 @@ use super::AtSpi;
 use super::ids::NodeRef;
 use desk::DeskError;
 
-/// The most rows and columns of a table's visible part that are read.
+/// The most rows of a table's visible part that are read.
 const MOST_ROWS: i32 = 100;
+/// The most columns of a table's visible part that are read.
 const MOST_COLUMNS: i32 = 40;
 
 /// What shows of a crowded table: the cells worth reporting, and the range they come from.
 pub(super) struct Visible {
     /// Cells that hold text or have the focus, in row order.
     pub cells: Vec<NodeRef>,
-    /// The rows and columns shown, first to last (counted from 0).
+    /// The rows shown, first to last (counted from 0).
     pub rows: (i32, i32),
+    /// The columns shown, first to last (counted from 0).
     pub columns: (i32, i32),
     /// How many cells of that range were read.
     pub read: usize,

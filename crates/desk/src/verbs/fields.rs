@@ -366,11 +366,15 @@ pub(super) fn select_option(desk: &Desk, args: &SelectOptionArgs) -> Result<Done
                 )
             })
         })?;
-    // Its place among the items beside it (separators do not count), which is what a combo
-    // box's selection counts; only for an item straight under the combo's own menu or list.
-    let index = items
+    // The items beside it, in order (separators do not count), and its place among them: what
+    // a combo box's selection counts and its arrow keys step through; only for an item straight
+    // under the combo's own menu or list.
+    let siblings: Vec<&Node> = items
         .iter()
         .filter(|n| n.parent == chosen.parent && OPTION_ROLES.contains(&n.role.as_str()))
+        .collect();
+    let index = siblings
+        .iter()
         .position(|n| n.node_ref == chosen.node_ref)
         .unwrap_or(0);
     let nested = chosen.depth > 2;
@@ -385,11 +389,6 @@ pub(super) fn select_option(desk: &Desk, args: &SelectOptionArgs) -> Result<Done
             node_words(container)
         )));
     }
-    // Its siblings among the items, in order: what a combo box counts and steps through.
-    let siblings: Vec<&Node> = items
-        .iter()
-        .filter(|n| n.parent == chosen.parent && OPTION_ROLES.contains(&n.role.as_str()))
-        .collect();
     // A toolkit's combo box shows its item as its name; a web page's shows its label.
     let shows_item = combo && siblings.iter().any(|o| o.name == container.name);
     let tried = |attempt: Result<bool, DeskError>| match attempt {
