@@ -45,7 +45,7 @@ pub enum View {
     #[default]
     Shown,
     /// Of what shows, only what an agent acts on or reads: controls, fields, headings, text;
-    /// with the states that matter to acting on them.
+    /// with the states that matter to acting on them, and values cut at 200 characters.
     Interactive,
 }
 
@@ -116,6 +116,19 @@ const NOISE_STATES: &[&str] = &[
     "checkable",
 ];
 
+/// The most characters of a value the interactive view keeps; `read` with text has the rest.
+const INTERACTIVE_VALUE_CHARS: usize = 200;
+
+/// `value` cut to `limit` characters, saying how many more there are.
+fn shortened(value: String, limit: usize) -> String {
+    let total = value.chars().count();
+    if total <= limit {
+        return value;
+    }
+    let kept: String = value.chars().take(limit).collect();
+    format!("{kept}… ({} more characters: read the node)", total - limit)
+}
+
 /// Whether nodes of `role` are text a person reads (a heading, a paragraph, a label).
 pub fn is_readable_role(role: &str) -> bool {
     READABLE.contains(&role)
@@ -148,6 +161,7 @@ pub fn view(nodes: Vec<Node>, view: View) -> Vec<Node> {
         if keep {
             if view == View::Interactive {
                 node.states.retain(|s| !NOISE_STATES.contains(&s.as_str()));
+                node.value = node.value.map(|v| shortened(v, INTERACTIVE_VALUE_CHARS));
             }
             node.parent = above.map(|k| out[k].node_ref);
             node.depth = above.map_or(0, |k| out[k].depth + 1);
@@ -355,6 +369,23 @@ mod tests {
             interactive[1].states,
             ["focused"],
             "only states that matter"
+        );
+    }
+
+    #[test]
+    fn the_interactive_view_cuts_long_values_and_says_how_much_is_left() {
+        let mut nodes = vec![node(0, 0, "frame", "Doc"), node(1, 1, "text", "")];
+        nodes[1].value = Some("x".repeat(250));
+        let interactive = view(nodes.clone(), View::Interactive);
+        let value = interactive[1].value.as_deref().unwrap();
+        assert!(value.starts_with(&"x".repeat(200)), "{value}");
+        assert!(
+            value.ends_with("… (50 more characters: read the node)"),
+            "{value}"
+        );
+        assert_eq!(
+            view(nodes, View::All)[1].value.as_deref(),
+            Some(&*"x".repeat(250))
         );
     }
 
