@@ -48,7 +48,8 @@ pub fn spawn(app: &str, args: &[String]) -> Result<Launched, DeskError> {
         Command::new(&program)
     };
     let added = chromium::accessibility_args(&program, args);
-    command.args(args).args(&added);
+    // Before the caller's arguments, which may end switches (`--`) or be files.
+    command.args(&added).args(args);
     detach(&mut command);
     let mut child = command.spawn().map_err(|e| {
         unsent(DeskError::Invalid(format!(

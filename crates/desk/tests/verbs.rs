@@ -882,6 +882,25 @@ fn a_field_that_ignores_its_text_interface_is_typed_into_instead() {
         inserted,
         json!({"id": "m:5", "holds": "Lady Ada", "how": "typed", "as_asked": true})
     );
+    // A Tab or a Return would act as a key, not land as text: refused before any typing.
+    let keys_in_text = run(
+        &fake,
+        &open(),
+        "set_value",
+        json!({"id": "m:5", "value": "Ada\tLovelace"}),
+    );
+    assert!(
+        keys_in_text.outcome.name() != "completed",
+        "{:?}",
+        keys_in_text.outcome
+    );
+    assert!(
+        !fake
+            .log()
+            .iter()
+            .any(|e| matches!(e, Event::Text { text, .. } if text.contains("Lovelace"))),
+        "nothing of it was typed"
+    );
     // The field's own state, and every key went to its window.
     let field = fake
         .state()

@@ -23,6 +23,8 @@ pub(super) struct Visible {
     pub columns: (i32, i32),
     /// How many cells of that range were read.
     pub read: usize,
+    /// How many could not be read (the app did not answer for them in time).
+    pub unread: usize,
 }
 
 const COMPONENT: &str = "org.a11y.atspi.Component";
@@ -64,23 +66,29 @@ pub(super) async fn visible(
             .map(|place| at.call::<ObjectRefOwned, _>(table, TABLE, "GetAccessibleAt", place)),
     )
     .await;
+    let asked = found.len();
     let cells: Vec<NodeRef> = found
         .into_iter()
         .filter_map(Result::ok)
         .filter_map(|cell| NodeRef::from_object(&cell))
         .collect();
     let worth = join_all(cells.iter().map(|cell| worth_reporting(at, cell))).await;
-    let read = cells.len();
-    let cells = cells
-        .into_iter()
-        .zip(worth)
-        .filter_map(|(cell, worth)| worth.then_some(cell))
-        .collect();
+    let mut kept = Vec::new();
+    let mut read = 0;
+    for (cell, worth) in cells.into_iter().zip(worth) {
+        if let Some(worth) = worth {
+            read += 1;
+            if worth {
+                kept.push(cell);
+            }
+        }
+    }
     Ok(Some(Visible {
-        cells,
+        cells: kept,
         rows,
         columns,
         read,
+        unread: asked - read,
     }))
 }
 
@@ -117,12 +125,16 @@ async fn cell_place(
     }
 }
 
-/// Whether a cell says something or is where the agent is: it holds text or has the focus.
-/// Empty cells are most of a sheet and are left out, selected or not (a whole sheet may be).
-async fn worth_reporting(at: &AtSpi, cell: &NodeRef) -> bool {
+/// Whether a cell says something or is where the agent is: it holds text or has the focus;
+/// `None` when the app did not say. Empty cells are most of a sheet and are left out, selected
+/// or not (a whole sheet may be).
+async fn worth_reporting(at: &AtSpi, cell: &NodeRef) -> Option<bool> {
     let (text, states) = futures::join!(
         at.call::<String, _>(cell, "org.a11y.atspi.Text", "GetText", &(0, -1)),
         at.call::<StateSet, _>(cell, "org.a11y.atspi.Accessible", "GetState", &())
     );
-    text.is_ok_and(|t| !t.is_empty()) || states.is_ok_and(|s| s.contains(State::Focused))
+    match (text, states) {
+        (Ok(text), Ok(states)) => Some(!text.is_empty() || states.contains(State::Focused)),
+        _ => None,
+    }
 }

@@ -267,6 +267,12 @@ impl AtSpi {
         sets
     }
 
+    /// Whether the app at `bus` is known, by its toolkit's own word, to mark every node that
+    /// shows `showing`: only then may a walk skip what is under a node that is not.
+    async fn surely_sets_showing(&self, bus: &str) -> bool {
+        self.sets_showing(bus).await && self.lock_showing().get(bus) == Some(&true)
+    }
+
     fn lock_showing(&self) -> std::sync::MutexGuard<'_, HashMap<String, bool>> {
         self.sets_showing.lock().unwrap_or_else(|e| e.into_inner())
     }

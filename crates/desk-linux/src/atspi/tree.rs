@@ -93,7 +93,9 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Tree,
     let started = std::time::Instant::now();
     // What a view that leaves out hidden nodes needs: a node that does not show is read, but
     // not what is under it (a spreadsheet's closed menus are most of its tree).
-    let sets_showing = !want.shown_only || at.sets_showing(&root.bus).await;
+    // A toolkit not known to set `showing` below its windows is walked whole: the view then
+    // decides what shows from the whole tree, as `showing` below does.
+    let sets_showing = want.shown_only && at.surely_sets_showing(&root.bus).await;
     let hides_below = |info: &Info| {
         want.shown_only
             && !info.states.contains(State::Showing)
@@ -224,7 +226,7 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Tree,
                 }
             }
             seen += shown.read;
-            saw += shown.read;
+            saw += shown.read + shown.unread;
             reason = format!(
                 "{reason}, but for rows {}-{} and columns {}-{} (counted from 1), which show: of \
                  their {} cells, the {} that hold text or have the focus are read",
@@ -232,9 +234,15 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Tree,
                 shown.rows.1 + 1,
                 shown.columns.0 + 1,
                 shown.columns.1 + 1,
-                shown.read,
+                shown.read + shown.unread,
                 shown.cells.len()
             );
+            if shown.unread > 0 {
+                reason.push_str(&format!(
+                    ", and {} did not answer in time and are missing",
+                    shown.unread
+                ));
+            }
             children.insert(node.clone(), shown.cells);
         }
         truncated.get_or_insert(reason);

@@ -77,15 +77,19 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<Done, DeskEr
         }
         FieldValue::Text(text) => {
             // Firefox takes the text through the interface and changes nothing; Chromium has
-            // no such interface. Either way the field is typed into instead.
+            // no such interface. Either way the field is typed into instead, once it has had
+            // the time an app that applies late needs.
+            let before = read_back()?;
             let set = match acting.set_text(&node.id, text) {
-                Ok(true) => Some(read_back()?),
+                Ok(true) => Some(
+                    wait_until(|| Ok(Some(read_back()?).filter(|now| *now != before)))?
+                        .map_or_else(read_back, Ok)?,
+                ),
                 Ok(false) | Err(DeskError::Invalid(_)) => None,
                 Err(e) => return Err(e),
             };
-            let before = node.value.as_deref();
             match set {
-                Some(holds) if holds.as_deref() != before || before == Some(text) => (holds, "set"),
+                Some(holds) if holds != before || before.as_deref() == Some(text) => (holds, "set"),
                 _ => (type_over(&target, &nodes, text)?, "typed"),
             }
         }
@@ -114,6 +118,7 @@ fn type_over(
     nodes: &Nodes<'_>,
     text: &str,
 ) -> Result<Option<String>, DeskError> {
+    refuse_keys_in(&target.node, text)?;
     // In a spreadsheet, select-all takes the whole sheet and typing waits for Enter.
     if target.node.role == "table cell" {
         return Err(DeskError::Invalid(format!(
@@ -138,6 +143,25 @@ fn type_over(
     let read = || nodes.node(&target.node.id, with_text).map(|now| now.value);
     wait_until(|| Ok(Some(read()?).filter(|now| now.as_deref() == Some(text))))?
         .map_or_else(read, Ok)
+}
+
+/// Refuses to type `text` into `field` where a character would act as a key rather than land
+/// as text: Return submits a form or presses a dialog's default button, Tab moves the focus to
+/// the next field. A line break is typed only into a field of several lines.
+fn refuse_keys_in(field: &Node, text: &str) -> Result<(), DeskError> {
+    let multi_line = field.states.iter().any(|s| s == "multi-line");
+    let acts = text
+        .chars()
+        .find(|&c| c.is_control() && !(c == '\n' && multi_line));
+    match acts {
+        Some(c) => Err(DeskError::Invalid(format!(
+            "{} took no text through its accessibility interface, and typing {c:?} into it \
+             would act as a key (submit, or move to another field); set it without that \
+             character, or type and press keys yourself",
+            node_words(field)
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Gives a field the keyboard focus, its window first; answers the window, which then has
@@ -243,6 +267,7 @@ pub(super) fn insert_text(desk: &Desk, args: &InsertTextArgs) -> Result<Done, De
         && !args.text.is_empty()
     {
         let at = position.unwrap_or(before.chars().count());
+        refuse_keys_in(node, &args.text)?;
         let window = focus_field(&target, &nodes)?;
         let caret_refused = || {
             DeskError::Invalid(format!(
@@ -410,6 +435,9 @@ pub(super) fn select_option(desk: &Desk, args: &SelectOptionArgs) -> Result<Done
             .map_or(container.id.as_str(), |n| n.id.as_str());
         step_to(&target, &nodes, list, &siblings, index)?;
         "keys"
+    } else if chosen.states.iter().any(|s| s == "selected") {
+        // Picked already: an item's action may toggle it off.
+        "already"
     } else if tried(acting.select(&chosen.id))? {
         "selection"
     } else {
@@ -420,10 +448,14 @@ pub(super) fn select_option(desk: &Desk, args: &SelectOptionArgs) -> Result<Done
                 chosen.name
             ))
         };
-        let actions = nodes.actions(&chosen.id)?;
-        let select = actions
+        let actions: Vec<String> = nodes
+            .actions(&chosen.id)?
             .iter()
-            .position(|a| ["select", "click", "toggle"].contains(&a.to_lowercase().as_str()))
+            .map(|a| a.to_lowercase())
+            .collect();
+        let select = ["select", "click", "toggle"]
+            .iter()
+            .find_map(|wanted| actions.iter().position(|a| a == wanted))
             .ok_or_else(refused)?;
         if !acting.do_action(&chosen.id, select)? {
             return Err(refused());
@@ -469,10 +501,22 @@ fn step_to(
             node_words(combo)
         ))
     };
-    let from = siblings
+    if list == combo.id {
+        return Err(cannot("has no list of its own to open"));
+    }
+    // The arrow keys skip items that are disabled.
+    let enabled: Vec<&&Node> = siblings
+        .iter()
+        .filter(|o| !o.states.iter().any(|s| s == "disabled"))
+        .collect();
+    let from = enabled
         .iter()
         .position(|o| o.name == combo.name)
         .ok_or_else(|| cannot("shows no item of its list"))?;
+    let to = enabled
+        .iter()
+        .position(|o| o.node_ref == siblings[to].node_ref)
+        .ok_or_else(|| cannot("has that item disabled"))?;
     let window = target
         .window
         .as_ref()
