@@ -4,8 +4,8 @@
 use atspi::{CoordType, ObjectRefOwned, State, StateSet};
 use futures::future::join_all;
 
-use super::AtSpi;
 use super::ids::NodeRef;
+use super::{ACCESSIBLE, AtSpi, COMPONENT, TABLE, TEXT};
 use desk::DeskError;
 
 /// The most rows of a table's visible part that are read.
@@ -26,9 +26,6 @@ pub(super) struct Visible {
     /// How many could not be read (the app did not answer for them in time).
     pub unread: usize,
 }
-
-const COMPONENT: &str = "org.a11y.atspi.Component";
-const TABLE: &str = "org.a11y.atspi.Table";
 
 /// The cells of `table` that show on the screen, at most `budget` of them read; `None` when
 /// the table does not show or does not tell where its cells are.
@@ -109,7 +106,7 @@ async fn cell_place(
         return Ok(None);
     };
     let index: i32 = at
-        .call(&cell, "org.a11y.atspi.Accessible", "GetIndexInParent", &())
+        .call(&cell, ACCESSIBLE, "GetIndexInParent", &())
         .await
         .map_err(fail)?;
     if index < 0 {
@@ -130,8 +127,8 @@ async fn cell_place(
 /// or not (a whole sheet may be).
 async fn worth_reporting(at: &AtSpi, cell: &NodeRef) -> Option<bool> {
     let (text, states) = futures::join!(
-        at.call::<String, _>(cell, "org.a11y.atspi.Text", "GetText", &(0, -1)),
-        at.call::<StateSet, _>(cell, "org.a11y.atspi.Accessible", "GetState", &())
+        at.call::<String, _>(cell, TEXT, "GetText", &(0, -1)),
+        at.call::<StateSet, _>(cell, ACCESSIBLE, "GetState", &())
     );
     match (text, states) {
         (Ok(text), Ok(states)) => Some(!text.is_empty() || states.contains(State::Focused)),

@@ -42,8 +42,14 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The registry's root object, whose children are the applications.
 const REGISTRY: &str = "org.a11y.atspi.Registry";
+/// The AT-SPI interfaces called by name, here and in the walk.
+const ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
+const COMPONENT: &str = "org.a11y.atspi.Component";
+const TABLE: &str = "org.a11y.atspi.Table";
+const TEXT: &str = "org.a11y.atspi.Text";
 /// The interface that picks children of a container.
 const SELECTION: &str = "org.a11y.atspi.Selection";
+const PROPERTIES: &str = "org.freedesktop.DBus.Properties";
 const ROOT_PATH: &str = "/org/a11y/atspi/accessible/root";
 
 /// A connection to the accessibility bus.
@@ -221,7 +227,7 @@ impl AtSpi {
     /// call to an interface an object lacks as if the object were gone.
     async fn has_interface(&self, node: &NodeRef, interface: &str) -> Result<bool, DeskError> {
         let interfaces: Vec<String> = self
-            .call(node, "org.a11y.atspi.Accessible", "GetInterfaces", &())
+            .call(node, ACCESSIBLE, "GetInterfaces", &())
             .await
             .map_err(|e| self.failed(node, "list its interfaces", e))?;
         Ok(interfaces.iter().any(|i| i == interface))
@@ -330,9 +336,7 @@ impl AtSpi {
             // drops a sheet's cells soon after they were read.
             zbus::Error::MethodError(ref name, ref message, _)
                 if name.as_str().ends_with("UnknownMethod")
-                    && message
-                        .as_deref()
-                        .is_some_and(|m| m.contains("org.freedesktop.DBus.Properties")) =>
+                    && message.as_deref().is_some_and(|m| m.contains(PROPERTIES)) =>
             {
                 DeskError::NodeGone {
                     id: self.ids.id(node),
@@ -723,13 +727,7 @@ fn app_gone(error: &str, message: Option<&str>) -> bool {
 async fn bus_address() -> Result<String, DeskError> {
     let session = zbus::Connection::session().await;
     if let Ok(session) = &session {
-        let status = zbus::Proxy::new(
-            session,
-            "org.a11y.Bus",
-            "/org/a11y/bus",
-            "org.freedesktop.DBus.Properties",
-        )
-        .await;
+        let status = zbus::Proxy::new(session, "org.a11y.Bus", "/org/a11y/bus", PROPERTIES).await;
         if let Ok(status) = status {
             let enabled = zbus::zvariant::Value::from(true);
             let set: zbus::Result<()> = status

@@ -20,7 +20,7 @@ use zbus::proxy::CacheProperties;
 use zbus::zvariant::OwnedValue;
 
 use super::ids::NodeRef;
-use super::{AtSpi, cells};
+use super::{ACCESSIBLE, AtSpi, COMPONENT, PROPERTIES, cells};
 use desk::DeskError;
 use desk::accessibility::{Tree, Truncated, Want};
 
@@ -479,8 +479,6 @@ fn is_timeout(e: &zbus::Error) -> bool {
     matches!(e, zbus::Error::InputOutput(io) if io.kind() == std::io::ErrorKind::TimedOut)
 }
 
-const ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
-
 async fn list_children(at: &AtSpi, node: &NodeRef) -> Result<Vec<NodeRef>, DeskError> {
     let listed: Vec<ObjectRefOwned> = at
         .call(node, ACCESSIBLE, "GetChildren", &())
@@ -491,27 +489,25 @@ async fn list_children(at: &AtSpi, node: &NodeRef) -> Result<Vec<NodeRef>, DeskE
 
 /// How many children a node says it has.
 async fn child_count(at: &AtSpi, node: &NodeRef) -> Result<i32, DeskError> {
-    let count: OwnedValue = at
-        .call(
-            node,
-            "org.freedesktop.DBus.Properties",
-            "Get",
-            &(ACCESSIBLE, "ChildCount"),
-        )
+    let count = property(at, node, "ChildCount")
         .await
         .map_err(|e| at.failed(node, "count children", e))?;
     Ok(i32::try_from(&count).unwrap_or(0))
 }
 
-/// Role, states, name and child count, in four calls sent at once. Properties are asked one
-/// by one: Qt 5's bridge crashes the app on a GetAll.
+/// One property of a node's Accessible interface. Properties are asked one by one: Qt 5's
+/// bridge crashes the app on a GetAll.
+async fn property(at: &AtSpi, node: &NodeRef, name: &str) -> zbus::Result<OwnedValue> {
+    at.call(node, PROPERTIES, "Get", &(ACCESSIBLE, name)).await
+}
+
+/// Role, states, name and child count, in four calls sent at once.
 async fn info(at: &AtSpi, node: &NodeRef) -> Result<Info, DeskError> {
-    const PROPERTIES: &str = "org.freedesktop.DBus.Properties";
     let (role, states, name, count) = futures::join!(
         at.call::<Role, _>(node, ACCESSIBLE, "GetRole", &()),
         at.call::<StateSet, _>(node, ACCESSIBLE, "GetState", &()),
-        at.call::<OwnedValue, _>(node, PROPERTIES, "Get", &(ACCESSIBLE, "Name")),
-        at.call::<OwnedValue, _>(node, PROPERTIES, "Get", &(ACCESSIBLE, "ChildCount")),
+        property(at, node, "Name"),
+        property(at, node, "ChildCount"),
     );
     let fail = |e| at.failed(node, "read a node", e);
     Ok(Info {
@@ -558,7 +554,7 @@ async fn extras(at: &AtSpi, node: &NodeRef, info: &Info, want: Want) -> Result<E
         let extents = at
             .call::<(i32, i32, i32, i32), _>(
                 node,
-                "org.a11y.atspi.Component",
+                COMPONENT,
                 "GetExtents",
                 &(CoordType::Screen as u32),
             )
