@@ -4,8 +4,7 @@
 
 use std::path::Path;
 
-/// The switch that makes a Chromium-based app expose its pages to accessibility.
-pub const FORCE_ACCESSIBILITY: &str = "--force-renderer-accessibility";
+pub use desk::FORCE_ACCESSIBILITY;
 
 /// Program names of Chromium-based apps whose launcher is a script or a link elsewhere.
 const NAMES: &[&str] = &[

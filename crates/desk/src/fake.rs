@@ -20,8 +20,8 @@ use crate::cancel::Cancel;
 use crate::error::DeskError;
 use crate::image::RgbImage;
 use crate::system::{
-    Answer, Apps, Backend, Display, DisplayInfo, Hotkey, Input, Launched, Platform, Presence,
-    Question,
+    Answer, Apps, Backend, Display, DisplayInfo, FORCE_ACCESSIBILITY, Hotkey, Input, Launched,
+    Platform, Presence, Question,
 };
 
 /// Something the desktop received.
@@ -772,7 +772,7 @@ impl Apps for FakeDesk {
         }
         state.names.insert(pid, vec![app.to_string()]);
         let added = if app == "chromium" {
-            vec!["--force-renderer-accessibility".to_string()]
+            vec![FORCE_ACCESSIBILITY.to_string()]
         } else {
             Vec::new()
         };

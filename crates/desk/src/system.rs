@@ -180,6 +180,10 @@ pub struct Launched {
     pub added: Vec<String>,
 }
 
+/// The switch that makes a Chromium-based app (a browser or an Electron app) expose its pages
+/// to accessibility; `launch` adds it, and the desk names it when such an app shows no page.
+pub const FORCE_ACCESSIBILITY: &str = "--force-renderer-accessibility";
+
 /// The processes behind windows: their names, their descent, and starting new ones.
 pub trait Apps: Send + Sync {
     /// The names process `pid` goes by (executable, process name, an interpreted script's

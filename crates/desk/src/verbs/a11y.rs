@@ -15,12 +15,11 @@ use crate::done::Done;
 use crate::error::DeskError;
 use crate::guard::{ActingNodes, Admitted, Desk, Nodes, Seen, Spot};
 use crate::intent::{Intent, Target};
+use crate::system::FORCE_ACCESSIBILITY;
 
 /// How far outside its window a node may reach before its bounds count as bogus (toolkits
 /// report widgets they never laid out at absurd places).
 const BOUNDS_SLACK: i32 = 64;
-/// The switch that makes Chromium-based apps expose their pages.
-const FORCE_ACCESSIBILITY: &str = "--force-renderer-accessibility";
 /// How long a menu may take to open.
 const MENU_WAIT: Duration = Duration::from_secs(2);
 
