@@ -1,7 +1,7 @@
 //! `snapshot`, `find`, `read`, `press`, `act`, `at` and `unanswered`: the desk seen through
 //! the accessibility tree, where controls have names and nothing has to be guessed from pixels.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use desk_core::a11y::{self, Node, View};
 use desk_core::call::{ActArgs, AtArgs, FindArgs, NodeAction, PressArgs, ReadArgs, SnapshotArgs};
@@ -9,6 +9,7 @@ use desk_core::geometry::Rect;
 use desk_core::window::Window;
 use serde_json::{Value, json};
 
+use super::poll_until;
 use super::target::{self, SETTLE_WAIT};
 use crate::accessibility::{AppWindow, Tree, Want};
 use crate::done::Done;
@@ -364,16 +365,15 @@ fn open_menus_above(
         } else {
             menu.name.clone()
         });
-        let deadline = Instant::now() + MENU_WAIT;
-        while is_hidden(&nodes.node(inner, Want::default())?) {
-            if Instant::now() >= deadline {
-                return Err(DeskError::Invalid(format!(
-                    "menu {:?} did not open within {} s; its item was not run",
-                    menu.name,
-                    MENU_WAIT.as_secs()
-                )));
-            }
-            std::thread::sleep(Duration::from_millis(20));
+        let open = poll_until(MENU_WAIT, || {
+            Ok((!is_hidden(&nodes.node(inner, Want::default())?)).then_some(()))
+        })?;
+        if open.is_none() {
+            return Err(DeskError::Invalid(format!(
+                "menu {:?} did not open within {} s; its item was not run",
+                menu.name,
+                MENU_WAIT.as_secs()
+            )));
         }
     }
     Ok(opened)

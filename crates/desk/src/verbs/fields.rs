@@ -6,9 +6,10 @@ use desk_core::call::{FieldValue, InsertTextArgs, SelectOptionArgs, SelectTextAr
 use desk_core::window::Window;
 use serde_json::{Value, json};
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::a11y::{Pressed, admitted_node, node_words};
+use super::poll_until;
 use crate::accessibility::{Tree, Want};
 use crate::done::Done;
 use crate::error::DeskError;
@@ -63,8 +64,8 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<Done, DeskEr
                     .and_then(|h| h.parse::<f64>().ok())
                     .is_some_and(|h| h == *n)
             };
-            let holds =
-                wait_until(|| Ok(Some(read_back()?).filter(is_n)))?.map_or_else(read_back, Ok)?;
+            let holds = poll_until(FIELD_WAIT, || Ok(Some(read_back()?).filter(is_n)))?
+                .map_or_else(read_back, Ok)?;
             let editable = node.states.iter().any(|s| s == "editable");
             if !is_n(&holds) && holds == node.value && editable {
                 (
@@ -82,8 +83,10 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<Done, DeskEr
             let before = read_back()?;
             let set = match acting.set_text(&node.id, text) {
                 Ok(true) => Some(
-                    wait_until(|| Ok(Some(read_back()?).filter(|now| *now != before)))?
-                        .map_or_else(read_back, Ok)?,
+                    poll_until(FIELD_WAIT, || {
+                        Ok(Some(read_back()?).filter(|now| *now != before))
+                    })?
+                    .map_or_else(read_back, Ok)?,
                 ),
                 Ok(false) | Err(DeskError::Invalid(_)) => None,
                 Err(e) => return Err(e),
@@ -141,8 +144,10 @@ fn type_over(
         ..Want::default()
     };
     let read = || nodes.node(&target.node.id, with_text).map(|now| now.value);
-    wait_until(|| Ok(Some(read()?).filter(|now| now.as_deref() == Some(text))))?
-        .map_or_else(read, Ok)
+    poll_until(FIELD_WAIT, || {
+        Ok(Some(read()?).filter(|now| now.as_deref() == Some(text)))
+    })?
+    .map_or_else(read, Ok)
 }
 
 /// Refuses to type `text` into `field` where a character would act as a key rather than land
@@ -182,7 +187,7 @@ fn focus_field<'p>(target: &'p Pressed<'_>, nodes: &Nodes<'_>) -> Result<&'p Win
             node_words(node)
         )));
     }
-    let focused = wait_until(|| {
+    let focused = poll_until(FIELD_WAIT, || {
         let now = nodes.node(&node.id, Want::default())?;
         Ok(now.states.iter().any(|s| s == "focused").then_some(()))
     })?;
@@ -194,20 +199,6 @@ fn focus_field<'p>(target: &'p Pressed<'_>, nodes: &Nodes<'_>) -> Result<&'p Win
         )));
     }
     Ok(window)
-}
-
-/// Asks `check` until it answers something or [`FIELD_WAIT`] has passed.
-fn wait_until<T>(check: impl Fn() -> Result<Option<T>, DeskError>) -> Result<Option<T>, DeskError> {
-    let deadline = Instant::now() + FIELD_WAIT;
-    loop {
-        if let Some(found) = check()? {
-            return Ok(Some(found));
-        }
-        if Instant::now() >= deadline {
-            return Ok(None);
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
 }
 
 pub(super) fn insert_text(desk: &Desk, args: &InsertTextArgs) -> Result<Done, DeskError> {
@@ -256,7 +247,9 @@ pub(super) fn insert_text(desk: &Desk, args: &InsertTextArgs) -> Result<Done, De
     let shows_expected = |now: &Option<String>| expected.is_some() && *now == expected;
     // Some apps (Firefox) apply it a moment after they answer.
     let shown = match accepted {
-        true => wait_until(|| Ok(Some(read()?).filter(|now| shows_expected(now))))?,
+        true => poll_until(FIELD_WAIT, || {
+            Ok(Some(read()?).filter(|now| shows_expected(now)))
+        })?,
         false => None,
     };
     let mut now = shown.map_or_else(read, Ok)?;
@@ -279,13 +272,17 @@ pub(super) fn insert_text(desk: &Desk, args: &InsertTextArgs) -> Result<Done, De
             return Err(caret_refused());
         }
         // Chromium moves the caret a moment after it answers.
-        let placed = wait_until(|| Ok((nodes.caret(&node.id)? == Some(at)).then_some(())))?;
+        let placed = poll_until(FIELD_WAIT, || {
+            Ok((nodes.caret(&node.id)? == Some(at)).then_some(()))
+        })?;
         if placed.is_none() {
             return Err(caret_refused());
         }
         target.admitted.type_text(&args.text, Some(window))?;
-        now = wait_until(|| Ok(Some(read()?).filter(|now| shows_expected(now))))?
-            .map_or_else(read, Ok)?;
+        now = poll_until(FIELD_WAIT, || {
+            Ok(Some(read()?).filter(|now| shows_expected(now)))
+        })?
+        .map_or_else(read, Ok)?;
         how = "typed";
     } else if !accepted {
         return Err(DeskError::Invalid(format!(
@@ -323,8 +320,10 @@ pub(super) fn select_text(desk: &Desk, args: &SelectTextArgs) -> Result<Done, De
         Some((from, to, _)) => (*from, *to) == (start, end),
         None => start == end,
     };
-    let selection = wait_until(|| Ok(Some(nodes.selection(&node.id)?).filter(as_asked)))?
-        .map_or_else(|| nodes.selection(&node.id), Ok)?;
+    let selection = poll_until(FIELD_WAIT, || {
+        Ok(Some(nodes.selection(&node.id)?).filter(as_asked))
+    })?
+    .map_or_else(|| nodes.selection(&node.id), Ok)?;
     let result = match selection {
         Some((from, to, text)) => json!({
             "id": node.id, "start": from, "end": to, "selected": text,
@@ -474,8 +473,10 @@ pub(super) fn select_option(desk: &Desk, args: &SelectOptionArgs) -> Result<Done
             Ok((json!(selected.then_some(&now.name)), selected))
         }
     };
-    let (holds, as_asked) = wait_until(|| Ok(Some(read_back()?).filter(|(_, asked)| *asked)))?
-        .map_or_else(read_back, Ok)?;
+    let (holds, as_asked) = poll_until(FIELD_WAIT, || {
+        Ok(Some(read_back()?).filter(|(_, asked)| *asked))
+    })?
+    .map_or_else(read_back, Ok)?;
     Ok(Done::json(json!({
         "id": container.id,
         "picked": chosen.name,
@@ -535,7 +536,7 @@ fn step_to(
         bounds: true,
         ..Want::default()
     };
-    let opened = wait_until(|| {
+    let opened = poll_until(FIELD_WAIT, || {
         let list = nodes.node(list, with_bounds)?;
         Ok(list
             .bounds

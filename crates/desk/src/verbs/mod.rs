@@ -12,6 +12,8 @@ mod still;
 mod target;
 mod wait;
 
+use std::time::{Duration, Instant};
+
 use desk_core::call::DeskCall;
 use serde_json::{Value, json};
 
@@ -36,6 +38,23 @@ pub(crate) fn dispatch(desk: &Desk, call: &DeskCall) -> Result<Done, DeskError> 
         result.insert("windows_changed".into(), changed);
     }
     Ok(done)
+}
+
+/// Asks `check` every 10 ms until it answers something or `limit` has passed.
+fn poll_until<T>(
+    limit: Duration,
+    check: impl Fn() -> Result<Option<T>, DeskError>,
+) -> Result<Option<T>, DeskError> {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(found) = check()? {
+            return Ok(Some(found));
+        }
+        if Instant::now() >= deadline {
+            return Ok(None);
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
 
 fn verb(desk: &Desk, call: &DeskCall) -> Result<Done, DeskError> {
