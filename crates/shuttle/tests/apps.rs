@@ -47,6 +47,15 @@ impl Drop for App {
     }
 }
 
+/// The reply of `tool` to `args` once it is not an error: an app joins the accessibility bus a
+/// moment after its window maps.
+fn answered(daemon: &Daemon, what: &str, tool: &str, args: Value) -> Value {
+    wait_for(what, Duration::from_secs(10), || {
+        let reply = daemon.call(tool, args.clone());
+        (!reply.is_error).then(|| reply.json())
+    })
+}
+
 /// Every node of `app`'s first window as pyatspi reads it: role, name, states, text.
 fn pyatspi_dump(app: &str) -> Vec<Value> {
     let probe = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixture/atspi_probe.py");
@@ -74,13 +83,12 @@ fn gtk4_calculator_reads_as_the_toolkit_means_it_and_a_press_lands() {
     let _calculator = App::start("gnome-calculator", &[], "Calculator");
     let daemon = Daemon::start();
     // The window maps a moment before the app joins the accessibility bus.
-    let snapshot = wait_for("the calculator's tree", Duration::from_secs(10), || {
-        let reply = daemon.call(
-            "desk_snapshot",
-            json!({"window": "Calculator", "view": "all"}),
-        );
-        (!reply.is_error).then(|| reply.json())
-    });
+    let snapshot = answered(
+        &daemon,
+        "the calculator's tree",
+        "desk_snapshot",
+        json!({"window": "Calculator", "view": "all"}),
+    );
     let ours = snapshot["nodes"].as_array().unwrap();
     let theirs = pyatspi_dump("gnome-calculator");
     assert_eq!(ours.len(), theirs.len(), "both walk the same window");
@@ -155,13 +163,12 @@ fn gtk3_widget_factory_states_and_bounds_agree_with_pyatspi() {
     require_desktop();
     let _factory = App::start("gtk3-widget-factory", &[], "gtk3-widget-factory");
     let daemon = Daemon::start();
-    let snapshot = wait_for("the widget factory's tree", Duration::from_secs(10), || {
-        let reply = daemon.call(
-            "desk_snapshot",
-            json!({"window": "gtk3-widget-factory", "bounds": true, "view": "all"}),
-        );
-        (!reply.is_error).then(|| reply.json())
-    });
+    let snapshot = answered(
+        &daemon,
+        "the widget factory's tree",
+        "desk_snapshot",
+        json!({"window": "gtk3-widget-factory", "bounds": true, "view": "all"}),
+    );
     let ours = snapshot["nodes"].as_array().unwrap();
     let theirs = pyatspi_dump("gtk3-widget-factory");
     assert_eq!(ours.len(), theirs.len(), "both walk the same window");
@@ -205,12 +212,8 @@ fn views_leave_out_what_does_not_show_and_what_an_agent_cannot_use() {
     require_desktop();
     let _factory = App::start("gtk3-widget-factory", &[], "gtk3-widget-factory");
     let daemon = Daemon::start();
-    let snapshot = |args: Value| {
-        wait_for("the widget factory's tree", Duration::from_secs(10), || {
-            let reply = daemon.call("desk_snapshot", args.clone());
-            (!reply.is_error).then(|| reply.json())
-        })
-    };
+    let snapshot =
+        |args: Value| answered(&daemon, "the widget factory's tree", "desk_snapshot", args);
     let window = "gtk3-widget-factory";
     let all = snapshot(json!({"window": window, "view": "all"}));
     let shown = snapshot(json!({"window": window}));
@@ -302,16 +305,11 @@ fn set_value_sets_a_spin_buttons_number_as_the_app_reads_it() {
     require_desktop();
     let _factory = App::start("gtk3-widget-factory", &[], "gtk3-widget-factory");
     let daemon = Daemon::start();
-    let found = wait_for(
+    let found = answered(
+        &daemon,
         "the widget factory's spin buttons",
-        Duration::from_secs(10),
-        || {
-            let reply = daemon.call(
-                "desk_find",
-                json!({"window": "gtk3-widget-factory", "name": "", "role": "spin button"}),
-            );
-            (!reply.is_error).then(|| reply.json())
-        },
+        "desk_find",
+        json!({"window": "gtk3-widget-factory", "name": "", "role": "spin button"}),
     );
     let spin = &found["nodes"][0];
     let set = daemon
@@ -358,16 +356,11 @@ fn select_option_picks_a_combo_item_as_the_app_then_shows_it() {
     let _factory = App::start("gtk3-widget-factory", &[], "gtk3-widget-factory");
     let daemon = Daemon::start();
     // The first of the three combo boxes that start at Left, Middle and Right.
-    let found = wait_for(
+    let found = answered(
+        &daemon,
         "the widget factory's combo boxes",
-        Duration::from_secs(10),
-        || {
-            let reply = daemon.call(
-                "desk_find",
-                json!({"window": "gtk3-widget-factory", "name": "Left", "role": "combo box"}),
-            );
-            (!reply.is_error).then(|| reply.json())
-        },
+        "desk_find",
+        json!({"window": "gtk3-widget-factory", "name": "Left", "role": "combo box"}),
     );
     let combo = &found["nodes"][0];
     let picked = daemon
@@ -414,13 +407,12 @@ fn mousepad_shows_what_is_on_screen_and_saves_what_set_value_wrote() {
     let _editor = App::start("mousepad", &[file.to_str().unwrap()], "notes.txt");
     let daemon = Daemon::start();
     let snapshot = |view: &str| {
-        wait_for("mousepad's tree", Duration::from_secs(10), || {
-            let reply = daemon.call(
-                "desk_snapshot",
-                json!({"window": "notes.txt", "view": view}),
-            );
-            (!reply.is_error).then(|| reply.json())
-        })
+        answered(
+            &daemon,
+            "mousepad's tree",
+            "desk_snapshot",
+            json!({"window": "notes.txt", "view": view}),
+        )
     };
     let (all, shown, interactive) = (snapshot("all"), snapshot("shown"), snapshot("interactive"));
     let count = |s: &Value| s["nodes"].as_array().unwrap().len();
@@ -779,10 +771,12 @@ fn qt_fields_take_what_the_agent_sets_and_the_app_saves_it() {
         "Qt form",
     );
     let daemon = Daemon::start();
-    let snapshot = wait_for("the Qt form's tree", Duration::from_secs(10), || {
-        let reply = daemon.call("desk_snapshot", json!({"window": "Qt form", "view": "all"}));
-        (!reply.is_error).then(|| reply.json())
-    });
+    let snapshot = answered(
+        &daemon,
+        "the Qt form's tree",
+        "desk_snapshot",
+        json!({"window": "Qt form", "view": "all"}),
+    );
     let ours = snapshot["nodes"].as_array().unwrap().clone();
     // Reading never asks Qt for all properties at once, which crashes its bridge: the app is
     // still there for pyatspi, and both read the same nodes.
