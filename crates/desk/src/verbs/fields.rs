@@ -44,11 +44,7 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<Done, DeskEr
         _ => {}
     }
     let acting = target.admitted.nodes();
-    let with_text = Want {
-        text: true,
-        ..Want::default()
-    };
-    let read_back = || nodes.node(&node.id, with_text).map(|now| now.value);
+    let read_back = || nodes.node(&node.id, WITH_TEXT).map(|now| now.value);
     let (holds, how) = match &args.value {
         FieldValue::Number(n) => {
             if !acting.set_number(&node.id, *n)? {
@@ -139,11 +135,7 @@ fn type_over(
     } else {
         admitted.type_text(text, Some(window))?;
     }
-    let with_text = Want {
-        text: true,
-        ..Want::default()
-    };
-    let read = || nodes.node(&target.node.id, with_text).map(|now| now.value);
+    let read = || nodes.node(&target.node.id, WITH_TEXT).map(|now| now.value);
     poll_until(FIELD_WAIT, || {
         Ok(Some(read()?).filter(|now| now.as_deref() == Some(text)))
     })?
@@ -212,13 +204,9 @@ pub(super) fn insert_text(desk: &Desk, args: &InsertTextArgs) -> Result<Done, De
             node_words(node)
         )));
     }
-    let with_text = Want {
-        text: true,
-        ..Want::default()
-    };
     // A read stops at 100,000 characters: past that, the field's length is not known.
     let before = nodes
-        .node(&node.id, with_text)?
+        .node(&node.id, WITH_TEXT)?
         .value
         .filter(|b| b.chars().count() < READ_LIMIT);
     let position = args.position.map(|p| p as usize);
@@ -231,7 +219,7 @@ pub(super) fn insert_text(desk: &Desk, args: &InsertTextArgs) -> Result<Done, De
             before.chars().count()
         )));
     }
-    let read = || nodes.node(&node.id, with_text).map(|now| now.value);
+    let read = || nodes.node(&node.id, WITH_TEXT).map(|now| now.value);
     let accepted = match target
         .admitted
         .nodes()
@@ -333,6 +321,15 @@ pub(super) fn select_text(desk: &Desk, args: &SelectTextArgs) -> Result<Done, De
     };
     Ok(Done::json(result))
 }
+
+/// A node read with its whole text, as the field verbs read fields back.
+const WITH_TEXT: Want = Want {
+    bounds: false,
+    keys: false,
+    text: true,
+    max_nodes: None,
+    shown_only: false,
+};
 
 /// How many characters a read with text returns at most.
 const READ_LIMIT: usize = 100_000;
