@@ -161,6 +161,8 @@ mod tests {
             app: None,
             shell: false,
             owner: None,
+            modal: None,
+            blocks: None,
         }
     }
 

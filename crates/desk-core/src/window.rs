@@ -28,6 +28,13 @@ pub struct Window {
     /// For a transient window (a dialog), the id of the window it belongs to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner: Option<String>,
+    /// For a modal dialog the screen does not show, why not: `hidden`, `off the screen` or
+    /// `behind "TITLE"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modal: Option<String>,
+    /// With modal: the title of the window the dialog blocks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<String>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -49,6 +56,8 @@ mod tests {
             app: None,
             shell: false,
             owner: None,
+            modal: None,
+            blocks: None,
         };
         assert_eq!(
             serde_json::to_string(&w).unwrap(),

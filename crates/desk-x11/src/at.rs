@@ -134,6 +134,8 @@ pub(super) fn window_at(
             app: None,
             shell: false,
             owner: None,
+            modal: None,
+            blocks: None,
         });
     record.role = POPUP.into();
     if record.pid.is_none()

@@ -15,6 +15,7 @@ x11rb::atom_manager! {
         _NET_WM_PID,
         _NET_WM_STATE,
         _NET_WM_STATE_MODAL,
+        _NET_WM_STATE_HIDDEN,
         _NET_WM_WINDOW_TYPE,
         _NET_WM_WINDOW_TYPE_NORMAL,
         _NET_WM_WINDOW_TYPE_DIALOG,

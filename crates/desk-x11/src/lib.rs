@@ -15,6 +15,7 @@ mod input;
 mod keymap;
 mod leftover;
 mod lender;
+mod modal;
 mod own;
 mod patient;
 mod sync;
@@ -183,7 +184,15 @@ impl Display for X11Backend {
     }
 
     fn windows(&self) -> Result<Vec<Window>, DeskError> {
-        windows::list(&self.conn, self.root, &self.atoms)
+        let mut list = windows::list(&self.conn, self.root, &self.atoms)?;
+        modal::mark(
+            &self.conn,
+            self.root,
+            &self.atoms,
+            || self.screen(),
+            &mut list,
+        )?;
+        Ok(list)
     }
 
     fn screen(&self) -> Result<Rect, DeskError> {

@@ -138,6 +138,8 @@ pub(super) fn records(
             app: p.pid.and_then(desk_linux::proc::exe_name),
             shell: p.pid.is_some_and(|pid| shell_pids.contains(&pid)),
             owner: p.transient_for.map(format_id),
+            modal: None,
+            blocks: None,
             title: p.title,
             pid: p.pid,
         })

@@ -12,13 +12,40 @@ pub enum Body {
     Text(String),
 }
 
-/// A verb's result, and a PNG when the verb took one.
+/// An encoded image a result carries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Picture {
+    /// Its media type: `image/png` or `image/jpeg`.
+    pub mime: &'static str,
+    /// The encoded bytes.
+    pub bytes: Vec<u8>,
+}
+
+impl Picture {
+    /// A PNG.
+    pub fn png(bytes: Vec<u8>) -> Self {
+        Self {
+            mime: "image/png",
+            bytes,
+        }
+    }
+
+    /// A JPEG.
+    pub fn jpeg(bytes: Vec<u8>) -> Self {
+        Self {
+            mime: "image/jpeg",
+            bytes,
+        }
+    }
+}
+
+/// A verb's result, and an image when the verb took one.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Done {
     /// What to answer.
     pub body: Body,
-    /// A PNG to attach.
-    pub png: Option<Vec<u8>>,
+    /// An image to attach.
+    pub image: Option<Picture>,
 }
 
 impl Done {
@@ -26,7 +53,7 @@ impl Done {
     pub fn json(value: Value) -> Self {
         Self {
             body: Body::Json(value),
-            png: None,
+            image: None,
         }
     }
 
@@ -39,7 +66,7 @@ impl Done {
     pub fn text(text: String) -> Self {
         Self {
             body: Body::Text(text),
-            png: None,
+            image: None,
         }
     }
 }

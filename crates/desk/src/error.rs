@@ -161,6 +161,20 @@ pub enum DeskError {
         /// Why, and what the agent can do.
         reason: String,
     },
+    /// A step of a `computer_act` list failed; the steps before it ran.
+    #[error("step {step} of {of} ({what}) failed: {source}{}", before_it(ran))]
+    StepFailed {
+        /// Which step, from 1.
+        step: usize,
+        /// How many steps the list holds.
+        of: usize,
+        /// The step in words.
+        what: String,
+        /// What the steps before it did, one line each.
+        ran: Vec<String>,
+        /// Why it failed.
+        source: Box<DeskError>,
+    },
     /// Dry run: the call passed every check and guard, and this is what it would have done.
     #[error("dry run: would {0}")]
     DryRun(String),
@@ -197,6 +211,7 @@ impl DeskError {
             DeskError::Disconnected { .. } => Link::Broken,
             DeskError::Stalled { .. } => Link::Stalled,
             DeskError::Unsent(inner) => inner.link(),
+            DeskError::StepFailed { source, .. } => source.link(),
             _ => Link::Sound,
         }
     }
@@ -207,6 +222,7 @@ impl DeskError {
             DeskError::Refused { by, .. } => Some(*by),
             DeskError::DryRun(_) => Some(Control::DryRun),
             DeskError::Unsent(inner) => inner.control(),
+            DeskError::StepFailed { source, .. } => source.control(),
             _ => None,
         }
     }
@@ -221,4 +237,13 @@ pub enum Link {
     Broken,
     /// The server stopped answering: a fresh connection would most likely wait as long again.
     Stalled,
+}
+
+/// `; the steps before it ran: …`, or nothing for a first step.
+fn before_it(ran: &[String]) -> String {
+    if ran.is_empty() {
+        String::new()
+    } else {
+        format!("; the steps before it ran: {}", ran.join("; "))
+    }
 }

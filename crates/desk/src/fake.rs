@@ -122,6 +122,8 @@ impl FakeWindow {
                 app: None,
                 shell: false,
                 owner: None,
+                modal: None,
+                blocks: None,
             },
             rect: Some(rect),
             colour: [(pid % 251) as u8, 100, 200],

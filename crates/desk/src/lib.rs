@@ -27,10 +27,11 @@ pub mod keys;
 mod run;
 pub mod system;
 mod verbs;
+pub mod vision;
 
 pub use accessibility::Accessibility;
 pub use cancel::Cancel;
-pub use done::{Body, Done};
+pub use done::{Body, Done, Picture};
 pub use error::{DeskError, Link};
 pub use intent::{Intent, Target};
 pub use run::run;

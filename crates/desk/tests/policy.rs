@@ -86,7 +86,7 @@ fn the_allowlist_filters_every_read() {
     // The same reads of an allowed app go through.
     let shot = run(&fake, &policy, "shot", json!({"window": "Notes"}));
     assert_eq!(shot.outcome, Outcome::Completed);
-    assert!(shot.done.unwrap().png.is_some());
+    assert!(shot.done.unwrap().image.is_some());
     let node = json(&run(&fake, &policy, "read", json!({"id": "n:2"})));
     assert_eq!(node["name"], "OK");
     let found = json(&run(&fake, &policy, "find", json!({"name": "OK"})));

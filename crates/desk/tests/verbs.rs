@@ -87,7 +87,7 @@ fn a_window_shot_holds_the_windows_own_pixels() {
     fake.state().raise(MAIL);
     let notes = fake.state().windows[1].colour;
     let ran = run(&fake, &open(), "shot", json!({"window": "Notes"}));
-    let png = ran.done.unwrap().png.unwrap();
+    let png = ran.done.unwrap().image.unwrap().bytes;
     let decoder = png::Decoder::new(std::io::Cursor::new(png));
     let mut reader = decoder.read_info().unwrap();
     let mut pixels = vec![0; reader.output_buffer_size().unwrap()];

@@ -28,7 +28,7 @@ fn negotiates_each_supported_protocol_version() {
 }
 
 #[test]
-fn lists_three_tools_with_short_exact_descriptions() {
+fn lists_four_tools_with_short_exact_descriptions() {
     let daemon = Daemon::start();
     let mut mcp = Mcp::start(&daemon.socket, &[]);
     mcp.initialize("2025-06-18");
@@ -38,7 +38,7 @@ fn lists_three_tools_with_short_exact_descriptions() {
         .unwrap()
         .clone();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["desk", "screenshot", "status"]);
+    assert_eq!(names, ["desk", "computer", "screenshot", "status"]);
     let desk = &tools[0];
     let description = desk["description"].as_str().unwrap();
     for line in [
@@ -76,9 +76,22 @@ fn lists_three_tools_with_short_exact_descriptions() {
             "{verb} is not listed: {verbs}"
         );
     }
-    // About a thousand tokens for every verb, limit and result field.
+    let computer = tools[1]["inputSchema"]["properties"]["verb"]["enum"].clone();
+    assert_eq!(
+        computer,
+        json!([
+            "computer_state",
+            "computer_act",
+            "computer_end",
+            "computer_scale",
+            "look",
+            "title_at"
+        ])
+    );
+    assert!(!verbs.as_array().unwrap().contains(&json!("computer_state")));
+    // About 1,700 tokens: every desk verb, limit and result field, and the vision verbs.
     let total: usize = tools.iter().map(|t| t.to_string().len()).sum();
-    assert!(total < 4500, "the tool list costs {total} bytes");
+    assert!(total < 7000, "the tool list costs {total} bytes");
 }
 
 #[test]

@@ -6,6 +6,9 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::vision::{
+    ComputerActArgs, ComputerEndArgs, ComputerScaleArgs, ComputerStateArgs, LookArgs, TitleAtArgs,
+};
 use super::{Args, verbs};
 use crate::geometry::Rect;
 use crate::window::Window;
@@ -35,6 +38,12 @@ verbs! {
     Focus(FocusArgs) = "focus", Act;
     Close(CloseArgs) = "close", Act;
     Launch(LaunchArgs) = "launch", Act;
+    ComputerState(ComputerStateArgs) = "computer_state", Observe;
+    ComputerAct(ComputerActArgs) = "computer_act", Act;
+    ComputerEnd(ComputerEndArgs) = "computer_end", Observe;
+    ComputerScale(ComputerScaleArgs) = "computer_scale", Observe;
+    Look(LookArgs) = "look", Observe;
+    TitleAt(TitleAtArgs) = "title_at", Observe;
 }
 
 /// Refuses a call that names no window.

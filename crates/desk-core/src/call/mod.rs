@@ -11,12 +11,14 @@
 
 pub mod args;
 pub mod schema;
+pub mod vision;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use args::*;
 pub use schema::{Field, FieldKind};
+pub use vision::{ActStep, Action, Region};
 
 /// What a tool does to the desktop, which decides how the daemon schedules and records it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -152,6 +154,20 @@ impl Verb {
     /// The wire tool that runs this verb: `desk_<name>`.
     pub fn tool_name(self) -> String {
         format!("desk_{}", self.name())
+    }
+
+    /// Whether the verb is one of the vision verbs, which work in screenshot pixels and element
+    /// indexes (the MCP server lists them as a tool of their own).
+    pub fn is_vision(self) -> bool {
+        matches!(
+            self,
+            Verb::ComputerState
+                | Verb::ComputerAct
+                | Verb::ComputerEnd
+                | Verb::ComputerScale
+                | Verb::Look
+                | Verb::TitleAt
+        )
     }
 
     /// The verb a wire tool name (`desk_<name>`) runs.

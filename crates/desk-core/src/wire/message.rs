@@ -33,6 +33,16 @@ impl Request {
     }
 }
 
+/// The media type of an image a reply carries without `image_mime`.
+pub const PNG: &str = "image/png";
+
+impl Reply {
+    /// The media type of the reply's image.
+    pub fn mime(&self) -> &str {
+        self.image_mime.as_deref().unwrap_or(PNG)
+    }
+}
+
 /// The answer to one call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Reply {
@@ -40,9 +50,12 @@ pub struct Reply {
     pub text: String,
     /// Whether the call failed; `text` then says why.
     pub is_error: bool,
-    /// A PNG, base64-encoded, when the call took one.
+    /// An image, base64-encoded, when the call took one: a PNG unless `image_mime` says else.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image_b64: Option<String>,
+    /// The image's media type when it is not a PNG (`image/jpeg` from the vision verbs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_mime: Option<String>,
     /// `(field, value)` pairs a host relaying this reply must scrub. shuttle never sends them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub secrets: Vec<(String, String)>,
@@ -55,6 +68,7 @@ impl Reply {
             text: text.into(),
             is_error: false,
             image_b64: None,
+            image_mime: None,
             secrets: Vec::new(),
         }
     }

@@ -35,6 +35,8 @@ pub struct Caller {
     pub allow_auth: bool,
     /// Raised when the caller goes away or the person stops shuttle.
     pub cancel: Cancel,
+    /// The vision verbs' sessions, which outlive the call.
+    pub sessions: Arc<crate::vision::Sessions>,
 }
 
 /// A window found at a point or holding the focus, as far as the caller may know it.
@@ -335,6 +337,42 @@ impl Desk {
             ));
         }
         self.backend.display.capture(rect)
+    }
+
+    /// The pixels of a rectangle of the screen shrunk to `width` pixels wide; refused under
+    /// the app allowlist, as [`Desk::capture_screen`] is.
+    pub fn capture_screen_scaled(&self, rect: Rect, width: u32) -> Result<RgbImage, DeskError> {
+        if width >= rect.w {
+            return self.capture_screen(rect);
+        }
+        self.require_whole_screen("a scaled shot of the screen")?;
+        self.backend.display.capture_scaled(rect, width)
+    }
+
+    /// Refuses `what` under the app allowlist: it sees or acts on the whole screen, other
+    /// apps' windows included.
+    pub fn require_whole_screen(&self, what: &str) -> Result<(), DeskError> {
+        if self.policy.apps.is_some() {
+            return Err(DeskError::refused(
+                Control::Allowlist,
+                format!(
+                    "{what} is refused under the app allowlist ([safety] apps), since it sees and \
+                     acts on the whole screen; use snapshot, press and the other window verbs on \
+                     an allowed app's windows"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The vision verbs' sessions.
+    pub fn sessions(&self) -> &crate::vision::Sessions {
+        &self.caller.sessions
+    }
+
+    /// Who is calling (`""` from the CLI).
+    pub fn agent(&self) -> &str {
+        &self.caller.agent
     }
 
     /// The pixels of `window` itself in `area` (window coordinates), never another window's

@@ -25,7 +25,11 @@ const BOUNDS_SLACK: i32 = 64;
 const MENU_WAIT: Duration = Duration::from_secs(2);
 
 /// The accessible top-level window that is `window` on the screen: same process, same title.
-fn frame_of(desk: &Desk, nodes: &Nodes<'_>, window: &Window) -> Result<AppWindow, DeskError> {
+pub(super) fn frame_of(
+    desk: &Desk,
+    nodes: &Nodes<'_>,
+    window: &Window,
+) -> Result<AppWindow, DeskError> {
     let no_tree = || DeskError::NoTree {
         id: window.id.clone(),
         title: window.title.clone(),
@@ -91,7 +95,7 @@ fn named_or_focused(
 }
 
 /// Drops bounds that lie outside the window (or have no area): those nodes are not on screen.
-fn drop_bogus_bounds(nodes: &mut [Node], window: Rect) {
+pub(super) fn drop_bogus_bounds(nodes: &mut [Node], window: Rect) {
     let allowed = Rect::new(
         window.x - BOUNDS_SLACK,
         window.y - BOUNDS_SLACK,
@@ -271,7 +275,7 @@ fn centre(desk: &Desk, node: &Node) -> Result<Option<(i32, i32)>, DeskError> {
         .then_some(point))
 }
 
-fn is_hidden(node: &Node) -> bool {
+pub(super) fn is_hidden(node: &Node) -> bool {
     node.states.iter().any(|s| s == "hidden")
 }
 

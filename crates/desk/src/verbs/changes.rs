@@ -107,6 +107,8 @@ mod tests {
             app: None,
             shell: false,
             owner: None,
+            modal: None,
+            blocks: None,
         }
     }
 

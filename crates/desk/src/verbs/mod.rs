@@ -4,6 +4,8 @@
 
 mod a11y;
 mod changes;
+mod computer;
+mod computer_act;
 mod fields;
 mod input;
 mod manage;
@@ -86,5 +88,11 @@ fn verb(desk: &Desk, call: &DeskCall) -> Result<Done, DeskError> {
         DeskCall::SelectText(args) => fields::select_text(desk, args),
         DeskCall::At(args) => a11y::at(desk, args),
         DeskCall::Unanswered(_) => a11y::unanswered(desk),
+        DeskCall::ComputerState(args) => computer::state(desk, args),
+        DeskCall::ComputerAct(args) => computer_act::act(desk, args),
+        DeskCall::ComputerEnd(args) => computer::end(desk, args),
+        DeskCall::ComputerScale(args) => computer::scale(desk, args),
+        DeskCall::Look(args) => computer::look(desk, args),
+        DeskCall::TitleAt(args) => computer::title_at(desk, args),
     }
 }

@@ -4,7 +4,7 @@ use desk_core::call::ShotArgs;
 use desk_core::geometry::Rect;
 use serde_json::json;
 
-use crate::done::Done;
+use crate::done::{Done, Picture};
 use crate::error::DeskError;
 use crate::guard::Desk;
 use crate::image::RgbImage;
@@ -38,7 +38,7 @@ pub(super) fn shot(desk: &Desk, args: &ShotArgs) -> Result<Done, DeskError> {
         result["path"] = json!(path);
     }
     Ok(Done {
-        png: Some(png),
+        image: Some(Picture::png(png)),
         ..Done::json(result)
     })
 }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use desk::fake::{Event, FakeDesk, FakeNode, FakeWindow};
 use desk::guard::{Caller, Policy, Ran};
+use desk::vision::Sessions;
 use desk::{Body, Cancel};
 use desk_core::call::{DeskCall, Verb};
 use desk_core::geometry::Rect;
@@ -84,6 +85,11 @@ pub fn call(verb: &str, args: Value) -> DeskCall {
     DeskCall::parse(verb, args).unwrap_or_else(|e| panic!("{e}"))
 }
 
+thread_local! {
+    /// The vision sessions of the test running on this thread, kept across its calls.
+    static SESSIONS: Arc<Sessions> = Arc::default();
+}
+
 /// Runs `verb` with `args` on `fake` under `policy`, as agent "a1".
 pub fn run(fake: &FakeDesk, policy: &Policy, verb: &str, args: Value) -> Ran {
     run_as(fake, policy, verb, args, Cancel::default())
@@ -96,6 +102,7 @@ pub fn run_as(fake: &FakeDesk, policy: &Policy, verb: &str, args: Value, cancel:
         agent: "a1".into(),
         allow_auth: call.allow_auth(),
         cancel,
+        sessions: SESSIONS.with(Arc::clone),
     };
     desk::run(&fake.backend(), Arc::new(policy.clone()), caller, &call)
 }

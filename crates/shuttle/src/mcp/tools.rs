@@ -13,6 +13,8 @@ use serde_json::{Value, json};
 
 /// The tool that runs any desk verb.
 pub const DESK: &str = "desk";
+/// The tool that runs the vision verbs: screenshots, element indexes, screenshot pixels.
+pub const COMPUTER: &str = "computer";
 /// The tool that returns a screenshot as an image.
 pub const SCREENSHOT: &str = "screenshot";
 /// The tool that reports the daemon's state.
@@ -42,7 +44,12 @@ impl Mode {
 
 /// The tools, in listing order.
 pub fn list(mode: Mode) -> Vec<Tool> {
-    vec![desk_tool(mode), screenshot_tool(), status_tool()]
+    vec![
+        desk_tool(mode),
+        computer_tool(mode),
+        screenshot_tool(),
+        status_tool(),
+    ]
 }
 
 fn schema(value: Value) -> Arc<JsonObject> {
@@ -74,17 +81,18 @@ fn desk_tool(mode: Mode) -> Tool {
         description
             .push_str(" DRY RUN: actions are checked and described (would), never delivered.");
     }
-    let listed: Vec<Verb> = Verb::ALL
-        .iter()
-        .copied()
-        .filter(|v| !mode.read_only || v.kind() == Kind::Observe)
-        .collect();
+    verb_tool(DESK, description, mode, false)
+}
+
+/// A tool that runs the verbs of one family (`vision` or not), each listed with its signature.
+fn verb_tool(name: &'static str, mut description: String, mode: Mode, vision: bool) -> Tool {
+    let listed = listed(mode, vision);
     for verb in &listed {
         description.push_str(&format!("\n{}: {}", verb.signature(), verb.about()));
     }
     let verbs: Vec<&str> = listed.iter().map(|v| v.name()).collect();
     Tool::new(
-        DESK,
+        name,
         description,
         schema(json!({
             "type": "object",
@@ -93,6 +101,33 @@ fn desk_tool(mode: Mode) -> Tool {
             "additionalProperties": true
         })),
     )
+}
+
+/// The verbs of one family the mode lets an agent call.
+fn listed(mode: Mode, vision: bool) -> Vec<Verb> {
+    Verb::ALL
+        .iter()
+        .copied()
+        .filter(|v| v.is_vision() == vision)
+        .filter(|v| !mode.read_only || v.kind() == Kind::Observe)
+        .collect()
+}
+
+fn computer_tool(mode: Mode) -> Tool {
+    let mut description = String::from(
+        "The desktop for an agent that works from screenshots. Pass verb and its arguments. \
+         computer_state shows a JPEG of the screen and lists the frontmost app's elements as \
+         [index] with centres; x,y everywhere are pixels of the latest screenshot you were \
+         shown. computer_act by element index or x,y waits until the screen is still and \
+         answers a new screenshot; act on an element over a guessed point. An element that \
+         moved or vanished is refused: call computer_state again.",
+    );
+    if mode.read_only {
+        description.push_str(" READ-ONLY: computer_act is refused and not listed.");
+    } else if mode.dry_run {
+        description.push_str(" DRY RUN: actions are checked and described, never delivered.");
+    }
+    verb_tool(COMPUTER, description, mode, true)
 }
 
 fn screenshot_tool() -> Tool {
@@ -137,23 +172,54 @@ pub fn to_wire(
             let verb = match args.remove("verb") {
                 Some(Value::String(verb)) => verb,
                 Some(other) => return Err(format!("desk: verb must be a string, got {other}")),
-                None => return Err(format!("desk: pass verb, one of {}", verb_names())),
+                None => return Err(format!("desk: pass verb, one of {}", verb_names(false))),
             };
-            let verb = Verb::from_name(&verb)
-                .ok_or_else(|| format!("desk: unknown verb {verb:?}; verbs: {}", verb_names()))?;
+            let verb = family_verb(DESK, &verb, false)?;
             absolutise_path(&mut args, cwd);
+            Ok((verb.tool_name(), Value::Object(args)))
+        }
+        COMPUTER => {
+            let verb = match args.remove("verb") {
+                Some(Value::String(verb)) => verb,
+                Some(other) => return Err(format!("computer: verb must be a string, got {other}")),
+                None => {
+                    return Err(format!("computer: pass verb, one of {}", verb_names(true)));
+                }
+            };
+            let verb = family_verb(COMPUTER, &verb, true)?;
             Ok((verb.tool_name(), Value::Object(args)))
         }
         SCREENSHOT => Ok((Verb::Shot.tool_name(), Value::Object(args))),
         STATUS => Ok((desk_core::wire::tools::STATUS.into(), Value::Null)),
         other => Err(format!(
-            "unknown tool {other:?}; tools: {DESK}, {SCREENSHOT}, {STATUS}"
+            "unknown tool {other:?}; tools: {DESK}, {COMPUTER}, {SCREENSHOT}, {STATUS}"
         )),
     }
 }
 
-fn verb_names() -> String {
-    let names: Vec<&str> = Verb::ALL.iter().map(|v| v.name()).collect();
+/// The verb `name` stands for in tool `tool`, whose verbs are the vision ones or the others.
+fn family_verb(tool: &str, name: &str, vision: bool) -> Result<Verb, String> {
+    match Verb::from_name(name) {
+        Some(verb) if verb.is_vision() == vision => Ok(verb),
+        Some(_) => {
+            let other = if vision { DESK } else { COMPUTER };
+            Err(format!(
+                "{tool}: {name} is a verb of the {other} tool; call {other} with verb {name:?}"
+            ))
+        }
+        None => Err(format!(
+            "{tool}: unknown verb {name:?}; verbs: {}",
+            verb_names(vision)
+        )),
+    }
+}
+
+fn verb_names(vision: bool) -> String {
+    let names: Vec<&str> = Verb::ALL
+        .iter()
+        .filter(|v| v.is_vision() == vision)
+        .map(|v| v.name())
+        .collect();
     names.join(", ")
 }
 
@@ -171,8 +237,9 @@ pub fn to_result(reply: Reply) -> CallToolResult {
         return CallToolResult::error(vec![ContentBlock::text(reply.text)]);
     }
     let mut content = Vec::with_capacity(2);
-    if let Some(png) = reply.image_b64 {
-        content.push(ContentBlock::image(png, "image/png"));
+    let mime = reply.mime().to_string();
+    if let Some(image) = reply.image_b64 {
+        content.push(ContentBlock::image(image, mime));
     }
     content.push(ContentBlock::text(reply.text));
     CallToolResult::success(content)
@@ -236,6 +303,26 @@ mod tests {
             let len = tool.description.as_deref().unwrap_or_default().len();
             assert!(len < 3500, "{} description is {len} bytes", tool.name);
         }
+    }
+
+    #[test]
+    fn the_vision_verbs_are_a_tool_of_their_own() {
+        let tools = list(Mode::default());
+        let computer = tools.iter().find(|t| t.name == COMPUTER).unwrap();
+        let description = computer.description.as_deref().unwrap_or_default();
+        assert!(
+            description.contains("\ncomputer_act session? actions?"),
+            "{description}"
+        );
+        let desk = tools[0].description.as_deref().unwrap_or_default();
+        assert!(!desk.contains("computer_state"), "{desk}");
+        let cwd = Path::new("/");
+        let (tool, _) = to_wire(COMPUTER, object(json!({"verb": "look"})), cwd).unwrap();
+        assert_eq!(tool, "desk_look");
+        let e = to_wire(DESK, object(json!({"verb": "computer_state"})), cwd).unwrap_err();
+        assert!(e.contains("a verb of the computer tool"), "{e}");
+        let e = to_wire(COMPUTER, object(json!({"verb": "click"})), cwd).unwrap_err();
+        assert!(e.contains("a verb of the desk tool"), "{e}");
     }
 
     #[test]

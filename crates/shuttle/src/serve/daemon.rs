@@ -36,6 +36,8 @@ pub struct Daemon {
     pub(super) desk: Arc<DeskHandle>,
     /// One action at a time across every connection.
     pub(super) turn: Turn,
+    /// The vision verbs' sessions: each caller's elements and screenshot scale.
+    pub(super) sessions: Arc<desk::vision::Sessions>,
     /// Calls answered, for `status`.
     pub(super) calls: AtomicU64,
     /// Connections accepted, for `status`.
@@ -61,6 +63,7 @@ impl Daemon {
             socket,
             desk: Arc::new(DeskHandle::new(platform.clone())),
             turn: Turn::default(),
+            sessions: Arc::default(),
             calls: AtomicU64::new(0),
             connections: AtomicU64::new(0),
             config,

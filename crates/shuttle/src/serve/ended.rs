@@ -5,6 +5,7 @@ use desk::{Body, Done};
 use desk_core::call::Kind;
 use desk_core::outcome::Outcome;
 use desk_core::wire::Reply;
+use desk_core::wire::message::PNG;
 use serde_json::{Map, Value, json};
 
 /// How a call ended: its kind, its outcome and, when it produced one, its result.
@@ -84,14 +85,16 @@ impl Ended {
                 Value::Object(out).to_string()
             }
             Body::Json(value) => value.to_string(),
+            Body::Text(text) if act => format!("outcome: {}\n{text}", self.outcome.name()),
             Body::Text(text) => text,
         };
-        Reply {
-            image_b64: done
-                .png
-                .map(|png| base64::engine::general_purpose::STANDARD.encode(png)),
-            ..Reply::ok(text)
+        let mut reply = Reply::ok(text);
+        if let Some(image) = done.image {
+            reply.image_b64 = Some(base64::engine::general_purpose::STANDARD.encode(image.bytes));
+            // PNG is what a reply without the field means, so older readers keep working.
+            reply.image_mime = (image.mime != PNG).then(|| image.mime.to_string());
         }
+        reply
     }
 }
 

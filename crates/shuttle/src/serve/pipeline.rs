@@ -175,6 +175,7 @@ impl Daemon {
             agent: request.agent_id.clone(),
             allow_auth: call.allow_auth(),
             cancel: cancel.clone(),
+            sessions: self.sessions.clone(),
         };
         // Dropping this future (the client went away) cancels the call on its thread.
         let _cancel_on_drop = CancelOnDrop(cancel);

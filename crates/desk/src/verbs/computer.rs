@@ -1,0 +1,390 @@
+//! `computer_state`, `computer_scale`, `computer_end`, `look` and `title_at`: the desk as a
+//! vision agent sees it, in the pixels of the screenshot it was shown.
+//!
+//! These see the whole screen, so the app allowlist refuses them before anything is read.
+
+use std::fmt::Write as _;
+
+use desk_core::a11y::{self, Node, View};
+use desk_core::call::vision::{
+    ComputerEndArgs, ComputerScaleArgs, ComputerStateArgs, DEFAULT_MAX_EDGE, LookArgs,
+    MAX_ELEMENTS, TitleAtArgs,
+};
+use desk_core::geometry::Rect;
+use desk_core::window::Window;
+use serde_json::json;
+
+use super::a11y::{drop_bogus_bounds, frame_of};
+use crate::accessibility::Want;
+use crate::done::{Done, Picture};
+use crate::error::DeskError;
+use crate::guard::{Desk, Seen};
+use crate::vision::{Element, Frame, Shot, token_estimate};
+
+/// The longest value an element line shows.
+const VALUE_CHARS: usize = 40;
+
+/// Roles of windows that are part of the desktop, not an app's.
+const SHELL_ROLES: [&str; 2] = ["dock", "desktop"];
+
+pub(super) fn state(desk: &Desk, args: &ComputerStateArgs) -> Result<Done, DeskError> {
+    desk.require_whole_screen("computer_state")?;
+    let session = desk
+        .sessions()
+        .resolve(desk.agent(), args.session.as_deref())?;
+    let max_edge = args.max_edge.unwrap_or(DEFAULT_MAX_EDGE);
+    let frame = Frame::capture(desk, max_edge)?;
+    let shot = frame.shot;
+    let screen = desk.screen()?;
+    let mut windows = Vec::new();
+    for window in desk.windows()? {
+        let rect = desk.window_rect(&window)?;
+        if args.workspace_only && rect.is_none() {
+            continue;
+        }
+        windows.push((window, rect));
+    }
+    let mut text = format!(
+        "session {session:?}; screen {}x{}; screenshot {}; scale {} screen pixels per \
+         screenshot pixel. Coordinates below are screenshot pixels.\n",
+        screen.w,
+        screen.h,
+        frame.describe(),
+        round3(shot.scale)
+    );
+    text.push_str("windows, frontmost first:\n");
+    for (window, rect) in &windows {
+        text.push_str(&window_line(window, *rect, shot));
+    }
+    for (window, _) in windows.iter().filter(|(w, _)| w.modal.is_some()) {
+        let _ = writeln!(
+            text,
+            "modal: dialog {} {:?} is {} and blocks {:?}: the window it blocks ignores input \
+             until it is answered",
+            window.id,
+            window.title,
+            window.modal.as_deref().unwrap_or_default(),
+            window.blocks.as_deref().unwrap_or("its app")
+        );
+    }
+    let elements = match subject(desk, args, &windows)? {
+        Some((window, rect)) => {
+            let listed = elements_of(desk, &window, rect, args.query.as_deref());
+            match listed {
+                Ok(listed) => {
+                    let _ = writeln!(
+                        text,
+                        "elements of {} {:?} ({}){}:",
+                        window.id,
+                        window.title,
+                        window.app.as_deref().unwrap_or("?"),
+                        args.query
+                            .as_ref()
+                            .map(|q| format!(" matching {q:?}"))
+                            .unwrap_or_default()
+                    );
+                    for (i, (element, node)) in listed.iter().enumerate() {
+                        text.push_str(&element_line(i, element, node, shot));
+                    }
+                    if listed.is_empty() {
+                        text.push_str("  (none)\n");
+                    }
+                    listed.into_iter().map(|(element, _)| element).collect()
+                }
+                Err(e) => {
+                    let _ = writeln!(text, "elements: none listed: {e}");
+                    Vec::new()
+                }
+            }
+        }
+        None => {
+            text.push_str("elements: none: no app window shows on the screen\n");
+            Vec::new()
+        }
+    };
+    desk.sessions().listed(&session, elements);
+    desk.sessions().shown(&session, shot);
+    Ok(Done {
+        image: Some(frame.picture),
+        ..Done::text(text)
+    })
+}
+
+/// The window whose elements a state lists: `window_id`, else `pid`'s frontmost, else the
+/// frontmost app window that shows.
+fn subject(
+    desk: &Desk,
+    args: &ComputerStateArgs,
+    windows: &[(Window, Option<Rect>)],
+) -> Result<Option<(Window, Rect)>, DeskError> {
+    if args.window_id.is_some() || args.pid.is_some() {
+        let window = desk.pick(args.window_id.as_deref(), args.pid)?;
+        let rect = desk.rect_of(&window)?;
+        return Ok(Some((window, rect)));
+    }
+    Ok(windows
+        .iter()
+        .filter(|(w, _)| !w.shell && !SHELL_ROLES.contains(&w.role.as_str()))
+        .find_map(|(w, rect)| rect.map(|r| (w.clone(), r))))
+}
+
+/// The interactive elements of `window` that show, in document order, at most
+/// [`MAX_ELEMENTS`], with the nodes they come from.
+fn elements_of(
+    desk: &Desk,
+    window: &Window,
+    rect: Rect,
+    query: Option<&str>,
+) -> Result<Vec<(Element, Node)>, DeskError> {
+    let nodes = desk.nodes();
+    let frame = frame_of(desk, &nodes, window)?;
+    let want = Want {
+        bounds: true,
+        shown_only: true,
+        ..Want::default()
+    };
+    let mut tree = nodes.tree(&frame.id, want)?.nodes;
+    drop_bogus_bounds(&mut tree, rect);
+    let screen = desk.screen()?;
+    let query = query.map(str::to_lowercase);
+    let matches = |node: &Node| {
+        query.as_deref().is_none_or(|q| {
+            node.role.to_lowercase().contains(q)
+                || node.name.to_lowercase().contains(q)
+                || node
+                    .value
+                    .as_deref()
+                    .is_some_and(|v| v.to_lowercase().contains(q))
+        })
+    };
+    Ok(a11y::view(tree, View::Interactive)
+        .into_iter()
+        .filter(|node| node.parent.is_some())
+        .filter_map(|node| {
+            let [x, y, w, h] = node.bounds?;
+            let bounds = Rect::new(x, y, w as u32, h as u32);
+            let (cx, cy) = centre(bounds);
+            (screen.contains_point(cx, cy) && rect.contains_point(cx, cy) && matches(&node)).then(
+                || {
+                    let element = Element {
+                        node: node.id.clone(),
+                        window: window.id.clone(),
+                        role: node.role.clone(),
+                        name: node.name.clone(),
+                        bounds,
+                    };
+                    (element, node)
+                },
+            )
+        })
+        .take(MAX_ELEMENTS)
+        .collect())
+}
+
+/// The centre of a rectangle, in its own coordinates.
+pub(super) fn centre(rect: Rect) -> (i32, i32) {
+    (rect.x + (rect.w / 2) as i32, rect.y + (rect.h / 2) as i32)
+}
+
+/// A screen point in pixels of `shot`.
+pub(super) fn to_shot(shot: Shot, x: i32, y: i32) -> (i64, i64) {
+    let map = |v: i32| (f64::from(v) / shot.scale).round() as i64;
+    (map(x), map(y))
+}
+
+fn round3(v: f64) -> f64 {
+    (v * 1000.0).round() / 1000.0
+}
+
+fn window_line(window: &Window, rect: Option<Rect>, shot: Shot) -> String {
+    let mut line = format!(
+        "  {} {:?} app {} pid {}",
+        window.id,
+        window.title,
+        window.app.as_deref().unwrap_or("?"),
+        window
+            .pid
+            .map_or_else(|| "?".to_string(), |pid| pid.to_string()),
+    );
+    match rect {
+        Some(r) => {
+            let (x, y) = to_shot(shot, r.x, r.y);
+            let (right, bottom) = to_shot(shot, r.x + r.w as i32, r.y + r.h as i32);
+            let _ = write!(line, " at {x},{y} size {}x{}", right - x, bottom - y);
+        }
+        None => line.push_str(" not shown"),
+    }
+    if window.role != "window" {
+        let _ = write!(line, " ({})", window.role);
+    }
+    if window.active {
+        line.push_str(" active");
+    }
+    line.push('\n');
+    line
+}
+
+fn element_line(index: usize, element: &Element, node: &Node, shot: Shot) -> String {
+    let (x, y) = centre(element.bounds);
+    let (x, y) = to_shot(shot, x, y);
+    let mut line = format!("  [{index}] {}", element.role);
+    if !element.name.is_empty() {
+        let _ = write!(line, " {:?}", element.name);
+    }
+    if let Some(value) = node.value.as_deref().filter(|v| !v.is_empty()) {
+        let short: String = value.chars().take(VALUE_CHARS).collect();
+        let more = if value.chars().count() > VALUE_CHARS {
+            "…"
+        } else {
+            ""
+        };
+        let _ = write!(line, " = {short:?}{more}");
+    }
+    let _ = write!(line, " ({x},{y})");
+    if !node.states.is_empty() {
+        let _ = write!(line, " {}", node.states.join(","));
+    }
+    line.push('\n');
+    line
+}
+
+pub(super) fn scale(desk: &Desk, args: &ComputerScaleArgs) -> Result<Done, DeskError> {
+    desk.require_whole_screen("computer_scale")?;
+    let session = desk
+        .sessions()
+        .resolve(desk.agent(), args.session.as_deref())?;
+    let shot = desk.sessions().scale_of(&session).ok_or_else(|| {
+        DeskError::Invalid(
+            "no screenshot has been taken yet: call computer_state or look first".into(),
+        )
+    })?;
+    Ok(Done::json(json!({
+        "session": session,
+        "scale": shot.scale,
+        "width": shot.width,
+        "height": shot.height,
+    })))
+}
+
+pub(super) fn end(desk: &Desk, args: &ComputerEndArgs) -> Result<Done, DeskError> {
+    let held = desk.sessions().end(&args.session);
+    Ok(Done::json(json!({"ended": args.session, "held": held})))
+}
+
+pub(super) fn look(desk: &Desk, args: &LookArgs) -> Result<Done, DeskError> {
+    desk.require_whole_screen("look")?;
+    let session = desk
+        .sessions()
+        .resolve(desk.agent(), args.session.as_deref())?;
+    let Some(region) = args.region else {
+        let frame = Frame::capture(desk, args.max_edge.unwrap_or(DEFAULT_MAX_EDGE))?;
+        desk.sessions().shown(&session, frame.shot);
+        let text = format!(
+            "session {session:?}; screenshot {}; scale {} screen pixels per screenshot pixel",
+            frame.describe(),
+            round3(frame.shot.scale)
+        );
+        return Ok(Done {
+            image: Some(frame.picture),
+            ..Done::text(text)
+        });
+    };
+    let shot = desk.sessions().scale_of(&session).ok_or_else(|| {
+        DeskError::Invalid(
+            "region is in pixels of your latest screenshot, and there is none yet: call \
+             computer_state or look without region first"
+                .into(),
+        )
+    })?;
+    if region.x + region.w > f64::from(shot.width) || region.y + region.h > f64::from(shot.height) {
+        return Err(DeskError::Invalid(format!(
+            "region {{x: {}, y: {}, w: {}, h: {}}} reaches outside the latest screenshot ({}x{})",
+            region.x, region.y, region.w, region.h, shot.width, shot.height
+        )));
+    }
+    let screen = desk.screen()?;
+    let left = (region.x * shot.scale).floor() as i32;
+    let top = (region.y * shot.scale).floor() as i32;
+    let right = (((region.x + region.w) * shot.scale).ceil() as i32).min(screen.w as i32);
+    let bottom = (((region.y + region.h) * shot.scale).ceil() as i32).min(screen.h as i32);
+    let area = Rect::new(
+        left,
+        top,
+        (right - left).max(1) as u32,
+        (bottom - top).max(1) as u32,
+    );
+    let image = desk.capture_screen(area)?;
+    let picture = Picture::png(image.to_png());
+    // A region pixel (u, v) is computer_act point (x + u * per_pixel, y + v * per_pixel).
+    let per_pixel = 1.0 / shot.scale;
+    let origin_x = f64::from(area.x) / shot.scale;
+    let origin_y = f64::from(area.y) / shot.scale;
+    let text = format!(
+        "region at full resolution: {}x{} PNG, {} KB, about {} input tokens; screen pixels \
+         {},{} to {},{}. Its pixel (u, v) is computer_act x = {} + u * {}, y = {} + v * {} \
+         (session {session:?}, scale {}).",
+        image.width,
+        image.height,
+        picture.bytes.len().div_ceil(1024),
+        token_estimate(image.width, image.height),
+        area.x,
+        area.y,
+        area.right(),
+        area.bottom(),
+        round3(origin_x),
+        round3(per_pixel),
+        round3(origin_y),
+        round3(per_pixel),
+        round3(shot.scale),
+    );
+    Ok(Done {
+        image: Some(picture),
+        ..Done::text(text)
+    })
+}
+
+pub(super) fn title_at(desk: &Desk, args: &TitleAtArgs) -> Result<Done, DeskError> {
+    desk.require_whole_screen("title_at")?;
+    super::target::on_screen(desk, args.x, args.y)?;
+    let window = match desk.top_at(args.x, args.y)? {
+        Seen::Window(window) => window,
+        _ => return Ok(Done::json(json!({"title": false}))),
+    };
+    if SHELL_ROLES.contains(&window.role.as_str()) {
+        return Ok(Done::json(panel_title(desk, &window, args.x, args.y)));
+    }
+    let in_title_bar = desk.window_rect(&window)?.is_some_and(|client| {
+        args.y < client.y && args.x >= client.x && args.x < client.x + client.w as i32
+    });
+    Ok(Done::json(if in_title_bar {
+        json!({"title": true, "where": "title bar", "window": window.id, "text": window.title})
+    } else {
+        json!({"title": false, "window": window.id})
+    }))
+}
+
+/// Whether a panel shows a window's title at the point: its accessible element there is named
+/// as an open window is.
+fn panel_title(desk: &Desk, panel: &Window, x: i32, y: i32) -> serde_json::Value {
+    let named = || -> Result<Option<String>, DeskError> {
+        let nodes = desk.nodes();
+        let frame = frame_of(desk, &nodes, panel)?;
+        let Some(id) = nodes.at_point(&frame.id, x, y)? else {
+            return Ok(None);
+        };
+        Ok(Some(nodes.node(&id, Want::default())?.name))
+    };
+    let Ok(Some(name)) = named() else {
+        return json!({"title": false, "window": panel.id});
+    };
+    let windows = desk.windows().unwrap_or_default();
+    match windows
+        .iter()
+        .find(|w| !w.shell && !w.title.is_empty() && w.title == name)
+    {
+        Some(shown) => json!({
+            "title": true, "where": "panel", "window": panel.id, "text": name, "of": shown.id
+        }),
+        None => json!({"title": false, "window": panel.id}),
+    }
+}
