@@ -82,6 +82,7 @@ echo
 cargo bench -q -p shuttle --bench latency 2>/dev/null
 echo
 /usr/bin/python3 scripts/bench_a11y.py "$SHUTTLE" tests/fixture/fixture.py "$work"
+/usr/bin/python3 scripts/bench_vision.py "$SHUTTLE" tests/fixture/fixture.py "$work"
 
 # Input: a click on a fixture's canvas, and a key combination into it. Typing comes last: the
 # keymap changes it makes keep the window manager busy for a moment afterwards.

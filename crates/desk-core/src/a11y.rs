@@ -129,6 +129,11 @@ fn shortened(value: String, limit: usize) -> String {
     format!("{kept}… ({} more characters: read the node)", total - limit)
 }
 
+/// Whether nodes of `role` are controls an agent acts on (a button, a field, a menu item).
+pub fn is_control_role(role: &str) -> bool {
+    CONTROLS.contains(&role)
+}
+
 /// Whether nodes of `role` are text a person reads (a heading, a paragraph, a label).
 pub fn is_readable_role(role: &str) -> bool {
     READABLE.contains(&role)
@@ -176,7 +181,7 @@ pub fn view(nodes: Vec<Node>, view: View) -> Vec<Node> {
 
 /// A control, or readable text that does not just repeat the control it sits in.
 fn worth_acting_on(node: &Node, kept_parent: Option<&Node>) -> bool {
-    if CONTROLS.contains(&node.role.as_str()) {
+    if is_control_role(&node.role) {
         return true;
     }
     let says = if node.name.is_empty() {

@@ -351,3 +351,50 @@ fn a_typed_step_counts_the_characters_that_landed() {
     assert_eq!(typed, "héllo");
     assert_eq!(clicks(&fake), [(210, 125, Button::Left, 1)]);
 }
+
+#[test]
+fn an_element_without_a_position_is_pressed_through_accessibility() {
+    // An app that gives no positions (GTK 4 before 4.10): its controls are still listed.
+    let fake = desktop();
+    fake.add(
+        desk::fake::FakeWindow::new(
+            "0x40",
+            "Calc",
+            40,
+            desk_core::geometry::Rect::new(300, 300, 200, 200),
+        ),
+        &["calc"],
+    );
+    fake.focus("0x40");
+    fake.node(desk::fake::FakeNode::new("c:0", "frame", "Calc", 40, None));
+    fake.node(
+        desk::fake::FakeNode::new("c:1", "push button", "7", 40, Some("c:0")).actions(&["click"]),
+    );
+    let state = text(&run(&fake, &open(), "computer_state", json!({})));
+    assert!(
+        state.contains("[0] push button \"7\" (no position: click runs its action)"),
+        "{state}"
+    );
+    let ran = run(
+        &fake,
+        &open(),
+        "computer_act",
+        json!({"action": "click", "element": 0}),
+    );
+    assert_eq!(ran.outcome, Outcome::Completed, "{ran:?}");
+    assert!(
+        text(&ran).contains("pressed through accessibility"),
+        "{ran:?}"
+    );
+    assert!(clicks(&fake).is_empty(), "no click at a guessed point");
+    let ran = run(
+        &fake,
+        &open(),
+        "computer_act",
+        json!({"action": "double_click", "element": 0}),
+    );
+    assert!(
+        failure(&ran).contains("has no position on the screen"),
+        "{ran:?}"
+    );
+}

@@ -157,25 +157,36 @@ fn elements_of(
                     .is_some_and(|v| v.to_lowercase().contains(q))
         })
     };
+    // An app that gives no node a position (GTK 4 before 4.10) still lists its controls, to
+    // be acted on by their accessible action; in an app that gives positions, a node without
+    // one is not on the screen.
+    let positioned = tree
+        .iter()
+        .any(|n| n.parent.is_some() && n.bounds.is_some());
     Ok(a11y::view(tree, View::Interactive)
         .into_iter()
-        .filter(|node| node.parent.is_some())
+        .filter(|node| node.parent.is_some() && matches(node))
         .filter_map(|node| {
-            let [x, y, w, h] = node.bounds?;
-            let bounds = Rect::new(x, y, w as u32, h as u32);
-            let (cx, cy) = centre(bounds);
-            (screen.contains_point(cx, cy) && rect.contains_point(cx, cy) && matches(&node)).then(
-                || {
-                    let element = Element {
-                        node: node.id.clone(),
-                        window: window.id.clone(),
-                        role: node.role.clone(),
-                        name: node.name.clone(),
-                        bounds,
-                    };
-                    (element, node)
-                },
-            )
+            let bounds = match node.bounds {
+                Some([x, y, w, h]) => {
+                    let bounds = Rect::new(x, y, w as u32, h as u32);
+                    let (cx, cy) = centre(bounds);
+                    if !(screen.contains_point(cx, cy) && rect.contains_point(cx, cy)) {
+                        return None;
+                    }
+                    Some(bounds)
+                }
+                None if positioned || !a11y::is_control_role(&node.role) => return None,
+                None => None,
+            };
+            let element = Element {
+                node: node.id.clone(),
+                window: window.id.clone(),
+                role: node.role.clone(),
+                name: node.name.clone(),
+                bounds,
+            };
+            Some((element, node))
         })
         .take(MAX_ELEMENTS)
         .collect())
@@ -225,8 +236,6 @@ fn window_line(window: &Window, rect: Option<Rect>, shot: Shot) -> String {
 }
 
 fn element_line(index: usize, element: &Element, node: &Node, shot: Shot) -> String {
-    let (x, y) = centre(element.bounds);
-    let (x, y) = to_shot(shot, x, y);
     let mut line = format!("  [{index}] {}", element.role);
     if !element.name.is_empty() {
         let _ = write!(line, " {:?}", element.name);
@@ -240,7 +249,14 @@ fn element_line(index: usize, element: &Element, node: &Node, shot: Shot) -> Str
         };
         let _ = write!(line, " = {short:?}{more}");
     }
-    let _ = write!(line, " ({x},{y})");
+    match element.bounds {
+        Some(bounds) => {
+            let (x, y) = centre(bounds);
+            let (x, y) = to_shot(shot, x, y);
+            let _ = write!(line, " ({x},{y})");
+        }
+        None => line.push_str(" (no position: click runs its action)"),
+    }
     if !node.states.is_empty() {
         let _ = write!(line, " {}", node.states.join(","));
     }

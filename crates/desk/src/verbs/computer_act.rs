@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 
 use desk_core::call::vision::{ActStep, Action, ComputerActArgs, DEFAULT_MAX_EDGE};
 use desk_core::call::{
-    Button, ClickArgs, DeskCall, DragArgs, KeyArgs, LaunchArgs, ScrollArgs, StillArgs, TypeArgs,
+    Button, ClickArgs, DeskCall, DragArgs, KeyArgs, LaunchArgs, PressArgs, ScrollArgs, StillArgs,
+    TypeArgs,
 };
 use desk_core::geometry::Rect;
 use desk_core::window::Window;
@@ -205,6 +206,51 @@ fn listed<'s>(session: &'s Session, name: &str, index: u32) -> Result<&'s Elemen
     })
 }
 
+/// `[3] button "Save"`.
+fn element_words(index: u32, element: &Element) -> String {
+    if element.name.is_empty() {
+        format!("[{index}] {}", element.role)
+    } else {
+        format!("[{index}] {} {:?}", element.role, element.name)
+    }
+}
+
+/// Presses element `index` through its accessible action: the click of an element its app
+/// gives no position.
+fn press_unplaced(
+    desk: &Desk,
+    session: &Session,
+    index: u32,
+    button: Button,
+    count: u8,
+) -> Result<Option<String>, DeskError> {
+    let Some(element) = session.elements.get(index as usize) else {
+        return Ok(None);
+    };
+    if element.bounds.is_some() {
+        return Ok(None);
+    }
+    let words = element_words(index, element);
+    if (button, count) != (Button::Left, 1) {
+        return Err(DeskError::Invalid(format!(
+            "element {words} has no position on the screen (its app gives none): a single left \
+             click runs its action; for a {} click ×{count} use x,y",
+            button.name()
+        )));
+    }
+    let result = json_of(super::verb(
+        desk,
+        &DeskCall::Press(PressArgs {
+            id: element.node.clone(),
+            allow_auth: false,
+        }),
+    )?);
+    Ok(Some(format!(
+        "{words}: pressed through accessibility ({})",
+        result["how"].as_str().unwrap_or("action")
+    )))
+}
+
 /// Where element `index` is now: its centre, when it still shows where the state saw it, on
 /// top in its window.
 fn element_point(
@@ -213,10 +259,12 @@ fn element_point(
     index: u32,
 ) -> Result<(i32, i32, String), DeskError> {
     let element = listed(session, "this", index)?;
-    let words = if element.name.is_empty() {
-        format!("[{index}] {}", element.role)
-    } else {
-        format!("[{index}] {} {:?}", element.role, element.name)
+    let words = element_words(index, element);
+    let Some(was) = element.bounds else {
+        return Err(DeskError::Invalid(format!(
+            "element {words} has no position on the screen (its app gives none), so only a \
+             click, which runs its action, can reach it; use x,y for anything else"
+        )));
     };
     let node = desk
         .nodes()
@@ -245,7 +293,6 @@ fn element_point(
              was sent)"
         )));
     };
-    let was = element.bounds;
     let moved = (x - was.x).abs() > MOVED_SLACK
         || (y - was.y).abs() > MOVED_SLACK
         || (w - was.w as i32).abs() > MOVED_SLACK
@@ -256,7 +303,7 @@ fn element_point(
              computer_state again (nothing was sent)"
         )));
     }
-    let (cx, cy) = centre(element.bounds);
+    let (cx, cy) = centre(was);
     match desk.top_at(cx, cy)? {
         Seen::Window(top) if top.id == element.window => Ok((cx, cy, words)),
         other => Err(DeskError::Changed(format!(
@@ -329,6 +376,11 @@ fn run_step(
     let name = action.name();
     if let Some((button, count)) = action.click() {
         let button = step.button.unwrap_or(button);
+        if let Some(index) = step.element
+            && let Some(line) = press_unplaced(desk, session, index, button, count)?
+        {
+            return Ok(format!("{name} {line}"));
+        }
         let (x, y, words) = aim(desk, session, mapping, step)?
             .ok_or_else(|| DeskError::Invalid(format!("{name}: pass element, or x and y")))?;
         let result = click_at(desk, x, y, button, count)?;

@@ -31,8 +31,9 @@ pub struct Element {
     pub role: String,
     /// Its accessible name.
     pub name: String,
-    /// Where it was on the screen.
-    pub bounds: Rect,
+    /// Where it was on the screen; `None` when its app gives no position (GTK 4 before 4.10),
+    /// so it is acted on through accessibility rather than at a point.
+    pub bounds: Option<Rect>,
 }
 
 /// What one session holds.
