@@ -176,12 +176,13 @@ pub fn redact(tool: &str, args: &Value, record_text: bool) -> Value {
         return args;
     };
     let secret = Verb::from_tool(tool).map_or(&[][..], Verb::secret_fields);
-    for field in secret.iter().filter(|_| !record_text) {
-        if let Some(Value::String(text)) = fields.get(*field) {
-            let digest = Sha256::digest(text.as_bytes());
-            let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
-            let redacted = json!({"chars": text.chars().count(), "sha256": hex});
-            fields.insert((*field).into(), redacted);
+    if !record_text {
+        hide(fields, secret);
+        // A computer_act list carries each step's fields, typed text among them.
+        if let Some(Value::Array(steps)) = fields.get_mut("actions") {
+            for step in steps.iter_mut().filter_map(Value::as_object_mut) {
+                hide(step, secret);
+            }
         }
     }
     if let Some(Value::Array(since)) = fields.get("since") {
@@ -189,6 +190,18 @@ pub fn redact(tool: &str, args: &Value, record_text: bool) -> Value {
         fields.insert("since".into(), json!({"windows": count}));
     }
     args
+}
+
+/// Replaces each of `secret`'s string fields in `fields` with its length and a digest.
+fn hide(fields: &mut serde_json::Map<String, Value>, secret: &[&str]) {
+    for field in secret {
+        if let Some(Value::String(text)) = fields.get(*field) {
+            let digest = Sha256::digest(text.as_bytes());
+            let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
+            let redacted = json!({"chars": text.chars().count(), "sha256": hex});
+            fields.insert((*field).into(), redacted);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -226,6 +239,16 @@ mod tests {
         assert_eq!(redacted["window"], "Login");
         assert!(!redacted.to_string().contains("hunter2"));
         assert_eq!(redact("desk_type", &args, true), args);
+        // Each step of a computer_act list too.
+        let args = json!({"actions": [
+            {"action": "click", "element": 3},
+            {"action": "type", "text": "hunter2"}
+        ], "text": "s3cret"});
+        let redacted = redact("desk_computer_act", &args, false);
+        assert_eq!(redacted["actions"][1]["text"]["chars"], 7);
+        assert_eq!(redacted["actions"][0]["element"], 3);
+        assert!(!redacted.to_string().contains("hunter2"));
+        assert!(!redacted.to_string().contains("s3cret"));
     }
 
     #[test]

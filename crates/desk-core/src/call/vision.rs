@@ -360,7 +360,7 @@ impl Args for ComputerActArgs {
     }
 
     fn secret_fields() -> &'static [&'static str] {
-        &["text", "actions"]
+        &["text"]
     }
 }
 

@@ -39,6 +39,23 @@ pub struct Caller {
     pub sessions: Arc<crate::vision::Sessions>,
 }
 
+/// The whole screen's pixels, for a call the allowlist has already let see them; `Send`, so
+/// a verb can capture on one thread while it reads the accessibility tree on another.
+pub struct ScreenSource {
+    display: Arc<dyn crate::system::Display>,
+}
+
+impl ScreenSource {
+    /// A rectangle of the screen shrunk to `width` pixels wide (as it is when no wider).
+    pub fn capture_scaled(&self, rect: Rect, width: u32) -> Result<RgbImage, DeskError> {
+        if width >= rect.w {
+            self.display.capture(rect)
+        } else {
+            self.display.capture_scaled(rect, width)
+        }
+    }
+}
+
 /// A window found at a point or holding the focus, as far as the caller may know it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Seen {
@@ -339,14 +356,13 @@ impl Desk {
         self.backend.display.capture(rect)
     }
 
-    /// The pixels of a rectangle of the screen shrunk to `width` pixels wide; refused under
-    /// the app allowlist, as [`Desk::capture_screen`] is.
-    pub fn capture_screen_scaled(&self, rect: Rect, width: u32) -> Result<RgbImage, DeskError> {
-        if width >= rect.w {
-            return self.capture_screen(rect);
-        }
-        self.require_whole_screen("a scaled shot of the screen")?;
-        self.backend.display.capture_scaled(rect, width)
+    /// The screen's pixels for `what`, which sees the whole screen, readable from another
+    /// thread: refused under the app allowlist.
+    pub fn screen_source(&self, what: &str) -> Result<ScreenSource, DeskError> {
+        self.require_whole_screen(what)?;
+        Ok(ScreenSource {
+            display: self.backend.display.clone(),
+        })
     }
 
     /// Refuses `what` under the app allowlist: it sees or acts on the whole screen, other

@@ -19,7 +19,7 @@ pub mod nodes;
 pub mod policy;
 
 pub use admitted::Admitted;
-pub use desk::{Caller, Desk, Seen, Spot, Watch};
+pub use desk::{Caller, Desk, ScreenSource, Seen, Spot, Watch};
 pub use finish::Ran;
 pub use nodes::{ActingNodes, Nodes};
 pub use policy::Policy;

@@ -19,7 +19,7 @@ use crate::accessibility::Want;
 use crate::done::{Done, Picture};
 use crate::error::DeskError;
 use crate::guard::{Desk, Seen};
-use crate::vision::{Element, Frame, Shot, token_estimate};
+use crate::vision::{Element, Frame, token_estimate};
 
 /// The longest value an element line shows.
 const VALUE_CHARS: usize = 40;
@@ -28,14 +28,48 @@ const VALUE_CHARS: usize = 40;
 const SHELL_ROLES: [&str; 2] = ["dock", "desktop"];
 
 pub(super) fn state(desk: &Desk, args: &ComputerStateArgs) -> Result<Done, DeskError> {
-    desk.require_whole_screen("computer_state")?;
+    let source = desk.screen_source("computer_state")?;
     let session = desk
         .sessions()
         .resolve(desk.agent(), args.session.as_deref())?;
     let max_edge = args.max_edge.unwrap_or(DEFAULT_MAX_EDGE);
-    let frame = Frame::capture(desk, max_edge)?;
-    let shot = frame.shot;
     let screen = desk.screen()?;
+    // The screenshot is captured and encoded while the accessibility tree is read: the two wait
+    // on different processes (the X server and the app).
+    let (frame, body, elements) = std::thread::scope(|scope| {
+        let framing = scope.spawn(|| Frame::capture(&source, screen, max_edge));
+        let scale = Frame::scale_for(screen, max_edge);
+        let listed = describe_desk(desk, args, scale);
+        let frame = framing
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let (body, elements) = listed?;
+        Ok::<_, DeskError>((frame?, body, elements))
+    })?;
+    let mut text = format!(
+        "session {session:?}; screen {}x{}; screenshot {}; scale {} screen pixels per \
+         screenshot pixel. Coordinates below are screenshot pixels.\n",
+        screen.w,
+        screen.h,
+        frame.describe(),
+        round3(frame.shot.scale)
+    );
+    text.push_str(&body);
+    desk.sessions().listed(&session, elements);
+    desk.sessions().shown(&session, frame.shot);
+    Ok(Done {
+        image: Some(frame.picture),
+        ..Done::text(text)
+    })
+}
+
+/// The windows, modal lines and elements of a state, at `scale` screen pixels per screenshot
+/// pixel, and the elements to keep.
+fn describe_desk(
+    desk: &Desk,
+    args: &ComputerStateArgs,
+    scale: f64,
+) -> Result<(String, Vec<Element>), DeskError> {
     let mut windows = Vec::new();
     for window in desk.windows()? {
         let rect = desk.window_rect(&window)?;
@@ -44,17 +78,9 @@ pub(super) fn state(desk: &Desk, args: &ComputerStateArgs) -> Result<Done, DeskE
         }
         windows.push((window, rect));
     }
-    let mut text = format!(
-        "session {session:?}; screen {}x{}; screenshot {}; scale {} screen pixels per \
-         screenshot pixel. Coordinates below are screenshot pixels.\n",
-        screen.w,
-        screen.h,
-        frame.describe(),
-        round3(shot.scale)
-    );
-    text.push_str("windows, frontmost first:\n");
+    let mut text = String::from("windows, frontmost first:\n");
     for (window, rect) in &windows {
-        text.push_str(&window_line(window, *rect, shot));
+        text.push_str(&window_line(window, *rect, scale));
     }
     for (window, _) in windows.iter().filter(|(w, _)| w.modal.is_some()) {
         let _ = writeln!(
@@ -68,46 +94,38 @@ pub(super) fn state(desk: &Desk, args: &ComputerStateArgs) -> Result<Done, DeskE
         );
     }
     let elements = match subject(desk, args, &windows)? {
-        Some((window, rect)) => {
-            let listed = elements_of(desk, &window, rect, args.query.as_deref());
-            match listed {
-                Ok(listed) => {
-                    let _ = writeln!(
-                        text,
-                        "elements of {} {:?} ({}){}:",
-                        window.id,
-                        window.title,
-                        window.app.as_deref().unwrap_or("?"),
-                        args.query
-                            .as_ref()
-                            .map(|q| format!(" matching {q:?}"))
-                            .unwrap_or_default()
-                    );
-                    for (i, (element, node)) in listed.iter().enumerate() {
-                        text.push_str(&element_line(i, element, node, shot));
-                    }
-                    if listed.is_empty() {
-                        text.push_str("  (none)\n");
-                    }
-                    listed.into_iter().map(|(element, _)| element).collect()
+        Some((window, rect)) => match elements_of(desk, &window, rect, args.query.as_deref()) {
+            Ok(listed) => {
+                let _ = writeln!(
+                    text,
+                    "elements of {} {:?} ({}){}:",
+                    window.id,
+                    window.title,
+                    window.app.as_deref().unwrap_or("?"),
+                    args.query
+                        .as_ref()
+                        .map(|q| format!(" matching {q:?}"))
+                        .unwrap_or_default()
+                );
+                for (i, (element, node)) in listed.iter().enumerate() {
+                    text.push_str(&element_line(i, element, node, scale));
                 }
-                Err(e) => {
-                    let _ = writeln!(text, "elements: none listed: {e}");
-                    Vec::new()
+                if listed.is_empty() {
+                    text.push_str("  (none)\n");
                 }
+                listed.into_iter().map(|(element, _)| element).collect()
             }
-        }
+            Err(e) => {
+                let _ = writeln!(text, "elements: none listed: {e}");
+                Vec::new()
+            }
+        },
         None => {
             text.push_str("elements: none: no app window shows on the screen\n");
             Vec::new()
         }
     };
-    desk.sessions().listed(&session, elements);
-    desk.sessions().shown(&session, shot);
-    Ok(Done {
-        image: Some(frame.picture),
-        ..Done::text(text)
-    })
+    Ok((text, elements))
 }
 
 /// The window whose elements a state lists: `window_id`, else `pid`'s frontmost, else the
@@ -197,9 +215,9 @@ pub(super) fn centre(rect: Rect) -> (i32, i32) {
     (rect.x + (rect.w / 2) as i32, rect.y + (rect.h / 2) as i32)
 }
 
-/// A screen point in pixels of `shot`.
-pub(super) fn to_shot(shot: Shot, x: i32, y: i32) -> (i64, i64) {
-    let map = |v: i32| (f64::from(v) / shot.scale).round() as i64;
+/// A screen point in pixels of a screenshot at `scale` screen pixels per pixel.
+pub(super) fn to_shot(scale: f64, x: i32, y: i32) -> (i64, i64) {
+    let map = |v: i32| (f64::from(v) / scale).round() as i64;
     (map(x), map(y))
 }
 
@@ -207,7 +225,7 @@ fn round3(v: f64) -> f64 {
     (v * 1000.0).round() / 1000.0
 }
 
-fn window_line(window: &Window, rect: Option<Rect>, shot: Shot) -> String {
+fn window_line(window: &Window, rect: Option<Rect>, scale: f64) -> String {
     let mut line = format!(
         "  {} {:?} app {} pid {}",
         window.id,
@@ -219,8 +237,8 @@ fn window_line(window: &Window, rect: Option<Rect>, shot: Shot) -> String {
     );
     match rect {
         Some(r) => {
-            let (x, y) = to_shot(shot, r.x, r.y);
-            let (right, bottom) = to_shot(shot, r.x + r.w as i32, r.y + r.h as i32);
+            let (x, y) = to_shot(scale, r.x, r.y);
+            let (right, bottom) = to_shot(scale, r.x + r.w as i32, r.y + r.h as i32);
             let _ = write!(line, " at {x},{y} size {}x{}", right - x, bottom - y);
         }
         None => line.push_str(" not shown"),
@@ -235,7 +253,7 @@ fn window_line(window: &Window, rect: Option<Rect>, shot: Shot) -> String {
     line
 }
 
-fn element_line(index: usize, element: &Element, node: &Node, shot: Shot) -> String {
+fn element_line(index: usize, element: &Element, node: &Node, scale: f64) -> String {
     let mut line = format!("  [{index}] {}", element.role);
     if !element.name.is_empty() {
         let _ = write!(line, " {:?}", element.name);
@@ -252,7 +270,7 @@ fn element_line(index: usize, element: &Element, node: &Node, shot: Shot) -> Str
     match element.bounds {
         Some(bounds) => {
             let (x, y) = centre(bounds);
-            let (x, y) = to_shot(shot, x, y);
+            let (x, y) = to_shot(scale, x, y);
             let _ = write!(line, " ({x},{y})");
         }
         None => line.push_str(" (no position: click runs its action)"),
@@ -288,12 +306,13 @@ pub(super) fn end(desk: &Desk, args: &ComputerEndArgs) -> Result<Done, DeskError
 }
 
 pub(super) fn look(desk: &Desk, args: &LookArgs) -> Result<Done, DeskError> {
-    desk.require_whole_screen("look")?;
+    let source = desk.screen_source("look")?;
     let session = desk
         .sessions()
         .resolve(desk.agent(), args.session.as_deref())?;
     let Some(region) = args.region else {
-        let frame = Frame::capture(desk, args.max_edge.unwrap_or(DEFAULT_MAX_EDGE))?;
+        let screen = desk.screen()?;
+        let frame = Frame::capture(&source, screen, args.max_edge.unwrap_or(DEFAULT_MAX_EDGE))?;
         desk.sessions().shown(&session, frame.shot);
         let text = format!(
             "session {session:?}; screenshot {}; scale {} screen pixels per screenshot pixel",

@@ -72,7 +72,7 @@ impl Mapping {
 }
 
 pub(super) fn act(desk: &Desk, args: &ComputerActArgs) -> Result<Done, DeskError> {
-    desk.require_whole_screen("computer_act")?;
+    let source = desk.screen_source("computer_act")?;
     let sessions = desk.sessions();
     let name = sessions.resolve(desk.agent(), args.session.as_deref())?;
     let session = sessions.get(&name);
@@ -127,7 +127,7 @@ pub(super) fn act(desk: &Desk, args: &ComputerActArgs) -> Result<Done, DeskError
         .max_edge
         .or(latest.map(|s| s.max_edge))
         .unwrap_or(DEFAULT_MAX_EDGE);
-    let frame = Frame::capture(desk, max_edge)?;
+    let frame = Frame::capture(&source, mapping.screen, max_edge)?;
     sessions.shown(&name, frame.shot);
     text.push_str(&format!(
         "screenshot {}; scale {}",

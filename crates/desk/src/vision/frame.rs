@@ -5,7 +5,7 @@ use desk_core::geometry::Rect;
 use super::sessions::Shot;
 use crate::done::Picture;
 use crate::error::DeskError;
-use crate::guard::Desk;
+use crate::guard::ScreenSource;
 use crate::image::RgbImage;
 
 /// JPEG quality: small enough to be cheap to send, sharp enough to read a UI's text.
@@ -23,12 +23,19 @@ pub struct Frame {
 impl Frame {
     /// The whole screen with a long edge of `max_edge` (0: full size, as is a screen already
     /// that small).
-    pub fn capture(desk: &Desk, max_edge: u32) -> Result<Self, DeskError> {
-        let screen = desk.screen()?;
+    pub fn capture(source: &ScreenSource, screen: Rect, max_edge: u32) -> Result<Self, DeskError> {
         let width = scaled_width(screen, max_edge);
-        let image = desk.capture_screen_scaled(screen, width)?;
-        let scale = f64::from(screen.w) / f64::from(image.width.max(1));
-        Ok(Self::of(&image, scale, max_edge))
+        let image = source.capture_scaled(screen, width)?;
+        Ok(Self::of(
+            &image,
+            Self::scale_for(screen, max_edge),
+            max_edge,
+        ))
+    }
+
+    /// Screen pixels per pixel of a screenshot of `screen` with a long edge of `max_edge`.
+    pub fn scale_for(screen: Rect, max_edge: u32) -> f64 {
+        f64::from(screen.w) / f64::from(scaled_width(screen, max_edge).max(1))
     }
 
     /// `image` as a JPEG, shown at `scale` screen pixels per pixel.

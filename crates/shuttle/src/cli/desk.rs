@@ -77,7 +77,7 @@ fn verb_command(verb: Verb) -> Command {
             Arg::new("image")
                 .long("image")
                 .value_name("FILE")
-                .help("Write the PNG the verb returns to FILE"),
+                .help("Write the image the verb returns to FILE: a PNG, or a JPEG for computer_state, computer_act and a whole-screen look"),
         )
         .arg(
             Arg::new("agent")

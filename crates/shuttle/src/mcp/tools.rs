@@ -120,7 +120,8 @@ fn computer_tool(mode: Mode) -> Tool {
          [index] with centres; x,y everywhere are pixels of the latest screenshot you were \
          shown. computer_act by element index or x,y waits until the screen is still and \
          answers a new screenshot; act on an element over a guessed point. An element that \
-         moved or vanished is refused: call computer_state again.",
+         moved or vanished is refused: call computer_state again. A small red square at the \
+         top right is shuttle's own marker that it is acting.",
     );
     if mode.read_only {
         description.push_str(" READ-ONLY: computer_act is refused and not listed.");
