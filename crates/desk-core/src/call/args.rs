@@ -57,7 +57,7 @@ fn named(window: &Option<String>, pid: Option<u32>) -> Result<(), String> {
 /// The longest `wait` and `still` may wait.
 pub const MAX_WAIT_MS: u64 = 5000;
 
-/// List the top-level windows, topmost first: id, title, role, pid, active, app.
+/// List the top-level windows, topmost first: id, title, role, pid, active, app; modal, blocks for a hidden modal dialog.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WindowsArgs {}

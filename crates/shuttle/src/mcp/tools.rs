@@ -72,8 +72,8 @@ fn desk_tool(mode: Mode) -> Tool {
     } else {
         description.push_str(
             " Action results carry outcome: completed, refused (nothing sent) or unknown (may \
-             have landed: look before resending), confirmed: the app under the input \
-             answered a ping after it, so it read the input. click, key, press, act add \
+             have landed: look before resending), confirmed: the app answered a ping after the \
+             input, so it read it. click, key, press, act add \
              windows_changed (opened, closed, retitled).",
         );
     }
