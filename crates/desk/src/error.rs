@@ -162,7 +162,7 @@ pub enum DeskError {
         reason: String,
     },
     /// A step of a `computer_act` list failed; the steps before it ran.
-    #[error("step {step} of {of} ({what}) failed: {source}{}", before_it(ran))]
+    #[error("step {step} of {of} ({what}) failed: {source}{}", what_ran(ran))]
     StepFailed {
         /// Which step, from 1.
         step: usize,
@@ -170,9 +170,17 @@ pub enum DeskError {
         of: usize,
         /// The step in words.
         what: String,
-        /// What the steps before it did, one line each.
+        /// What the steps that ran did, one line each.
         ran: Vec<String>,
         /// Why it failed.
+        source: Box<DeskError>,
+    },
+    /// Part of an action went out, then the rest failed.
+    #[error("{done}, then failed: {source}")]
+    After {
+        /// What went out, in words.
+        done: String,
+        /// Why the rest failed.
         source: Box<DeskError>,
     },
     /// Dry run: the call passed every check and guard, and this is what it would have done.
@@ -211,7 +219,7 @@ impl DeskError {
             DeskError::Disconnected { .. } => Link::Broken,
             DeskError::Stalled { .. } => Link::Stalled,
             DeskError::Unsent(inner) => inner.link(),
-            DeskError::StepFailed { source, .. } => source.link(),
+            DeskError::StepFailed { source, .. } | DeskError::After { source, .. } => source.link(),
             _ => Link::Sound,
         }
     }
@@ -222,7 +230,9 @@ impl DeskError {
             DeskError::Refused { by, .. } => Some(*by),
             DeskError::DryRun(_) => Some(Control::DryRun),
             DeskError::Unsent(inner) => inner.control(),
-            DeskError::StepFailed { source, .. } => source.control(),
+            DeskError::StepFailed { source, .. } | DeskError::After { source, .. } => {
+                source.control()
+            }
             _ => None,
         }
     }
@@ -239,11 +249,11 @@ pub enum Link {
     Stalled,
 }
 
-/// `; the steps before it ran: …`, or nothing for a first step.
-fn before_it(ran: &[String]) -> String {
+/// `; what ran: …`, or nothing when no step ran.
+fn what_ran(ran: &[String]) -> String {
     if ran.is_empty() {
         String::new()
     } else {
-        format!("; the steps before it ran: {}", ran.join("; "))
+        format!("; what ran: {}", ran.join("; "))
     }
 }

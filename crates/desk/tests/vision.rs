@@ -63,8 +63,8 @@ fn state_lists_windows_elements_and_a_scaled_jpeg() {
         "{state}"
     );
     // Its elements, centres halved: the entry at (210, 125), OK at (150, 175).
-    assert!(state.contains("[0] text \"Input\" (105,63)"), "{state}");
-    assert!(state.contains("[1] push button \"OK\" (75,88)"), "{state}");
+    assert!(state.contains("[0] text \"Input\" (105,62)"), "{state}");
+    assert!(state.contains("[1] push button \"OK\" (75,87)"), "{state}");
     let filtered = text(&run(
         &fake,
         &open(),
@@ -141,7 +141,7 @@ fn a_list_stops_at_its_first_failing_step_and_says_which() {
         "{reason}"
     );
     assert!(
-        reason.contains("the steps before it ran: click [1] push button \"OK\": clicked left"),
+        reason.contains("what ran: click [1] push button \"OK\": clicked left"),
         "{reason}"
     );
     assert!(
@@ -287,7 +287,7 @@ fn look_cuts_a_region_at_full_resolution_and_says_how_it_maps() {
         "{reply}"
     );
     assert!(
-        reply.contains("x = 50 + u * 0.5, y = 50 + v * 0.5"),
+        reply.contains("x = 50 + (u + 0.5) * 0.5, y = 50 + (v + 0.5) * 0.5"),
         "{reply}"
     );
     let reason = failure(&run(
@@ -396,5 +396,25 @@ fn an_element_without_a_position_is_pressed_through_accessibility() {
     assert!(
         failure(&ran).contains("has no position on the screen"),
         "{ran:?}"
+    );
+    // In a list, before any step runs.
+    let ran = run(
+        &fake,
+        &open(),
+        "computer_act",
+        json!({"actions": [
+            {"action": "key", "key": "a"},
+            {"action": "type", "element": 0, "text": "x"}
+        ]}),
+    );
+    let reason = failure(&ran);
+    assert!(
+        reason.contains("step 2 of 2") && reason.contains("no step was run"),
+        "{reason}"
+    );
+    assert!(matches!(ran.outcome, Outcome::Refused { .. }), "{ran:?}");
+    assert!(
+        !fake.log().iter().any(|e| matches!(e, Event::Keys { .. })),
+        "the key of step 1 was not sent"
     );
 }

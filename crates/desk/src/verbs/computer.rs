@@ -70,19 +70,22 @@ fn describe_desk(
     args: &ComputerStateArgs,
     scale: f64,
 ) -> Result<(String, Vec<Element>), DeskError> {
-    let mut windows = Vec::new();
+    let mut all = Vec::new();
     for window in desk.windows()? {
         let rect = desk.window_rect(&window)?;
-        if args.workspace_only && rect.is_none() {
-            continue;
-        }
-        windows.push((window, rect));
+        all.push((window, rect));
     }
+    let windows: Vec<(Window, Option<Rect>)> = all
+        .iter()
+        .filter(|(_, rect)| !args.workspace_only || rect.is_some())
+        .cloned()
+        .collect();
     let mut text = String::from("windows, frontmost first:\n");
     for (window, rect) in &windows {
         text.push_str(&window_line(window, *rect, scale));
     }
-    for (window, _) in windows.iter().filter(|(w, _)| w.modal.is_some()) {
+    // A minimised modal dialog is not on the workspace, and is just what these lines are for.
+    for (window, _) in all.iter().filter(|(w, _)| w.modal.is_some()) {
         let _ = writeln!(
             text,
             "modal: dialog {} {:?} is {} and blocks {:?}: the window it blocks ignores input \
@@ -217,8 +220,13 @@ pub(super) fn centre(rect: Rect) -> (i32, i32) {
 
 /// A screen point in pixels of a screenshot at `scale` screen pixels per pixel.
 pub(super) fn to_shot(scale: f64, x: i32, y: i32) -> (i64, i64) {
-    let map = |v: i32| (f64::from(v) / scale).round() as i64;
+    // Floor, as computer_act maps back: a point on the last column stays on the screenshot.
+    let map = |v: i32| (f64::from(v) / scale).floor() as i64;
     (map(x), map(y))
+}
+
+fn round6(v: f64) -> f64 {
+    (v * 1e6).round() / 1e6
 }
 
 fn round3(v: f64) -> f64 {
@@ -324,7 +332,7 @@ pub(super) fn look(desk: &Desk, args: &LookArgs) -> Result<Done, DeskError> {
             ..Done::text(text)
         });
     };
-    let shot = desk.sessions().scale_of(&session).ok_or_else(|| {
+    let shot = desk.sessions().shot_of(&session).ok_or_else(|| {
         DeskError::Invalid(
             "region is in pixels of your latest screenshot, and there is none yet: call \
              computer_state or look without region first"
@@ -350,13 +358,15 @@ pub(super) fn look(desk: &Desk, args: &LookArgs) -> Result<Done, DeskError> {
     );
     let image = desk.capture_screen(area)?;
     let picture = Picture::png(image.to_png());
-    // A region pixel (u, v) is computer_act point (x + u * per_pixel, y + v * per_pixel).
+    // Region pixel (u, v) is the computer_act point at its centre, (x + (u + 0.5) * per_pixel,
+    // y + (v + 0.5) * per_pixel): half a pixel from every edge, so rounding never moves it.
     let per_pixel = 1.0 / shot.scale;
     let origin_x = f64::from(area.x) / shot.scale;
     let origin_y = f64::from(area.y) / shot.scale;
     let text = format!(
         "region at full resolution: {}x{} PNG, {} KB, about {} input tokens; screen pixels \
-         {},{} to {},{}. Its pixel (u, v) is computer_act x = {} + u * {}, y = {} + v * {} \
+         {},{} to {},{}. Its pixel (u, v) is computer_act x = {} + (u + 0.5) * {}, y = {} + (v + \
+         0.5) * {} \
          (session {session:?}, scale {}).",
         image.width,
         image.height,
@@ -366,10 +376,10 @@ pub(super) fn look(desk: &Desk, args: &LookArgs) -> Result<Done, DeskError> {
         area.y,
         area.right(),
         area.bottom(),
-        round3(origin_x),
-        round3(per_pixel),
-        round3(origin_y),
-        round3(per_pixel),
+        round6(origin_x),
+        round6(per_pixel),
+        round6(origin_y),
+        round6(per_pixel),
         round3(shot.scale),
     );
     Ok(Done {

@@ -8,6 +8,7 @@
 
 use std::time::{Duration, Instant};
 
+use desk_core::a11y::Node;
 use desk_core::call::vision::{ActStep, Action, ComputerActArgs, DEFAULT_MAX_EDGE};
 use desk_core::call::{
     Button, ClickArgs, DeskCall, DragArgs, KeyArgs, LaunchArgs, PressArgs, ScrollArgs, StillArgs,
@@ -54,9 +55,10 @@ impl Mapping {
                 shot.width, shot.height
             )));
         }
+        // The epsilon keeps a point computed from a rounded mapping on its own pixel.
         let (sx, sy) = (
-            (x * self.scale).floor() as i64,
-            (y * self.scale).floor() as i64,
+            (x * self.scale + 1e-6).floor() as i64,
+            (y * self.scale + 1e-6).floor() as i64,
         );
         let inside =
             sx >= 0 && sy >= 0 && sx < i64::from(self.screen.w) && sy < i64::from(self.screen.h);
@@ -76,7 +78,7 @@ pub(super) fn act(desk: &Desk, args: &ComputerActArgs) -> Result<Done, DeskError
     let sessions = desk.sessions();
     let name = sessions.resolve(desk.agent(), args.session.as_deref())?;
     let session = sessions.get(&name);
-    let latest = sessions.scale_of(&name);
+    let latest = sessions.shot_of(&name);
     let mapping = Mapping {
         shot: if args.scale.is_some() { None } else { latest },
         scale: args.scale.or(latest.map(|s| s.scale)).unwrap_or(0.0),
@@ -107,8 +109,18 @@ pub(super) fn act(desk: &Desk, args: &ComputerActArgs) -> Result<Done, DeskError
     for (i, step) in steps.iter().enumerate() {
         let line = run_step(desk, &session, mapping, step)
             .map_err(|e| failed(i, &ran, describe(step), e))?;
-        let settled = settle(desk).map_err(|e| failed(i, &ran, describe(step), e))?;
-        ran.push(format!("{line}; {settled}"));
+        ran.push(line);
+        let settled = settle(desk).map_err(|e| {
+            failed(
+                i,
+                &ran,
+                format!("{}, waiting for the screen after it", describe(step)),
+                e,
+            )
+        })?;
+        if let Some(last) = ran.last_mut() {
+            last.push_str(&format!("; {settled}"));
+        }
     }
     let mut text = String::new();
     for (i, line) in ran.iter().enumerate() {
@@ -127,7 +139,14 @@ pub(super) fn act(desk: &Desk, args: &ComputerActArgs) -> Result<Done, DeskError
         .max_edge
         .or(latest.map(|s| s.max_edge))
         .unwrap_or(DEFAULT_MAX_EDGE);
-    let frame = Frame::capture(&source, mapping.screen, max_edge)?;
+    // The actions ran: a screenshot that fails now must not hide what they did.
+    let frame = match Frame::capture(&source, mapping.screen, max_edge) {
+        Ok(frame) => frame,
+        Err(e) => {
+            text.push_str(&format!("screenshot: none, the capture failed: {e}"));
+            return Ok(Done::text(text));
+        }
+    };
     sessions.shown(&name, frame.shot);
     text.push_str(&format!(
         "screenshot {}; scale {}",
@@ -159,7 +178,16 @@ fn precheck(
     step: &ActStep,
 ) -> Result<(), DeskError> {
     if let Some(index) = step.element {
-        listed(session, name, index)?;
+        let element = listed(session, name, index)?;
+        let single_left = step
+            .action
+            .and_then(Action::click)
+            .is_some_and(|(button, count)| {
+                step.button.unwrap_or(button) == Button::Left && count == 1
+            });
+        if element.bounds.is_none() && !single_left {
+            return Err(unplaced(index, element));
+        }
     }
     if let Some(keys) = keys_of(step) {
         crate::keys::parse_combo(&keys)?;
@@ -215,6 +243,34 @@ fn element_words(index: u32, element: &Element) -> String {
     }
 }
 
+/// The refusal of anything but a single left click on an element its app gives no position.
+fn unplaced(index: u32, element: &Element) -> DeskError {
+    DeskError::Invalid(format!(
+        "element {} has no position on the screen (its app gives none): only a single left \
+         click, which runs its action, can reach it; use x,y for anything else",
+        element_words(index, element)
+    ))
+}
+
+/// Element `element`'s node as it is now, with its bounds; gone is a refusal.
+fn reread(desk: &Desk, element: &Element, words: &str) -> Result<Node, DeskError> {
+    desk.nodes()
+        .node(
+            &element.node,
+            Want {
+                bounds: true,
+                ..Want::default()
+            },
+        )
+        .map_err(|e| match e {
+            DeskError::NodeGone { .. } => DeskError::Changed(format!(
+                "element {words} is gone since computer_state; call computer_state again \
+                 (nothing was sent)"
+            )),
+            e => e,
+        })
+}
+
 /// Presses element `index` through its accessible action: the click of an element its app
 /// gives no position.
 fn press_unplaced(
@@ -232,10 +288,12 @@ fn press_unplaced(
     }
     let words = element_words(index, element);
     if (button, count) != (Button::Left, 1) {
-        return Err(DeskError::Invalid(format!(
-            "element {words} has no position on the screen (its app gives none): a single left \
-             click runs its action; for a {} click ×{count} use x,y",
-            button.name()
+        return Err(unplaced(index, element));
+    }
+    let node = reread(desk, element, &words)?;
+    if is_hidden(&node) {
+        return Err(DeskError::Changed(format!(
+            "element {words} is hidden now; call computer_state again (nothing was sent)"
         )));
     }
     let result = json_of(super::verb(
@@ -261,27 +319,9 @@ fn element_point(
     let element = listed(session, "this", index)?;
     let words = element_words(index, element);
     let Some(was) = element.bounds else {
-        return Err(DeskError::Invalid(format!(
-            "element {words} has no position on the screen (its app gives none), so only a \
-             click, which runs its action, can reach it; use x,y for anything else"
-        )));
+        return Err(unplaced(index, element));
     };
-    let node = desk
-        .nodes()
-        .node(
-            &element.node,
-            Want {
-                bounds: true,
-                ..Want::default()
-            },
-        )
-        .map_err(|e| match e {
-            DeskError::NodeGone { .. } => DeskError::Changed(format!(
-                "element {words} is gone since computer_state; call computer_state again \
-                 (nothing was sent)"
-            )),
-            e => e,
-        })?;
+    let node = reread(desk, element, &words)?;
     if is_hidden(&node) {
         return Err(DeskError::Changed(format!(
             "element {words} is hidden now; call computer_state again (nothing was sent)"
@@ -399,7 +439,7 @@ fn run_step(
                 click_at(desk, x, y, Button::Left, 1)?;
                 line = format!("clicked {words} at screen ({x}, {y}), then ");
             }
-            let result = json_of(super::verb(
+            let result = super::verb(
                 desk,
                 &DeskCall::Type(TypeArgs {
                     text,
@@ -407,7 +447,15 @@ fn run_step(
                     pid: None,
                     allow_auth: false,
                 }),
-            )?);
+            )
+            .map_err(|e| match line.strip_suffix(", then ") {
+                Some(done) => DeskError::After {
+                    done: done.to_string(),
+                    source: Box::new(e),
+                },
+                None => e,
+            })?;
+            let result = json_of(result);
             let typed = result["typed"].as_u64().unwrap_or(0);
             Ok(format!(
                 "type: {line}typed {typed} of {total} characters{}",

@@ -57,8 +57,8 @@ struct Book {
     ended: HashSet<String>,
     /// Each caller's current default session.
     defaults: HashMap<String, String>,
-    /// The latest screenshot any session was shown.
-    latest: Option<Shot>,
+    /// The latest screenshot any session was shown, and that session's name.
+    latest: Option<(String, Shot)>,
 }
 
 impl Sessions {
@@ -102,7 +102,7 @@ impl Sessions {
     /// Records the screenshot session `name` was shown.
     pub fn shown(&self, name: &str, shot: Shot) {
         let mut book = self.book();
-        book.latest = Some(shot);
+        book.latest = Some((name.to_string(), shot));
         book.open.entry(name.to_string()).or_default().shot = Some(shot);
     }
 
@@ -115,10 +115,18 @@ impl Sessions {
             .elements = elements;
     }
 
-    /// The latest screenshot of session `name`, else of any session.
+    /// The latest screenshot session `name` was shown: what its x,y are pixels of.
+    pub fn shot_of(&self, name: &str) -> Option<Shot> {
+        self.book().open.get(name).and_then(|s| s.shot)
+    }
+
+    /// The latest screenshot of session `name`, else of any session still open.
     pub fn scale_of(&self, name: &str) -> Option<Shot> {
         let book = self.book();
-        book.open.get(name).and_then(|s| s.shot).or(book.latest)
+        book.open
+            .get(name)
+            .and_then(|s| s.shot)
+            .or(book.latest.as_ref().map(|(_, shot)| *shot))
     }
 
     /// Ends session `name`: forgets it and refuses its name from now on. Says whether it held
@@ -127,6 +135,9 @@ impl Sessions {
         let mut book = self.book();
         book.ended.insert(name.to_string());
         book.defaults.retain(|_, current| current != name);
+        if book.latest.as_ref().is_some_and(|(of, _)| of == name) {
+            book.latest = None;
+        }
         book.open.remove(name).is_some()
     }
 }
@@ -152,8 +163,16 @@ mod tests {
         assert_eq!(sessions.resolve("a1", Some("s")).unwrap(), "s");
         sessions.shown("a1", shot(2.0));
         assert_eq!(sessions.scale_of("a1").unwrap().scale, 2.0);
-        // A session that was shown nothing reads any session's latest.
+        // A session that was shown nothing reads any session's latest scale, but maps no
+        // point by it.
         assert_eq!(sessions.scale_of("other").unwrap().scale, 2.0);
+        assert_eq!(sessions.shot_of("other"), None);
+        sessions.end("a1");
+        assert_eq!(
+            sessions.scale_of("other"),
+            None,
+            "an ended session's scale is forgotten"
+        );
     }
 
     #[test]
