@@ -10,6 +10,8 @@ keep=false
 [ "${1:-}" = --keep ] && keep=true
 
 scripts/deps.sh
+SHUTTLE_NODE=$(scripts/node.sh)
+export SHUTTLE_NODE
 echo "== building shuttle (release)" >&2
 cargo build --release -p shuttle
 SHUTTLE=$PWD/target/release/shuttle

@@ -68,6 +68,12 @@ impl DeskClient {
         }
     }
 
+    /// A client like this one with a connection of its own, for a call that takes its
+    /// connection with it (a service's tool).
+    pub fn sibling(&self) -> Self {
+        Self::new(self.socket.clone(), self.agent_id.clone(), self.when_absent)
+    }
+
     /// Sends one call and waits for its reply.
     pub async fn call(&mut self, tool: &str, args: Value) -> Result<Reply, CallError> {
         let request = Request {

@@ -24,6 +24,8 @@ pub struct Config {
     pub safety: SafetyConfig,
     /// The record of calls.
     pub journal: JournalConfig,
+    /// Scripts and plugins.
+    pub tools: ToolsConfig,
 }
 
 /// `[daemon]`
@@ -130,6 +132,42 @@ impl JournalConfig {
             .clone()
             .unwrap_or_else(|| crate::logging::state_dir().join("journal.ndjson"))
     }
+}
+
+/// `[tools]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ToolsConfig {
+    /// Serve `script_run` and the tool plugins; `false` turns both off (services stay).
+    pub script_run: bool,
+    /// The plugin directory; default `tools.d` beside config.toml. A relative path is taken
+    /// from config.toml's directory.
+    pub plugins: Option<PathBuf>,
+}
+
+impl Default for ToolsConfig {
+    fn default() -> Self {
+        Self {
+            script_run: true,
+            plugins: None,
+        }
+    }
+}
+
+impl ToolsConfig {
+    /// The plugin directory, for the config file at `config_path`.
+    pub fn plugin_dir(&self, config_path: &Path) -> PathBuf {
+        let beside = config_path.parent().unwrap_or(Path::new("/"));
+        match &self.plugins {
+            Some(dir) => beside.join(dir),
+            None => beside.join("tools.d"),
+        }
+    }
+}
+
+/// Where flows (named plans, for `SHUTTLE_FLOWS`) are kept: `flows` beside config.toml.
+pub fn flows_dir(config_path: &Path) -> PathBuf {
+    config_path.parent().unwrap_or(Path::new("/")).join("flows")
 }
 
 /// `$SHUTTLE_CONFIG`, else `$XDG_CONFIG_HOME/loomhand/shuttle/config.toml`, else

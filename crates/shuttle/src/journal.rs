@@ -175,8 +175,19 @@ pub fn redact(tool: &str, args: &Value, record_text: bool) -> Value {
     let Some(fields) = args.as_object_mut() else {
         return args;
     };
-    let secret = Verb::from_tool(tool).map_or(&[][..], Verb::secret_fields);
+    // A run's code and params may hold what the script types, as a typed text would.
+    let run = tool == desk_core::call::script::SCRIPT_RUN || tool.ends_with("_run");
+    let secret = match Verb::from_tool(tool) {
+        Some(verb) => verb.secret_fields(),
+        None if run => &["code"][..],
+        None => &[],
+    };
     if !record_text {
+        if run && let Some(params) = fields.get("params").filter(|p| !p.is_null()) {
+            let params = Value::String(params.to_string());
+            fields.insert("params".into(), params);
+            hide(fields, &["params"]);
+        }
         hide(fields, secret);
         // A computer_act list carries each step's fields, typed text among them.
         if let Some(Value::Array(steps)) = fields.get_mut("actions") {
@@ -249,6 +260,15 @@ mod tests {
         assert_eq!(redacted["actions"][0]["element"], 3);
         assert!(!redacted.to_string().contains("hunter2"));
         assert!(!redacted.to_string().contains("s3cret"));
+        // A run's code and params, for script_run and plugin tools alike.
+        for tool in ["script_run", "demo_run"] {
+            let args = json!({"code": "desk.type({text: 'hunter2'})", "params": {"pw": "s3cret"}});
+            let redacted = redact(tool, &args, false);
+            assert!(redacted["code"]["chars"].as_u64().unwrap() > 0);
+            assert!(redacted["params"]["sha256"].is_string());
+            assert!(!redacted.to_string().contains("hunter2"), "{redacted}");
+            assert!(!redacted.to_string().contains("s3cret"), "{redacted}");
+        }
     }
 
     #[test]

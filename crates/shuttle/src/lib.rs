@@ -7,6 +7,7 @@
 //! - [`client`]: the desk wire's client side, shared by `mcp` and `cli`.
 //! - [`config`], [`journal`], [`endpoint`], [`logging`]: settings, the record of calls, the
 //!   socket and its checks, the daemon's log.
+//! - [`plugins`]: the plugin directory's tool plugins and services.
 //! - [`platform`]: the one place that names the backend crates.
 
 pub mod cli;
@@ -17,4 +18,5 @@ pub mod journal;
 pub mod logging;
 pub mod mcp;
 pub mod platform;
+pub mod plugins;
 pub mod serve;

@@ -2,6 +2,7 @@
 //!
 //! - [`args`]: the verb table and each verb's argument struct, with the checks its values need.
 //! - [`schema`]: the verbs' arguments read back from their JSON schemas, for help texts.
+//! - [`script`]: `script_run`'s arguments, which plugin tools share.
 //!
 //! Each verb's arguments are a struct that refuses unknown fields, so a misspelt argument is an
 //! error rather than silently ignored. The structs' doc comments are the user-facing help: the
@@ -11,6 +12,7 @@
 
 pub mod args;
 pub mod schema;
+pub mod script;
 pub mod vision;
 
 use serde::{Deserialize, Serialize};
@@ -30,6 +32,8 @@ pub enum Kind {
     Act,
     /// The person's own controls: stop and resume.
     Control,
+    /// A script or plugin run: owns the desk turn until it ends, so only its own actions run.
+    Run,
 }
 
 /// Why a call's arguments were refused.

@@ -105,6 +105,12 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
         Ok(Some(payload))
     }
 
+    /// The reader and the bytes already read past the last frame taken, for a caller that hands
+    /// the rest of the stream to someone else (a service's connection).
+    pub fn into_parts(self) -> (R, Vec<u8>) {
+        (self.inner, self.buf)
+    }
+
     /// The underlying stream.
     pub fn get_mut(&mut self) -> &mut R {
         &mut self.inner

@@ -1,7 +1,8 @@
 //! The tools a daemon answers, by their names on the wire.
 //!
-//! Every desk verb is the tool `desk_<verb>`; besides them there are `status` and the person's
-//! own controls, `safety_stop` and `safety_resume`, which no MCP tool sends.
+//! Every desk verb is the tool `desk_<verb>`; besides them there are `status`, `script_run`,
+//! and the person's own controls, `safety_stop` and `safety_resume`, which no MCP tool sends.
+//! Plugin and service tools are named by files the daemon reads, so it routes them itself.
 
 use crate::call::{Kind, Verb};
 
@@ -23,6 +24,8 @@ pub enum Tool {
     Resume,
     /// `desk_<verb>`.
     Desk(Verb),
+    /// `script_run`.
+    ScriptRun,
 }
 
 impl Tool {
@@ -32,6 +35,7 @@ impl Tool {
             STATUS => Some(Tool::Status),
             SAFETY_STOP => Some(Tool::Stop),
             SAFETY_RESUME => Some(Tool::Resume),
+            crate::call::script::SCRIPT_RUN => Some(Tool::ScriptRun),
             _ => Verb::from_tool(name).map(Tool::Desk),
         }
     }
@@ -42,6 +46,7 @@ impl Tool {
             Tool::Status => Kind::Observe,
             Tool::Stop | Tool::Resume => Kind::Control,
             Tool::Desk(verb) => verb.kind(),
+            Tool::ScriptRun => Kind::Run,
         }
     }
 }
@@ -50,8 +55,9 @@ impl Tool {
 pub fn unknown(name: &str) -> String {
     let verbs: Vec<String> = Verb::ALL.iter().map(|v| v.tool_name()).collect();
     format!(
-        "unknown tool {name:?}; this daemon answers {STATUS}, {SAFETY_STOP}, {SAFETY_RESUME} \
-         and the desk verbs {}",
+        "unknown tool {name:?}; this daemon answers {STATUS}, {SAFETY_STOP}, {SAFETY_RESUME}, \
+         {}, its plugins' and services' tools, and the desk verbs {}",
+        crate::call::script::SCRIPT_RUN,
         verbs.join(", ")
     )
 }

@@ -96,6 +96,7 @@ fn render(entry: &Entry) -> String {
         Kind::Act => "act",
         Kind::Observe => "observe",
         Kind::Control => "control",
+        Kind::Run => "run",
     };
     let agent = if entry.agent_id.is_empty() {
         "(cli)".to_string()

@@ -2,11 +2,13 @@
 
 use std::borrow::Cow;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    InitializeResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
-    ServerConfig,
+    InitializeResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -14,6 +16,7 @@ use tokio::sync::Mutex;
 
 use super::tools;
 use crate::client::DeskClient;
+use crate::plugins::Plugins;
 
 /// The MCP protocol revisions this server speaks; it answers with the client's when listed here.
 const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
@@ -26,22 +29,33 @@ const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
 /// Serves the shuttle tools to one agent session.
 pub struct DeskServer {
     client: Mutex<DeskClient>,
-    cwd: PathBuf,
+    cwd: Option<PathBuf>,
+    plugins: Arc<Plugins>,
 }
 
 impl DeskServer {
-    /// A server forwarding calls through `client`; relative paths resolve against `cwd`.
-    pub fn new(client: DeskClient, cwd: PathBuf) -> Self {
+    /// A server forwarding calls through `client`, with the tools of `plugins`; relative paths
+    /// resolve against `cwd` (and are refused without one).
+    pub fn new(client: DeskClient, cwd: Option<PathBuf>, plugins: Arc<Plugins>) -> Self {
         Self {
             client: Mutex::new(client),
             cwd,
+            plugins,
         }
     }
 }
 
 impl ServerHandler for DeskServer {
     fn get_info(&self) -> ServerConfig {
-        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+        let capabilities = if self.plugins.resources().next().is_some() {
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build()
+        } else {
+            ServerCapabilities::builder().enable_tools().build()
+        };
+        InitializeResult::new(capabilities)
             .with_server_info(Implementation::new("shuttle", env!("CARGO_PKG_VERSION")))
             .with_protocol_version(ProtocolVersion::V_2025_11_25)
             .with_instructions(
@@ -61,7 +75,56 @@ impl ServerHandler for DeskServer {
     ) -> Result<ListToolsResult, McpError> {
         Ok(ListToolsResult::with_all_items(tools::list(
             tools::Mode::from_config(),
+            &self.plugins,
         )))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let resources = self
+            .plugins
+            .resources()
+            .map(|r| {
+                Resource::new(r.uri.clone(), r.name())
+                    .with_description(r.description.clone())
+                    .with_mime_type(r.mime.clone())
+            })
+            .collect();
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let Some(resource) = self.plugins.resources().find(|r| r.uri == request.uri) else {
+            return Err(McpError::resource_not_found(
+                format!(
+                    "no plugin resource {:?}; resources/list names those there are",
+                    request.uri
+                ),
+                None,
+            ));
+        };
+        let text = tokio::fs::read_to_string(&resource.path)
+            .await
+            .map_err(|e| {
+                McpError::internal_error(
+                    format!(
+                        "cannot read {} for resource {:?}: {e}",
+                        resource.path.display(),
+                        resource.uri
+                    ),
+                    None,
+                )
+            })?;
+        let contents = ResourceContents::text(text, resource.uri.clone())
+            .with_mime_type(resource.mime.clone());
+        Ok(ReadResourceResult::new(vec![contents]).into())
     }
 
     async fn call_tool(
@@ -69,13 +132,26 @@ impl ServerHandler for DeskServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let (tool, args) = match tools::to_wire(&request.name, request.arguments, &self.cwd) {
+        let (tool, args) = match tools::to_wire(
+            &request.name,
+            request.arguments,
+            self.cwd.as_deref(),
+            &self.plugins,
+        ) {
             Ok(call) => call,
             Err(message) => {
                 return Ok(CallToolResult::error(vec![ContentBlock::text(message)]).into());
             }
         };
-        let mut client = self.client.lock().await;
+        let mut shared = self.client.lock().await;
+        // A service keeps the connection its call arrives on, so its call gets a fresh one,
+        // dropped with the reply.
+        let mut own = self
+            .plugins
+            .service_of(&tool)
+            .is_some()
+            .then(|| shared.sibling());
+        let client = own.as_mut().unwrap_or(&mut shared);
         let outcome = tokio::select! {
             outcome = client.call(&tool, args) => Some(outcome),
             () = context.ct.cancelled() => None,

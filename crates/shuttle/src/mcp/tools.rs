@@ -6,10 +6,13 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use desk_core::call::script::{self, SCRIPT_RUN};
 use desk_core::call::{Kind, Verb};
 use desk_core::wire::Reply;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
 use serde_json::{Value, json};
+
+use crate::plugins::Plugins;
 
 /// The tool that runs any desk verb.
 pub const DESK: &str = "desk";
@@ -27,6 +30,8 @@ pub struct Mode {
     pub read_only: bool,
     /// Actions are checked and described, never delivered.
     pub dry_run: bool,
+    /// `script_run` and the tool plugins are turned off.
+    pub no_scripts: bool,
 }
 
 impl Mode {
@@ -37,19 +42,49 @@ impl Mode {
             .map(|c| Self {
                 read_only: c.safety.read_only,
                 dry_run: c.safety.dry_run,
+                no_scripts: !c.tools.script_run,
             })
             .unwrap_or_default()
     }
 }
 
-/// The tools, in listing order.
-pub fn list(mode: Mode) -> Vec<Tool> {
-    vec![
+/// The tools, in listing order: the built-ins, then the tool plugins, then the services' tools
+/// that are for MCP.
+pub fn list(mode: Mode, plugins: &Plugins) -> Vec<Tool> {
+    let mut tools = vec![
         desk_tool(mode),
         computer_tool(mode),
         screenshot_tool(),
         status_tool(),
-    ]
+    ];
+    if !mode.no_scripts {
+        tools.push(script_tool());
+        for plugin in &plugins.tools {
+            tools.push(Tool::new(
+                plugin.name.clone(),
+                plugin.description.clone(),
+                schema(script::input_schema()),
+            ));
+        }
+    }
+    for service in &plugins.services {
+        for tool in service.tools.iter().filter(|t| t.mcp) {
+            tools.push(Tool::new(
+                tool.name.clone(),
+                tool.description.clone(),
+                Arc::new(tool.input_schema.clone()),
+            ));
+        }
+    }
+    tools
+}
+
+fn script_tool() -> Tool {
+    Tool::new(
+        SCRIPT_RUN,
+        "Run a JavaScript/TypeScript module on Node 24 with the desk API as the global desk          (one async function per desk verb, e.g. await desk.windows(), desk.type({window,          text})). Export async function main(params); its return value is the result. The run          owns the desk until it ends. Reports {result, logs, stderr, exit_code, duration_ms,          error?: {kind: import|no_main|exception|timeout|stopped|exit, message}}.",
+        schema(script::input_schema()),
+    )
 }
 
 fn schema(value: Value) -> Arc<JsonObject> {
@@ -165,9 +200,17 @@ fn status_tool() -> Tool {
 pub fn to_wire(
     name: &str,
     arguments: Option<JsonObject>,
-    cwd: &Path,
+    cwd: Option<&Path>,
+    plugins: &Plugins,
 ) -> Result<(String, Value), String> {
     let mut args = arguments.unwrap_or_default();
+    if name == SCRIPT_RUN || plugins.tool(name).is_some() {
+        absolutise_path(&mut args, cwd).map_err(|e| format!("{name}: {e}"))?;
+        return Ok((name.to_string(), Value::Object(args)));
+    }
+    if plugins.service_of(name).is_some() {
+        return Ok((name.to_string(), Value::Object(args)));
+    }
     match name {
         DESK => {
             let verb = match args.remove("verb") {
@@ -176,7 +219,7 @@ pub fn to_wire(
                 None => return Err(format!("desk: pass verb, one of {}", verb_names(false))),
             };
             let verb = family_verb(DESK, &verb, false)?;
-            absolutise_path(&mut args, cwd);
+            absolutise_path(&mut args, cwd).map_err(|e| format!("desk: {e}"))?;
             Ok((verb.tool_name(), Value::Object(args)))
         }
         COMPUTER => {
@@ -193,7 +236,8 @@ pub fn to_wire(
         SCREENSHOT => Ok((Verb::Shot.tool_name(), Value::Object(args))),
         STATUS => Ok((desk_core::wire::tools::STATUS.into(), Value::Null)),
         other => Err(format!(
-            "unknown tool {other:?}; tools: {DESK}, {COMPUTER}, {SCREENSHOT}, {STATUS}"
+            "unknown tool {other:?}; tools: {DESK}, {COMPUTER}, {SCREENSHOT}, {STATUS}, \
+             {SCRIPT_RUN} and those tools/list names"
         )),
     }
 }
@@ -224,12 +268,20 @@ fn verb_names(vision: bool) -> String {
     names.join(", ")
 }
 
-fn absolutise_path(args: &mut JsonObject, cwd: &Path) {
+/// Resolves a relative `path` argument against `cwd`; without one, a relative path is an error.
+fn absolutise_path(args: &mut JsonObject, cwd: Option<&Path>) -> Result<(), String> {
     if let Some(Value::String(path)) = args.get_mut("path")
         && Path::new(path.as_str()).is_relative()
     {
+        let Some(cwd) = cwd else {
+            return Err(format!(
+                "path {path:?} is relative and this MCP server has no working directory to \
+                 resolve it against; pass an absolute path"
+            ));
+        };
         *path = cwd.join(&*path).display().to_string();
     }
+    Ok(())
 }
 
 /// A daemon reply as an MCP tool result: the text, and the PNG as an image block when there is one.
@@ -254,13 +306,18 @@ mod tests {
         value.as_object().cloned()
     }
 
+    fn none() -> Plugins {
+        Plugins::default()
+    }
+
     #[test]
     fn desk_forwards_the_verb_as_a_wire_tool() {
-        let cwd = Path::new("/home/u/project");
+        let cwd = Some(Path::new("/home/u/project"));
         let (tool, args) = to_wire(
             DESK,
             object(json!({"verb": "shot", "window": "Notes", "path": "s.png"})),
             cwd,
+            &none(),
         )
         .unwrap();
         assert_eq!(tool, "desk_shot");
@@ -268,30 +325,90 @@ mod tests {
             args,
             json!({"window": "Notes", "path": "/home/u/project/s.png"})
         );
-        let (tool, args) = to_wire(DESK, object(json!({"verb": "windows"})), cwd).unwrap();
+        let (tool, args) = to_wire(DESK, object(json!({"verb": "windows"})), cwd, &none()).unwrap();
         assert_eq!((tool.as_str(), args), ("desk_windows", json!({})));
     }
 
     #[test]
+    fn scripts_resolve_relative_paths_and_plugins_follow_the_built_ins() {
+        let cwd = Some(Path::new("/home/u"));
+        let (tool, args) =
+            to_wire(SCRIPT_RUN, object(json!({"path": "s.mjs"})), cwd, &none()).unwrap();
+        assert_eq!(
+            (tool.as_str(), &args["path"]),
+            ("script_run", &json!("/home/u/s.mjs"))
+        );
+        let e = to_wire(SCRIPT_RUN, object(json!({"path": "s.mjs"})), None, &none()).unwrap_err();
+        assert!(e.contains("no working directory"), "{e}");
+        let dir = std::env::temp_dir().join(format!("shuttle-mcp-plugins-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("demo.json"),
+            r#"{"name": "demo_run", "description": "Demo.", "bin": "/bin/true"}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("notes.json"),
+            r#"{"service": "notes", "bin": "/bin/cat", "tools": [
+                {"name": "notes_read", "description": "Read.", "input_schema": {"type": "object"}},
+                {"name": "notes_watch", "description": "Watch.", "input_schema": {"type": "object"}, "mcp": false}]}"#,
+        )
+        .unwrap();
+        let plugins = Plugins::load(&dir);
+        std::fs::remove_dir_all(&dir).unwrap();
+        let names: Vec<String> = list(Mode::default(), &plugins)
+            .iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "desk",
+                "computer",
+                "screenshot",
+                "status",
+                "script_run",
+                "demo_run",
+                "notes_read"
+            ]
+        );
+        let off = Mode {
+            no_scripts: true,
+            ..Mode::default()
+        };
+        let names: Vec<String> = list(off, &plugins)
+            .iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        assert_eq!(
+            names,
+            ["desk", "computer", "screenshot", "status", "notes_read"]
+        );
+        let (tool, args) =
+            to_wire("notes_read", object(json!({"title": "a"})), cwd, &plugins).unwrap();
+        assert_eq!((tool.as_str(), args), ("notes_read", json!({"title": "a"})));
+    }
+
+    #[test]
     fn bad_calls_get_a_readable_answer() {
-        let cwd = Path::new("/");
+        let cwd = Some(Path::new("/"));
         assert!(
-            to_wire(DESK, None, cwd)
+            to_wire(DESK, None, cwd, &none())
                 .unwrap_err()
                 .starts_with("desk: pass verb, one of windows")
         );
         assert!(
-            to_wire(DESK, object(json!({"verb": 3})), cwd)
+            to_wire(DESK, object(json!({"verb": 3})), cwd, &none())
                 .unwrap_err()
                 .contains("must be a string")
         );
         assert!(
-            to_wire(DESK, object(json!({"verb": "fly"})), cwd)
+            to_wire(DESK, object(json!({"verb": "fly"})), cwd, &none())
                 .unwrap_err()
                 .contains("unknown verb \"fly\"")
         );
         assert!(
-            to_wire("shell", None, cwd)
+            to_wire("shell", None, cwd, &none())
                 .unwrap_err()
                 .contains("unknown tool \"shell\"")
         );
@@ -300,7 +417,7 @@ mod tests {
     #[test]
     fn descriptions_stay_short() {
         // Under 900 tokens for the desk tool: every verb, limit and result field in a line.
-        for tool in list(Mode::default()) {
+        for tool in list(Mode::default(), &none()) {
             let len = tool.description.as_deref().unwrap_or_default().len();
             assert!(len < 3500, "{} description is {len} bytes", tool.name);
         }
@@ -308,7 +425,7 @@ mod tests {
 
     #[test]
     fn the_vision_verbs_are_a_tool_of_their_own() {
-        let tools = list(Mode::default());
+        let tools = list(Mode::default(), &none());
         let computer = tools.iter().find(|t| t.name == COMPUTER).unwrap();
         let description = computer.description.as_deref().unwrap_or_default();
         assert!(
@@ -317,21 +434,30 @@ mod tests {
         );
         let desk = tools[0].description.as_deref().unwrap_or_default();
         assert!(!desk.contains("computer_state"), "{desk}");
-        let cwd = Path::new("/");
-        let (tool, _) = to_wire(COMPUTER, object(json!({"verb": "look"})), cwd).unwrap();
+        let cwd = Some(Path::new("/"));
+        let (tool, _) = to_wire(COMPUTER, object(json!({"verb": "look"})), cwd, &none()).unwrap();
         assert_eq!(tool, "desk_look");
-        let e = to_wire(DESK, object(json!({"verb": "computer_state"})), cwd).unwrap_err();
+        let e = to_wire(
+            DESK,
+            object(json!({"verb": "computer_state"})),
+            cwd,
+            &none(),
+        )
+        .unwrap_err();
         assert!(e.contains("a verb of the computer tool"), "{e}");
-        let e = to_wire(COMPUTER, object(json!({"verb": "click"})), cwd).unwrap_err();
+        let e = to_wire(COMPUTER, object(json!({"verb": "click"})), cwd, &none()).unwrap_err();
         assert!(e.contains("a verb of the desk tool"), "{e}");
     }
 
     #[test]
     fn read_only_lists_only_observations_and_says_so() {
-        let tools = list(Mode {
-            read_only: true,
-            dry_run: false,
-        });
+        let tools = list(
+            Mode {
+                read_only: true,
+                ..Mode::default()
+            },
+            &none(),
+        );
         let desk = &tools[0];
         let description = desk.description.as_deref().unwrap_or_default();
         assert!(description.contains("READ-ONLY"), "{description}");

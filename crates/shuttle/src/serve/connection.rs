@@ -1,4 +1,5 @@
-//! One client connection: frames in, replies out, one call at a time.
+//! One client connection: frames in, replies out, one call at a time. A frame that names a
+//! service's tool hands the rest of the connection to that service ([`super::splice`]).
 //!
 //! While a call runs the connection is still read, for one reason: a client that closes its
 //! side cancels the call (dropping its future). A frame that arrives meanwhile is kept and
@@ -6,11 +7,12 @@
 
 use std::sync::Arc;
 
-use desk_core::wire::{FrameError, FrameReader, Reply, write_frame};
+use desk_core::wire::{FrameError, FrameReader, Reply, peek_tool, write_frame};
 use tokio::net::UnixStream;
 use tokio::net::unix::OwnedWriteHalf;
 
 use super::daemon::{Daemon, Peer};
+use super::splice::{Handover, splice};
 
 /// What reading the next frame gave.
 type Next = Result<Option<Vec<u8>>, FrameError>;
@@ -38,6 +40,14 @@ pub async fn serve(stream: UnixStream, daemon: Arc<Daemon>, peer: Peer) {
                 return;
             }
         };
+        if let Some((service, socket)) = peek_tool(&frame).and_then(|tool| daemon.service_for(tool))
+        {
+            tracing::info!(%service, "service call: the connection is handed over");
+            let (read, ahead) = reader.into_parts();
+            let client = Handover { read, ahead, write };
+            splice(client, &frame, &service, &socket, &daemon.stop).await;
+            return;
+        }
         let call = daemon.handle(&frame, peer);
         tokio::pin!(call);
         let reply = loop {

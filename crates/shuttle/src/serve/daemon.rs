@@ -14,10 +14,12 @@ use serde_json::Value;
 use super::desk::DeskHandle;
 use super::ended::Ended;
 use super::hotkey::HotkeyKeeper;
+use super::services::Services;
 use super::stop::StopSwitch;
 use super::turn::Turn;
 use crate::config::{Config, ConfigSource};
 use crate::journal::{self, Entry, Journal};
+use crate::plugins::Plugins;
 
 /// Who is on the other end of a connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,7 +47,13 @@ pub struct Daemon {
     /// config.toml, read again when it changes; safety settings apply from the next call.
     pub(super) config: ConfigSource,
     /// The person's stop: refuses calls and cancels those in flight until resumed.
-    pub(super) stop: StopSwitch,
+    pub(super) stop: Arc<StopSwitch>,
+    /// Runs started, which names each run.
+    pub(super) runs: AtomicU64,
+    /// The plugin directory as it was when the daemon started.
+    pub(super) plugins: Arc<Plugins>,
+    /// The service plugins, kept running.
+    pub(super) services: Services,
     /// The record of calls.
     journal: Journal,
     /// The kill hotkey, grabbed as the config names it.
@@ -56,8 +64,16 @@ pub struct Daemon {
 
 impl Daemon {
     /// A daemon serving `socket`, reading its settings from `config`, driving the desktop
-    /// `platform` connects.
+    /// `platform` connects, with the plugins of the config's plugin directory. Starts the
+    /// services, so it needs a tokio runtime.
     pub fn new(socket: PathBuf, config: ConfigSource, platform: Arc<dyn Platform>) -> Arc<Self> {
+        let plugins = Arc::new(Plugins::load(
+            &config.last_good().tools.plugin_dir(config.path()),
+        ));
+        for error in &plugins.errors {
+            tracing::error!("plugin {error}");
+        }
+        let services = Services::start(&plugins.services, &socket);
         Arc::new_cyclic(|me| Self {
             started: Instant::now(),
             socket,
@@ -67,7 +83,10 @@ impl Daemon {
             calls: AtomicU64::new(0),
             connections: AtomicU64::new(0),
             config,
-            stop: StopSwitch::default(),
+            stop: Arc::default(),
+            runs: AtomicU64::new(0),
+            plugins,
+            services,
             journal: Journal::default(),
             hotkey: HotkeyKeeper::new(platform),
             me: me.clone(),
@@ -140,6 +159,17 @@ impl Daemon {
                 ms,
             },
         );
+    }
+
+    /// The service that serves `tool`, and where it listens.
+    pub fn service_for(&self, tool: &str) -> Option<(String, PathBuf)> {
+        let service = self.plugins.service_of(tool)?;
+        Some((service.name.clone(), self.services.socket_of(&service.name)))
+    }
+
+    /// Ends the services, before the daemon exits.
+    pub async fn end_services(&self) {
+        self.services.shutdown().await;
     }
 
     /// Gives back what the desk borrowed (lent keycodes), before the daemon exits.

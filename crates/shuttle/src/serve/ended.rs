@@ -46,7 +46,7 @@ impl Ended {
     pub fn failed(kind: Kind, reason: String) -> Self {
         let outcome = match kind {
             Kind::Act => Outcome::Refused { by: None, reason },
-            Kind::Observe | Kind::Control => Outcome::Failed { reason },
+            Kind::Observe | Kind::Control | Kind::Run => Outcome::Failed { reason },
         };
         Self::not_run(kind, outcome)
     }
@@ -55,7 +55,7 @@ impl Ended {
     pub fn sent(&self) -> Option<bool> {
         match self.kind {
             Kind::Act => self.outcome.sent(),
-            Kind::Observe | Kind::Control => None,
+            Kind::Observe | Kind::Control | Kind::Run => None,
         }
     }
 
@@ -63,6 +63,17 @@ impl Ended {
     /// outcome first; a call without one is an error that says why, and for an action whether
     /// anything was sent.
     pub fn reply(self, tool: &str) -> Reply {
+        // A run's report is its answer either way; a failed run answers it as an error.
+        if let (Kind::Run, Some(done)) = (self.kind, &self.done) {
+            let text = match &done.body {
+                Body::Json(value) => value.to_string(),
+                Body::Text(text) => text.clone(),
+            };
+            return match self.outcome {
+                Outcome::Completed => Reply::ok(text),
+                _ => Reply::error(text),
+            };
+        }
         let act = self.kind == Kind::Act;
         let Some(done) = self.done else {
             let reason = self.outcome.reason().unwrap_or_default();

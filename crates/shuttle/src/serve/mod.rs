@@ -9,16 +9,25 @@
 //! - `desk`: the lazily connected desktop backend.
 //! - `stop`: the user's stop, which ends every call in flight.
 //! - `hotkey`: keeping the kill hotkey grabbed.
+//! - `runs`: `script_run` and the tool plugins.
+//! - `services`: the service plugins, kept running; `splice` hands them their calls.
+//! - `group`: ending a process group.
 
 mod connection;
 pub mod daemon;
 mod desk;
 mod ended;
+mod group;
 mod hotkey;
 mod pipeline;
+mod runs;
+mod services;
+mod splice;
 mod status;
 mod stop;
 mod turn;
+
+pub use runs::NODE_ENV;
 
 use std::future::Future;
 use std::os::unix::fs::PermissionsExt;
@@ -125,6 +134,7 @@ pub async fn serve(
     tracing::info!("shutting down");
     // Dropping the connection tasks cancels the calls in flight.
     connections.shutdown().await;
+    daemon.end_services().await;
     daemon.release().await;
 }
 

@@ -3,7 +3,7 @@
 //! 1. decode the frame (an unknown tool is answered from a peek, without a full decode);
 //! 2. `safety_stop` and `safety_resume`, answered to the daemon's own user only;
 //! 3. the config must load, else every other call is refused with the reason;
-//! 4. `status` is answered;
+//! 4. `status` is answered; `script_run` and plugin tools go to [`super::runs`];
 //! 5. the verb's arguments are decoded and checked;
 //! 6. read-only refuses acting verbs;
 //! 7. a stop refuses everything;
@@ -35,7 +35,7 @@ impl Daemon {
         let started = Instant::now();
         // Route on the peeked tool first, so an unknown tool costs no full decode.
         let decoded = match peek_tool(frame) {
-            Some(tool) if Tool::parse(tool).is_none() => {
+            Some(tool) if Tool::parse(tool).is_none() && self.plugins.tool(tool).is_none() => {
                 Err((tool.to_string(), tools::unknown(tool)))
             }
             peeked => decode_request(frame)
@@ -67,17 +67,24 @@ impl Daemon {
     }
 
     async fn route(&self, request: &Request, peer: Peer) -> Ended {
-        let Some(tool) = Tool::parse(&request.tool) else {
-            return Ended::failed(Kind::Observe, tools::unknown(&request.tool));
+        let tool = Tool::parse(&request.tool);
+        let plugin = self.plugins.clone();
+        let plugin = match tool {
+            Some(Tool::Stop | Tool::Resume) => {
+                return self.control(tool.unwrap_or(Tool::Stop), &request.tool, peer);
+            }
+            Some(_) => None,
+            None => match plugin.tool(&request.tool) {
+                Some(plugin) => Some(plugin),
+                None => return Ended::failed(Kind::Observe, tools::unknown(&request.tool)),
+            },
         };
-        if let Tool::Stop | Tool::Resume = tool {
-            return self.control(tool, &request.tool, peer);
-        }
+        let kind = tool.map_or(Kind::Run, Tool::kind);
         let config = match self.config() {
             Ok(config) => config,
             Err(e) => {
                 return Ended::not_run(
-                    tool.kind(),
+                    kind,
                     Outcome::refused_by(
                         Control::Config,
                         format!(
@@ -90,8 +97,9 @@ impl Daemon {
             }
         };
         match tool {
-            Tool::Desk(verb) => self.desk_call(verb, request, config).await,
-            _ => Ended::completed(Kind::Observe, Done::json(self.status(&config))),
+            Some(Tool::Desk(verb)) => self.desk_call(verb, request, config).await,
+            Some(Tool::ScriptRun) | None => self.run_call(request, plugin, config).await,
+            Some(_) => Ended::completed(Kind::Observe, Done::json(self.status(&config))),
         }
     }
 

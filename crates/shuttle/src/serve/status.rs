@@ -36,6 +36,13 @@ impl Daemon {
             "journal": config.journal.enabled.then(|| config.journal.file().display().to_string()),
             "desk": desk,
             "turn": self.turn.describe_holder(),
+            "scripts": config.tools.script_run,
+            "plugins": {
+                "dir": self.plugins.dir.display().to_string(),
+                "tools": self.plugins.tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+                "services": self.services.status(),
+                "errors": self.plugins.errors,
+            },
             "calls": self.calls.load(Ordering::Relaxed),
             "connections": self.connections.load(Ordering::Relaxed),
         })

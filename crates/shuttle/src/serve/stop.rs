@@ -88,6 +88,11 @@ impl StopSwitch {
         }
         woken.await;
     }
+
+    /// [`StopSwitch::stopped`] for a task that outlives its caller's borrow.
+    pub async fn stopped_owned(self: std::sync::Arc<Self>) {
+        self.stopped().await;
+    }
 }
 
 #[cfg(test)]

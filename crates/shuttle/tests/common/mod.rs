@@ -116,7 +116,18 @@ impl Daemon {
     /// Starts a daemon whose config.toml holds `config` (none: no file, every default), with
     /// its journal in its own scratch directory.
     pub fn start_configured(config: Option<&str>, env: &[(&str, &str)]) -> Self {
+        Self::start_prepared(config, env, |_| {})
+    }
+
+    /// Like [`Daemon::start_configured`], with `prepare` run on the daemon's scratch directory
+    /// (where its config.toml and tools.d live) before it starts.
+    pub fn start_prepared(
+        config: Option<&str>,
+        env: &[(&str, &str)],
+        prepare: impl FnOnce(&Scratch),
+    ) -> Self {
         let scratch = Scratch::new("daemon");
+        prepare(&scratch);
         let socket = scratch.path("desk.sock");
         if let Some(config) = config {
             std::fs::write(scratch.path("config.toml"), config).unwrap();

@@ -1,0 +1,180 @@
+//! `script_run`: a module run on the bundled Node (or a plugin's program) with the desk API.
+//!
+//! The arguments are checked here, before anything starts: one of `code` or an absolute `path`,
+//! `params` an object, `timeout_s` within the limit. The report a run answers is built by the
+//! daemon, which owns the process.
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+/// The wire tool that runs a script.
+pub const SCRIPT_RUN: &str = "script_run";
+
+/// The longest a run may last, in seconds; MCP clients commonly give up on a call after 120 s.
+pub const MAX_TIMEOUT_S: u64 = 110;
+
+/// What a run waits for when the call names no timeout.
+pub const DEFAULT_TIMEOUT_S: u64 = 90;
+
+/// The built-in MCP tools, whose names no plugin or service may take.
+pub const BUILT_IN_TOOLS: &[&str] = &[
+    "gui_plan",
+    SCRIPT_RUN,
+    "desk",
+    "computer",
+    "screenshot",
+    "status",
+];
+
+/// `script_run`'s arguments, as a plugin tool takes them too.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptRunArgs {
+    /// The module's source; it must export `async function main(params)`.
+    #[serde(default)]
+    pub code: Option<String>,
+    /// An absolute path to the module instead of `code`.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// The object `main` receives; default `{}`.
+    #[serde(default)]
+    pub params: Option<Value>,
+    /// Seconds before the run is ended, at most 110; default 90.
+    #[serde(default)]
+    pub timeout_s: Option<f64>,
+}
+
+/// Where the module comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// Source text, written to a file of the run's own.
+    Code(String),
+    /// An absolute path.
+    Path(String),
+}
+
+/// A run's checked arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScriptRun {
+    /// The module.
+    pub source: Source,
+    /// The object `main` receives.
+    pub params: Map<String, Value>,
+    /// How long the run may take.
+    pub timeout: std::time::Duration,
+}
+
+impl ScriptRun {
+    /// Decodes and checks the arguments of a call of `tool` (`script_run` or a plugin's tool).
+    /// The error names the tool and says what to pass.
+    pub fn parse(tool: &str, args: Value) -> Result<Self, String> {
+        let args = match args {
+            Value::Null => Value::Object(Map::new()),
+            other => other,
+        };
+        let args: ScriptRunArgs = serde_path_to_error::deserialize(args)
+            .map_err(|e| format!("{tool}: {}", crate::wire::message::describe_path_error(&e)))?;
+        let source = match (args.code, args.path) {
+            (Some(code), None) => Source::Code(code),
+            (None, Some(path)) if std::path::Path::new(&path).is_absolute() => Source::Path(path),
+            (None, Some(path)) => {
+                return Err(format!(
+                    "{tool}: path {path:?} is relative; pass an absolute path (the MCP server \
+                     resolves a relative one against the agent's working directory)"
+                ));
+            }
+            (Some(_), Some(_)) => {
+                return Err(format!("{tool}: pass code or path, not both"));
+            }
+            (None, None) => {
+                return Err(format!(
+                    "{tool}: pass code (a module exporting async function main(params)) or the \
+                     absolute path of one"
+                ));
+            }
+        };
+        let params = match args.params {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(params)) => params,
+            Some(other) => {
+                return Err(format!(
+                    "{tool}: params must be an object (main receives it), got {}",
+                    kind_of(&other)
+                ));
+            }
+        };
+        let timeout_s = args.timeout_s.unwrap_or(DEFAULT_TIMEOUT_S as f64);
+        if !(timeout_s > 0.0 && timeout_s <= MAX_TIMEOUT_S as f64) {
+            return Err(format!(
+                "{tool}: timeout_s is {timeout_s}; it must be more than 0 and at most \
+                 {MAX_TIMEOUT_S} (default {DEFAULT_TIMEOUT_S})"
+            ));
+        }
+        Ok(Self {
+            source,
+            params,
+            timeout: std::time::Duration::from_secs_f64(timeout_s),
+        })
+    }
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The JSON schema of `script_run`'s arguments, which plugin tools share.
+pub fn input_schema() -> Value {
+    serde_json::json!({
+        "type": "object",
+        "properties": {
+            "code": {"type": "string", "description": "module source exporting async function main(params); the global desk has one function per desk verb"},
+            "path": {"type": "string", "description": "a module file instead of code (relative to your working directory)"},
+            "params": {"type": "object", "description": "what main receives; default {}"},
+            "timeout_s": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TIMEOUT_S, "description": "default 90"}
+        },
+        "additionalProperties": false
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn code_or_an_absolute_path_with_defaults() {
+        let run =
+            ScriptRun::parse(SCRIPT_RUN, json!({"code": "export function main() {}"})).unwrap();
+        assert_eq!(run.source, Source::Code("export function main() {}".into()));
+        assert!(run.params.is_empty());
+        assert_eq!(run.timeout.as_secs(), 90);
+        let run = ScriptRun::parse(
+            SCRIPT_RUN,
+            json!({"path": "/tmp/a.mjs", "params": {"n": 1}, "timeout_s": 110}),
+        )
+        .unwrap();
+        assert_eq!(run.source, Source::Path("/tmp/a.mjs".into()));
+        assert_eq!(run.params["n"], 1);
+        assert_eq!(run.timeout.as_secs(), 110);
+    }
+
+    #[test]
+    fn bad_arguments_say_what_to_pass() {
+        let err = |args| ScriptRun::parse("demo_run", args).unwrap_err();
+        assert!(err(json!({})).starts_with("demo_run: pass code"));
+        assert!(err(json!({"code": "x", "path": "/a"})).contains("not both"));
+        assert!(err(json!({"path": "a.mjs"})).contains("is relative"));
+        assert!(err(json!({"code": "x", "params": [1]})).contains("params must be an object"));
+        assert!(err(json!({"code": "x", "timeout_s": 111})).contains("at most 110"));
+        assert!(err(json!({"code": "x", "timeout_s": 0})).contains("more than 0"));
+        assert!(err(json!({"code": "x", "timeout": 3})).contains("timeout"));
+        assert!(err(json!({"code": 3})).contains("code"));
+    }
+}

@@ -1,0 +1,306 @@
+//! `script_run` and the tool plugins: one module run by Node (or a plugin's program) with the
+//! desk API, reported as `{result, logs, stderr, exit_code?, duration_ms, error?}`.
+//!
+//! - `program`: finding Node, and the runtime it runs.
+//! - `process`: the run's process group, its output and how it is ended.
+//! - `report`: the report.
+//!
+//! A run owns the desk from start to end: it holds the desk turn, and only calls carrying its
+//! name (`SHUTTLE_AGENT`, which the runtime sends as agent_id) act meanwhile.
+
+mod process;
+mod program;
+mod report;
+
+use std::os::unix::fs::DirBuilderExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use desk::Done;
+use desk_core::call::Kind;
+use desk_core::call::script::{ScriptRun, Source};
+use desk_core::outcome::{Control, Outcome};
+use desk_core::wire::Request;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::daemon::Daemon;
+use super::ended::Ended;
+use super::stop::STOPPED;
+use crate::config::{self, Config};
+use crate::plugins::ToolPlugin;
+use process::{Ending, Launch};
+pub use program::NODE_ENV;
+use report::{ErrorKind, Report, RunError};
+
+/// The model key variables no run sees, whatever the config names.
+const MODEL_KEYS: &[&str] = &["OPENROUTER_API_KEY"];
+
+impl Daemon {
+    /// Runs `script_run`, or the tool plugin `plugin`, for `request`.
+    pub(super) async fn run_call(
+        &self,
+        request: &Request,
+        plugin: Option<&ToolPlugin>,
+        config: Arc<Config>,
+    ) -> Ended {
+        if !config.tools.script_run {
+            return Ended::not_run(
+                Kind::Run,
+                Outcome::refused_by(
+                    Control::Config,
+                    format!(
+                        "refused: scripts are turned off ([tools] script_run = false in {}), \
+                         and with them every plugin tool",
+                        self.config.path().display()
+                    ),
+                ),
+            );
+        }
+        let run = match ScriptRun::parse(&request.tool, request.args.clone()) {
+            Ok(run) => run,
+            Err(reason) => return Ended::failed(Kind::Run, reason),
+        };
+        let program = match plugin {
+            Some(plugin) => Ok(plugin.bin.clone()),
+            None => program::node(),
+        };
+        let prepared = program.and_then(|program| {
+            let entry = program::entry(self.socket_dir())?;
+            Ok((program, entry))
+        });
+        let (program, entry) = match prepared {
+            Ok(found) => found,
+            Err(reason) => return Ended::failed(Kind::Run, format!("{}: {reason}", request.tool)),
+        };
+        let cancel = desk::Cancel::default();
+        let _running = match self.stop.register(&cancel) {
+            Ok(running) => running,
+            Err(stopped) => {
+                return Ended::not_run(Kind::Run, Outcome::refused_by(Control::Stop, stopped));
+            }
+        };
+        let number = self.runs.fetch_add(1, Ordering::Relaxed) + 1;
+        let name = match request.agent_id.as_str() {
+            "" => format!("run-{number}"),
+            agent => format!("{agent}/run-{number}"),
+        };
+        let wait = Duration::from_millis(config.daemon.turn_wait_ms);
+        let turn = tokio::select! {
+            taken = self.turn.take_for_run(&name, &request.tool, wait) => match taken {
+                Ok(turn) => turn,
+                Err(busy) => return Ended::failed(Kind::Run, busy),
+            },
+            () = self.stop.stopped() => {
+                return Ended::not_run(Kind::Run, Outcome::refused_by(Control::Stop, STOPPED));
+            }
+        };
+        let dir = match RunDir::create(&self.socket_dir().join("runs"), number) {
+            Ok(dir) => dir,
+            Err(reason) => return Ended::failed(Kind::Run, format!("{}: {reason}", request.tool)),
+        };
+        let script = match dir.prepare(&run) {
+            Ok(script) => script,
+            Err(reason) => return Ended::failed(Kind::Run, format!("{}: {reason}", request.tool)),
+        };
+        let launch = Launch {
+            program,
+            entry,
+            env: vec![
+                ("SHUTTLE_SOCKET".into(), self.socket.display().to_string()),
+                ("SHUTTLE_AGENT".into(), name.clone()),
+                ("SHUTTLE_SCRIPT".into(), script.display().to_string()),
+                ("SHUTTLE_RUN".into(), dir.0.display().to_string()),
+                (
+                    "SHUTTLE_FLOWS".into(),
+                    config::flows_dir(self.config.path()).display().to_string(),
+                ),
+            ],
+            hidden: MODEL_KEYS.iter().map(|k| k.to_string()).collect(),
+            cwd: home(),
+            timeout: run.timeout,
+        };
+        tracing::info!(run = %name, tool = %request.tool, "run starts");
+        let started = Instant::now();
+        let closed = CancellationToken::new();
+        // The caller going away (this future dropped) is a cancel; the run is still ended in
+        // order, on its own task, and keeps the desk until its processes are gone.
+        let _closed_on_drop = closed.clone().drop_guard();
+        let stop = self.stop.clone();
+        let timeout = run.timeout;
+        let supervised = tokio::spawn(async move {
+            let finished = process::run(launch, stop.stopped_owned(), closed).await;
+            let report = finished.map(|f| build_report(f, &dir, timeout, started));
+            drop(turn);
+            drop(dir);
+            report
+        });
+        let report = match supervised.await {
+            Ok(Ok(report)) => report,
+            Ok(Err(reason)) => Report {
+                result: Value::Null,
+                logs: String::new(),
+                stderr: String::new(),
+                exit_code: None,
+                duration_ms: started.elapsed().as_millis() as u64,
+                error: Some(RunError {
+                    kind: ErrorKind::Exit,
+                    message: reason,
+                }),
+            },
+            Err(join) => {
+                return Ended::failed(Kind::Run, format!("the run failed internally: {join}"));
+            }
+        };
+        tracing::info!(run = %name, ms = report.duration_ms, "run ends");
+        let outcome = match &report.error {
+            None => Outcome::Completed,
+            Some(error) => Outcome::Failed {
+                reason: error.message.clone(),
+            },
+        };
+        Ended {
+            kind: Kind::Run,
+            outcome,
+            done: Some(Done::json(report.to_json())),
+            dry_run: false,
+        }
+    }
+
+    fn socket_dir(&self) -> &Path {
+        crate::endpoint::socket_dir(&self.socket)
+    }
+}
+
+/// The report of a finished run, from how it ended and the files the runtime left.
+fn build_report(
+    finished: process::Finished,
+    dir: &RunDir,
+    timeout: Duration,
+    started: Instant,
+) -> Report {
+    let mut result = Value::Null;
+    let mut exit_code = None;
+    let error = match finished.ending {
+        Ending::TimedOut => Some(RunError {
+            kind: ErrorKind::Timeout,
+            message: format!(
+                "the run passed its timeout of {} s and was ended (SIGTERM, then SIGKILL 2 s \
+                 later); raise timeout_s (at most 110) or split the work",
+                timeout.as_secs_f64()
+            ),
+        }),
+        Ending::Stopped => Some(RunError {
+            kind: ErrorKind::Stopped,
+            message: STOPPED.into(),
+        }),
+        Ending::Cancelled => Some(RunError {
+            kind: ErrorKind::Stopped,
+            message: "the caller cancelled the call or closed its connection".into(),
+        }),
+        Ending::Exited(status) => {
+            exit_code = process::exit_code(status);
+            match dir.outcome() {
+                Ok(Ok(value)) => {
+                    result = value;
+                    None
+                }
+                Ok(Err(error)) => Some(error),
+                Err(()) => Some(RunError {
+                    kind: ErrorKind::Exit,
+                    message: format!(
+                        "the program exited ({}) without a result or an error: it may have \
+                         called process.exit or crashed; see stderr",
+                        match exit_code {
+                            Some(code) if code > 128 && status.code().is_none() =>
+                                format!("signal {}", code - 128),
+                            Some(code) => format!("code {code}"),
+                            None => "status unknown".into(),
+                        }
+                    ),
+                }),
+            }
+        }
+    };
+    Report {
+        result,
+        logs: finished.logs,
+        stderr: finished.stderr,
+        exit_code,
+        duration_ms: started.elapsed().as_millis() as u64,
+        error,
+    }
+}
+
+/// A run's private directory: `params.json` in, `result.json` or `error.json` out, and the
+/// module when it came as code. Removed when dropped.
+struct RunDir(PathBuf);
+
+impl RunDir {
+    fn create(parent: &Path, number: u64) -> Result<Self, String> {
+        let dir = parent.join(format!("{}-{number}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&dir)
+            .map_err(|e| format!("cannot create the run directory {}: {e}", dir.display()))?;
+        Ok(Self(dir))
+    }
+
+    /// Writes the params (and the code) and answers the module's path.
+    fn prepare(&self, run: &ScriptRun) -> Result<PathBuf, String> {
+        let write = |name: &str, text: &[u8]| {
+            let path = self.0.join(name);
+            std::fs::write(&path, text)
+                .map(|()| path)
+                .map_err(|e| format!("cannot write {name} for the run: {e}"))
+        };
+        write(
+            "params.json",
+            Value::Object(run.params.clone()).to_string().as_bytes(),
+        )?;
+        match &run.source {
+            Source::Code(code) => write("script.mts", code.as_bytes()),
+            Source::Path(path) => Ok(PathBuf::from(path)),
+        }
+    }
+
+    /// What the runtime reported: the result, or its error; `Err(())` when it wrote neither.
+    fn outcome(&self) -> Result<Result<Value, RunError>, ()> {
+        if let Ok(text) = std::fs::read_to_string(self.0.join("error.json")) {
+            let reported: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+            let kind = reported["kind"]
+                .as_str()
+                .and_then(ErrorKind::parse)
+                .unwrap_or(ErrorKind::Exception);
+            let message = match &reported["message"] {
+                Value::String(message) => message.clone(),
+                _ => format!("the runtime reported an error it could not describe: {text}"),
+            };
+            return Ok(Err(RunError { kind, message }));
+        }
+        match std::fs::read_to_string(self.0.join("result.json")) {
+            Ok(text) => Ok(Ok(
+                serde_json::from_str(&text).unwrap_or(Value::String(text))
+            )),
+            Err(_) => Err(()),
+        }
+    }
+}
+
+impl Drop for RunDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs start in the person's home directory, as services do.
+fn home() -> PathBuf {
+    std::env::var_os("HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/"))
+}

@@ -1,0 +1,638 @@
+//! End to end: `script_run`, tool plugins and service plugins, through the real daemon, the
+//! real MCP server and the bundled Node, judged by the fixture's log, files the scripts leave,
+//! and the processes that are (or are not) still there.
+
+mod common;
+
+use std::io::Write as _;
+use std::net::Shutdown;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::{Value, json};
+
+/// A run's report from a wire reply, error or not.
+fn report(reply: &Reply) -> Value {
+    serde_json::from_str(&reply.text)
+        .unwrap_or_else(|e| panic!("the reply is not a report ({e}): {}", reply.text))
+}
+
+fn mcp_for(daemon: &Daemon) -> Mcp {
+    let config = daemon.config_path();
+    let state = daemon.scratch.path("state");
+    let mut mcp = Mcp::start(
+        &daemon.socket,
+        &[
+            ("SHUTTLE_CONFIG", config.to_str().unwrap()),
+            ("XDG_STATE_HOME", state.to_str().unwrap()),
+        ],
+    );
+    mcp.initialize("2025-06-18");
+    mcp
+}
+
+fn pid_alive(pid: i32) -> bool {
+    // SAFETY: signal 0 checks for the process without touching it.
+    unsafe { libc::kill(pid, 0) == 0 }
+}
+
+#[test]
+fn a_script_types_into_the_fixture_and_reads_it_back_through_mcp() {
+    require_desktop();
+    let daemon = Daemon::start();
+    let bystander = Fixture::start("Bystander", &[]);
+    let fixture = Fixture::start("Script Target", &[]);
+    let mut mcp = mcp_for(&daemon);
+    let code = r#"
+        export async function main({ window, text }) {
+            const typed = await desk.type({ window, text });
+            const found = await desk.find({ name: "Input", window });
+            const node = await desk.read({ id: found.nodes[0].id, text: true });
+            console.log("typed", typed.typed);
+            return { outcome: typed.outcome, node };
+        }"#;
+    let text = "héllo from a script ✓";
+    let result = mcp.call(
+        "script_run",
+        json!({"code": code, "params": {"window": fixture.id(), "text": text}}),
+    );
+    assert_ne!(result["isError"], json!(true), "{result}");
+    let report: Value = serde_json::from_str(&result_text(&result)).unwrap();
+    assert_eq!(report["result"]["outcome"], "completed", "{report}");
+    assert!(
+        report["result"]["node"].to_string().contains(text),
+        "{report}"
+    );
+    assert!(
+        report["logs"].as_str().unwrap().starts_with("typed "),
+        "{report}"
+    );
+    assert_eq!(report["exit_code"], 0);
+    assert!(report.get("error").is_none());
+    let landed = fixture.await_events("text", 1);
+    assert!(
+        fixture.events_of("text").iter().any(|e| e["text"] == text),
+        "the fixture's entry never held the text: {landed:?}"
+    );
+    bystander.assert_untouched();
+    // The run's desk calls carry its own name, which the journal shows.
+    let agents: Vec<String> = daemon
+        .journal()
+        .iter()
+        .filter(|e| e["tool"] == "desk_type")
+        .map(|e| e["agent_id"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        agents.len() == 1 && agents[0].contains("/run-"),
+        "{agents:?}"
+    );
+}
+
+#[test]
+fn a_script_that_traps_sigterm_gets_its_grace_and_its_child_is_killed_after_it() {
+    let daemon = Daemon::start();
+    let scratch = Scratch::new("grace");
+    let marker = scratch.path("term");
+    let child_pid = scratch.path("child.pid");
+    let code = format!(
+        r#"
+        import {{ spawn }} from "node:child_process";
+        import {{ writeFileSync }} from "node:fs";
+        export async function main() {{
+            process.on("SIGTERM", () => writeFileSync({marker:?}, "term"));
+            const child = spawn("sh", ["-c", "trap '' TERM; sleep 300"], {{ stdio: "ignore" }});
+            writeFileSync({child_pid:?}, String(child.pid));
+            console.log("waiting");
+            await new Promise(() => setInterval(() => {{}}, 1000));
+        }}"#
+    );
+    let started = Instant::now();
+    let reply = daemon.call("script_run", json!({"code": code, "timeout_s": 1}));
+    let took = started.elapsed();
+    let report = report(&reply);
+    assert!(reply.is_error, "{}", reply.text);
+    assert_eq!(report["error"]["kind"], "timeout", "{report}");
+    assert!(report.get("exit_code").is_none(), "{report}");
+    assert_eq!(report["logs"], "waiting\n");
+    assert_eq!(
+        std::fs::read_to_string(&marker).unwrap(),
+        "term",
+        "SIGTERM reached the script"
+    );
+    assert!(
+        took >= Duration::from_millis(2900) && took < Duration::from_secs(6),
+        "the report came {took:?} after the start: 1 s timeout + 2 s grace"
+    );
+    let pid: i32 = std::fs::read_to_string(&child_pid)
+        .unwrap()
+        .parse()
+        .unwrap();
+    wait_for(
+        "the child that ignored SIGTERM to be killed",
+        Duration::from_secs(2),
+        || (!pid_alive(pid)).then_some(()),
+    );
+}
+
+#[test]
+fn a_stop_mid_run_reports_stopped_with_its_logs() {
+    let daemon = Daemon::start();
+    let scratch = Scratch::new("stop");
+    let marker = scratch.path("running");
+    let code = format!(
+        r#"
+        import {{ writeFileSync }} from "node:fs";
+        export async function main() {{
+            console.log("started");
+            writeFileSync({marker:?}, "1");
+            await new Promise((resolve) => setTimeout(resolve, 60000));
+        }}"#
+    );
+    let mut wire = daemon.connect();
+    wire.send("script_run", json!({"code": code}));
+    wait_for("the script to start", Duration::from_secs(10), || {
+        marker.exists().then_some(())
+    });
+    let stopped = daemon.cli(&["stop"]);
+    assert!(stopped.status.success());
+    let reply = wire.read().expect("a report");
+    let report = report(&reply);
+    assert!(reply.is_error);
+    assert_eq!(report["error"]["kind"], "stopped", "{report}");
+    assert!(
+        report["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("shuttle resume")
+    );
+    assert_eq!(report["logs"], "started\n");
+    // Stopped: new runs are refused until the person resumes.
+    let refused = daemon.call("script_run", json!({"code": "export function main() {}"}));
+    assert!(refused.error().contains("stopped by the user"));
+    assert!(daemon.cli(&["resume"]).status.success());
+    let ok = daemon.call(
+        "script_run",
+        json!({"code": "export function main() { return 7 }"}),
+    );
+    assert_eq!(report_of_ok(&ok)["result"], 7);
+}
+
+fn report_of_ok(reply: &Reply) -> Value {
+    assert!(!reply.is_error, "{}", reply.text);
+    report(reply)
+}
+
+#[test]
+fn another_agents_action_waits_while_a_run_owns_the_desk() {
+    require_desktop();
+    let daemon = Daemon::start_configured(Some("[daemon]\nturn_wait_ms = 1000\n"), &[]);
+    let fixture = Fixture::start("Owned Desk", &[]);
+    let scratch = Scratch::new("own");
+    let typed = scratch.path("typed");
+    let release = scratch.path("release");
+    let code = format!(
+        r#"
+        import {{ existsSync, writeFileSync }} from "node:fs";
+        export async function main({{ window }}) {{
+            await desk.type({{ window, text: "run" }});
+            writeFileSync({typed:?}, "1");
+            while (!existsSync({release:?})) await new Promise((r) => setTimeout(r, 20));
+            return "released";
+        }}"#
+    );
+    let mut run = Wire::connect_as(&daemon.socket, "owner");
+    run.send(
+        "script_run",
+        json!({"code": code, "params": {"window": fixture.id()}}),
+    );
+    wait_for(
+        "the run's own action to pass",
+        Duration::from_secs(10),
+        || typed.exists().then_some(()),
+    );
+    let mut other = Wire::connect_as(&daemon.socket, "other");
+    let windows = other.call("desk_windows", json!({}));
+    assert!(
+        !windows.is_error,
+        "reads run alongside a run: {}",
+        windows.text
+    );
+    let busy = other.call(
+        "desk_type",
+        json!({"window": fixture.id(), "text": "intruder"}),
+    );
+    let error = busy.error();
+    assert!(
+        error.contains("desk busy") && error.contains("/run-"),
+        "{error}"
+    );
+    std::fs::File::create(&release).unwrap().flush().unwrap();
+    let reply = run.read().expect("the run's report");
+    assert_eq!(report_of_ok(&reply)["result"], "released");
+    let texts: Vec<String> = fixture
+        .events_of("text")
+        .iter()
+        .map(|e| e["text"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(texts.last().map(String::as_str), Some("run"), "{texts:?}");
+    assert!(!texts.iter().any(|t| t.contains("intruder")), "{texts:?}");
+    // The desk is free again.
+    let after = other.call("desk_type", json!({"window": fixture.id(), "text": "!"}));
+    assert!(!after.is_error, "{}", after.text);
+}
+
+#[test]
+fn the_environment_of_a_run_holds_no_model_key_and_the_journal_no_code() {
+    let secret = "sk-or-test-4d1f8e";
+    let daemon = Daemon::start_with(&[("OPENROUTER_API_KEY", secret)]);
+    let code = "export function main() { return process.env }";
+    let reply = daemon.call(
+        "script_run",
+        json!({"code": code, "params": {"p": "hunter2"}}),
+    );
+    let env = report_of_ok(&reply)["result"].clone();
+    assert!(
+        !reply.text.contains(secret),
+        "the key leaked: {}",
+        reply.text
+    );
+    assert!(env.get("OPENROUTER_API_KEY").is_none());
+    for var in [
+        "SHUTTLE_SOCKET",
+        "SHUTTLE_AGENT",
+        "SHUTTLE_SCRIPT",
+        "SHUTTLE_RUN",
+        "SHUTTLE_FLOWS",
+    ] {
+        assert!(env[var].is_string(), "{var} missing: {env}");
+    }
+    assert_eq!(env["SHUTTLE_SOCKET"], daemon.socket.display().to_string());
+    assert!(
+        env["SHUTTLE_AGENT"]
+            .as_str()
+            .unwrap()
+            .starts_with("test/run-")
+    );
+    let journal = serde_json::to_string(&daemon.journal()).unwrap();
+    assert!(journal.contains("script_run"));
+    assert!(
+        !journal.contains("hunter2") && !journal.contains("process.env"),
+        "{journal}"
+    );
+    assert!(!daemon.log().contains(secret));
+}
+
+#[test]
+fn bad_scripts_and_bad_arguments_say_which() {
+    let daemon = Daemon::start();
+    let kind = |args: Value| {
+        let reply = daemon.call("script_run", args);
+        assert!(reply.is_error, "{}", reply.text);
+        let report = report(&reply);
+        (
+            report["error"]["kind"].as_str().unwrap().to_string(),
+            report["error"]["message"].as_str().unwrap().to_string(),
+        )
+    };
+    let (k, m) = kind(json!({"code": "export function main( {"}));
+    assert_eq!(k, "import", "{m}");
+    let (k, m) = kind(json!({"path": "/nonexistent/script.mjs"}));
+    assert_eq!(k, "import");
+    assert!(m.contains("/nonexistent/script.mjs"), "{m}");
+    let (k, m) = kind(json!({"code": "export const x = 1"}));
+    assert_eq!(k, "no_main");
+    assert!(m.contains("main"), "{m}");
+    let (k, m) = kind(json!({"code": "export function main() { throw new Error('boom') }"}));
+    assert_eq!(k, "exception");
+    assert!(m.contains("boom") && m.contains("at main"), "{m}");
+    let (k, m) = kind(json!({"code": "export function main() { process.exit(4) }"}));
+    assert_eq!(k, "exit", "{m}");
+    let reply = daemon.call(
+        "script_run",
+        json!({"code": "export function main() { process.exit(4) }"}),
+    );
+    assert_eq!(report(&reply)["exit_code"], 4);
+    for (args, says) in [
+        (
+            json!({"code": "x", "params": [1]}),
+            "params must be an object",
+        ),
+        (json!({"code": "x", "timeout_s": 111}), "at most 110"),
+        (json!({"path": "relative.mjs"}), "is relative"),
+        (json!({}), "pass code"),
+    ] {
+        let reply = daemon.call("script_run", args);
+        assert!(reply.error().contains(says), "{}", reply.text);
+    }
+    // The daemon is unaffected.
+    let ok = daemon.call(
+        "script_run",
+        json!({"code": "export const main = async (p) => p.n + 1", "params": {"n": 1}}),
+    );
+    assert_eq!(report_of_ok(&ok)["result"], 2);
+}
+
+#[test]
+fn a_failed_run_is_an_mcp_error_with_the_whole_report_and_relative_paths_resolve() {
+    let daemon = Daemon::start();
+    let mut mcp = mcp_for(&daemon);
+    let result = mcp.call("script_run", json!({"code": "export function main() { console.log('before'); throw new Error('nope') }"}));
+    assert_eq!(result["isError"], true);
+    let report: Value = serde_json::from_str(&result_text(&result)).unwrap();
+    assert_eq!(report["error"]["kind"], "exception");
+    assert_eq!(report["logs"], "before\n");
+    // shuttle mcp runs in the test's working directory, the crate's: a path relative to it.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let scratch = tempfile_in(dir);
+    let name = scratch.file_name().unwrap().to_str().unwrap().to_string();
+    let result = mcp.call("script_run", json!({"path": name}));
+    let _ = std::fs::remove_file(&scratch);
+    let report: Value = serde_json::from_str(&result_text(&result)).unwrap();
+    assert_eq!(report["result"], "relative", "{report}");
+}
+
+fn tempfile_in(dir: &Path) -> std::path::PathBuf {
+    let path = dir.join(format!("script-test-{}.mjs", std::process::id()));
+    std::fs::write(&path, "export function main() { return 'relative' }").unwrap();
+    path
+}
+
+/// A daemon whose plugin directory (tools.d beside its config) holds `files` when it starts,
+/// with a model key in its environment that no plugin may see.
+fn daemon_with_plugins(config: Option<&str>, files: &[(&str, String)]) -> Daemon {
+    Daemon::start_prepared(
+        config,
+        &[("OPENROUTER_API_KEY", "sk-service-test")],
+        |scratch| {
+            let dir = scratch.path("tools.d");
+            std::fs::create_dir_all(&dir).unwrap();
+            for (name, text) in files {
+                std::fs::write(dir.join(name), text).unwrap();
+            }
+        },
+    )
+}
+
+fn plugin_runner(scratch: &Scratch) -> String {
+    let bin = scratch.path("runner.sh");
+    std::fs::write(
+        &bin,
+        "#!/bin/sh\n# A plugin's program: answers with what it was given.\n\
+         printf '{\"entry\": \"%s\", \"agent\": \"%s\", \"params\": %s}' \"$1\" \"$SHUTTLE_AGENT\" \
+         \"$(cat \"$SHUTTLE_RUN/params.json\")\" > \"$SHUTTLE_RUN/result.json\"\necho ran\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    bin.display().to_string()
+}
+
+#[test]
+fn a_plugin_tool_and_its_resources_are_listed_and_served_and_bad_files_are_skipped() {
+    let scratch = Scratch::new("plugin");
+    let bin = plugin_runner(&scratch);
+    let guide = scratch.path("GUIDE.md");
+    std::fs::write(&guide, "# Demo\nUse demo_run.\n").unwrap();
+    let good = json!({"name": "demo_run", "description": "Run a demo.", "bin": bin,
+        "resources": [{"uri": "demo://GUIDE.md", "path": guide, "mime": "text/markdown", "description": "The guide"}]});
+    let daemon = daemon_with_plugins(
+        None,
+        &[
+            ("a-demo.json", good.to_string()),
+            ("b-dup.json", good.to_string()),
+            ("c-name.json", json!({"name": "demo", "description": "", "bin": "/bin/true"}).to_string()),
+            ("d-field.json", json!({"name": "x_run", "description": "", "bin": "/bin/true", "env": {}}).to_string()),
+            ("e-relative.json", json!({"name": "y_run", "description": "", "bin": "true"}).to_string()),
+            ("f-broken.json", "{".into()),
+            ("g-service.json", json!({"service": "s", "bin": "/bin/cat", "tools": [{"name": "desk_x", "description": "", "input_schema": {"type": "object"}}]}).to_string()),
+        ],
+    );
+    let status = daemon.call("status", Value::Null).json();
+    let errors: Vec<String> = status["plugins"]["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(status["plugins"]["tools"], json!(["demo_run"]), "{status}");
+    for (file, rule) in [
+        ("b-dup.json", "already taken"),
+        ("c-name.json", "must match"),
+        ("d-field.json", "unknown field `env`"),
+        ("e-relative.json", "must be an absolute path"),
+        ("f-broken.json", "not JSON"),
+        ("g-service.json", "starts with desk_"),
+    ] {
+        assert!(
+            errors.iter().any(|e| e.contains(file) && e.contains(rule)),
+            "{file}: {rule} not reported in {errors:?}"
+        );
+    }
+    assert_eq!(errors.len(), 6, "{errors:?}");
+
+    let mut mcp = mcp_for(&daemon);
+    let id = mcp.request("initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "1"}}));
+    assert!(mcp.response(id)["result"]["capabilities"]["resources"].is_object());
+    let id = mcp.request("tools/list", json!({}));
+    let names: Vec<String> = mcp.response(id)["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "desk",
+            "computer",
+            "screenshot",
+            "status",
+            "script_run",
+            "demo_run"
+        ]
+    );
+    let id = mcp.request("resources/list", json!({}));
+    let resources = mcp.response(id)["result"]["resources"].clone();
+    assert_eq!(
+        resources,
+        json!([{"uri": "demo://GUIDE.md", "name": "GUIDE.md", "description": "The guide", "mimeType": "text/markdown"}])
+    );
+    let id = mcp.request("resources/read", json!({"uri": "demo://GUIDE.md"}));
+    let contents = mcp.response(id)["result"]["contents"][0].clone();
+    assert_eq!(contents["text"], "# Demo\nUse demo_run.\n");
+    let id = mcp.request("resources/read", json!({"uri": "demo://missing"}));
+    assert!(
+        mcp.response(id)["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no plugin resource")
+    );
+
+    let result = mcp.call("demo_run", json!({"code": "ignored", "params": {"n": 3}}));
+    let report: Value = serde_json::from_str(&result_text(&result)).unwrap();
+    assert_eq!(report["result"]["params"], json!({"n": 3}), "{report}");
+    assert!(
+        report["result"]["entry"]
+            .as_str()
+            .unwrap()
+            .ends_with("run.mts")
+    );
+    assert!(
+        report["result"]["agent"]
+            .as_str()
+            .unwrap()
+            .contains("/run-")
+    );
+    assert_eq!(report["logs"], "ran\n");
+}
+
+#[test]
+fn turning_scripts_off_unlists_them_and_refuses_their_calls() {
+    let scratch = Scratch::new("off");
+    let bin = plugin_runner(&scratch);
+    let config = "[tools]\nscript_run = false\n";
+    let daemon = daemon_with_plugins(
+        Some(config),
+        &[(
+            "demo.json",
+            json!({"name": "demo_run", "description": "d", "bin": bin}).to_string(),
+        )],
+    );
+    let mut mcp = mcp_for(&daemon);
+    let id = mcp.request("tools/list", json!({}));
+    let listed = mcp.response(id)["result"]["tools"].to_string();
+    assert!(
+        !listed.contains("script_run") && !listed.contains("demo_run"),
+        "{listed}"
+    );
+    for tool in ["script_run", "demo_run"] {
+        let reply = daemon.call(tool, json!({"code": "export function main() {}"}));
+        assert!(
+            reply.error().contains("script_run = false"),
+            "{}",
+            reply.text
+        );
+    }
+}
+
+fn echo_service(log: &Path) -> String {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixture/echo_service.py");
+    json!({"service": "echo", "bin": "/usr/bin/python3", "args": [script, log], "tools": [
+        {"name": "echo_say", "description": "Echo the arguments.", "input_schema": {"type": "object"}},
+        {"name": "echo_crash", "description": "Crash the service.", "input_schema": {"type": "object"}},
+        {"name": "echo_stream", "description": "Stream.", "input_schema": {"type": "object"}, "mcp": false}
+    ]})
+    .to_string()
+}
+
+fn starts(log: &Path) -> Vec<Value> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_service_echoes_through_mcp_streams_with_half_close_and_comes_back_after_a_crash() {
+    let scratch = Scratch::new("service");
+    let log = scratch.path("starts.log");
+    let daemon = daemon_with_plugins(None, &[("echo.json", echo_service(&log))]);
+    wait_for("the service to start", Duration::from_secs(10), || {
+        (!starts(&log).is_empty()).then_some(())
+    });
+    let first = starts(&log)[0].clone();
+    assert_eq!(
+        first["keys"],
+        json!([]),
+        "no model key reaches a service: {first}"
+    );
+
+    let mut mcp = mcp_for(&daemon);
+    let id = mcp.request("tools/list", json!({}));
+    let names: Vec<String> = mcp.response(id)["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        names.ends_with(&["echo_say".to_string(), "echo_crash".to_string()]),
+        "{names:?}"
+    );
+    assert!(!names.contains(&"echo_stream".to_string()));
+    for n in 0..2 {
+        let result = mcp.call("echo_say", json!({"n": n}));
+        assert_eq!(
+            result_text(&result),
+            json!({"n": n}).to_string(),
+            "{result}"
+        );
+    }
+
+    // A streaming tool on the wire: three frames, a half-close from the client, a last frame.
+    let mut wire = daemon.connect();
+    wire.send("echo_stream", json!({}));
+    for i in 0..3 {
+        assert_eq!(wire.read().unwrap().text, format!("tick {i}"));
+    }
+    wire.stream.shutdown(Shutdown::Write).unwrap();
+    assert_eq!(wire.read().unwrap().text, "bye");
+    assert!(
+        wire.read().is_none(),
+        "the service's close reaches the client"
+    );
+
+    // A crash: the service comes back after its 1 s backoff.
+    let mut crash = daemon.connect();
+    crash.send("echo_crash", json!({}));
+    assert!(
+        crash.read().is_none(),
+        "the crashed service's connection closes"
+    );
+    let crashed = Instant::now();
+    wait_for(
+        "the service to start again",
+        Duration::from_secs(10),
+        || (starts(&log).len() == 2).then_some(()),
+    );
+    let back = starts(&log)[1]["started"].as_f64().unwrap() - first["started"].as_f64().unwrap();
+    assert!(
+        back >= 1.0,
+        "restarted {back} s after the first start: the backoff is 1 s"
+    );
+    let again = daemon.call("echo_say", json!({"again": true}));
+    assert_eq!(again.text, r#"{"again":true}"#);
+    assert!(crashed.elapsed() < Duration::from_secs(10));
+    let status = daemon.call("status", Value::Null).json();
+    assert_eq!(status["plugins"]["services"][0]["starts"], 2, "{status}");
+
+    // A stop closes service calls without a reply and refuses new ones.
+    let mut streaming = daemon.connect();
+    streaming.send("echo_stream", json!({}));
+    assert_eq!(streaming.read().unwrap().text, "tick 0");
+    assert!(daemon.cli(&["stop"]).status.success());
+    let mut rest = Vec::new();
+    while let Some(reply) = streaming.read() {
+        rest.push(reply.text);
+    }
+    assert!(!rest.contains(&"bye".to_string()), "{rest:?}");
+    assert!(
+        daemon
+            .call("echo_say", json!({}))
+            .error()
+            .contains("stopped by the user")
+    );
+    assert!(daemon.cli(&["resume"]).status.success());
+    assert!(!daemon.call("echo_say", json!({})).is_error);
+
+    // The daemon's exit ends the service.
+    let pid = status["plugins"]["services"][0]["pid"].as_i64().unwrap() as i32;
+    drop(mcp);
+    drop(daemon);
+    wait_for(
+        "the service to end with the daemon",
+        Duration::from_secs(5),
+        || (!pid_alive(pid)).then_some(()),
+    );
+}
