@@ -6,6 +6,9 @@ cd "$(dirname "$0")/.."
 
 if [ -z "${SHUTTLE_BENCH_INSIDE:-}" ]; then
   scripts/deps.sh
+  # The virtual desktop gives the benchmark a home of its own, so the daemon is told where Node is.
+  SHUTTLE_NODE=$(scripts/node.sh)
+  export SHUTTLE_NODE
   cargo build --release -p shuttle >&2
   rig=$(mktemp -d -t shuttle-bench-rig-XXXXXX)
   trap 'rm -rf "$rig"' EXIT
@@ -83,6 +86,13 @@ cargo bench -q -p shuttle --bench latency 2>/dev/null
 echo
 /usr/bin/python3 scripts/bench_a11y.py "$SHUTTLE" tests/fixture/fixture.py "$work"
 /usr/bin/python3 scripts/bench_vision.py "$SHUTTLE" tests/fixture/fixture.py "$work"
+/usr/bin/python3 scripts/bench_scripts.py "$SHUTTLE" "$work"
+echo "#### A service call: spliced through the daemon against the service's socket directly"
+echo
+echo '```'
+cargo test -q -p shuttle --release --test splice splice_cost -- --ignored --nocapture 2>/dev/null | grep -E '^(splice_cost|  )'
+echo '```'
+echo
 
 # Input: a click on a fixture's canvas, and a key combination into it. Typing comes last: the
 # keymap changes it makes keep the window manager busy for a moment afterwards.

@@ -14,6 +14,8 @@ file=$1 test=$2 runs=${3:-20}
 
 if [ -z "${SHUTTLE_REPEAT_INSIDE:-}" ]; then
   scripts/deps.sh
+  SHUTTLE_NODE=$(scripts/node.sh)
+  export SHUTTLE_NODE
   cargo build -p shuttle --tests >&2
   rig=$(mktemp -d -t shuttle-repeat-rig-XXXXXX)
   trap 'rm -rf "$rig"' EXIT

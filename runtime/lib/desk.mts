@@ -339,8 +339,31 @@ export interface TitleAtArgs {
   y: number;
 }
 
-/** Arguments of the model tools, whose shape is not settled yet. */
-export type ModelArgs = Record<string, unknown>;
+/** A part of a model_decide state: text, or a screenshot as a data URL. */
+export type StatePart = string | { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
+
+/** model_decide: questions about a state (docs/models.md). */
+export interface ModelDecideArgs {
+  state: string | StatePart[] | object;
+  questions: Record<string, { type: "noul" | "choice"; instructions: string; criteria?: string; choices?: string[] }>;
+  /** The state holds a screenshot: the verify model answers. */
+  image?: boolean;
+  timeout_ms?: number;
+}
+
+/** model_ask: a prompt, with screenshots as base64 PNGs. */
+export interface ModelAskArgs {
+  prompt: string;
+  images?: string[];
+}
+
+/** model_ground: a target on a screenshot; area is the desk rectangle the PNG shows. */
+export interface ModelGroundArgs {
+  png_b64: string;
+  target: string;
+  area: { left?: number; top?: number; width: number; height: number };
+  timeout_ms?: number;
+}
 
 /** The desk as a script uses it. */
 export interface Desk {
@@ -378,12 +401,12 @@ export interface Desk {
 
   /** The daemon's status. */
   status(): Promise<DeskResult>;
-  /** Answers once the daemon has the model tools; until then the daemon refuses the tool. */
-  model_decide(args: ModelArgs): Promise<DeskResult>;
-  /** Answers once the daemon has the model tools; until then the daemon refuses the tool. */
-  model_ask(args: ModelArgs): Promise<DeskResult>;
-  /** Answers once the daemon has the model tools; until then the daemon refuses the tool. */
-  model_ground(args: ModelArgs): Promise<DeskResult>;
+  /** Answers each question with probabilities: {answers, from_logprobs, served, usage}. */
+  model_decide(args: ModelDecideArgs): Promise<DeskResult>;
+  /** Answers {text, served, usage}. */
+  model_ask(args: ModelAskArgs): Promise<DeskResult>;
+  /** Answers {x, y} in desk pixels, {model_point, served, usage}. */
+  model_ground(args: ModelGroundArgs): Promise<DeskResult>;
 
   /** Any wire tool by name; answers the reply as it came, an error reply included. */
   call(tool: string, args?: object): Promise<Reply>;
@@ -479,9 +502,9 @@ export function createDesk(options: DeskOptions = {}): Desk {
     title_at: verb("title_at"),
 
     status: () => run("status"),
-    model_decide: (args: ModelArgs) => run("model_decide", args),
-    model_ask: (args: ModelArgs) => run("model_ask", args),
-    model_ground: (args: ModelArgs) => run("model_ground", args),
+    model_decide: (args: ModelDecideArgs) => run("model_decide", args),
+    model_ask: (args: ModelAskArgs) => run("model_ask", args),
+    model_ground: (args: ModelGroundArgs) => run("model_ground", args),
 
     call,
     disconnect: async () => {

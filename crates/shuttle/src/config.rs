@@ -26,6 +26,8 @@ pub struct Config {
     pub journal: JournalConfig,
     /// Scripts and plugins.
     pub tools: ToolsConfig,
+    /// The model calls: one endpoint, a model per role (`[models]`, see docs/models.md).
+    pub models: models::Config,
 }
 
 /// `[daemon]`

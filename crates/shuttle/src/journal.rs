@@ -175,18 +175,30 @@ pub fn redact(tool: &str, args: &Value, record_text: bool) -> Value {
     let Some(fields) = args.as_object_mut() else {
         return args;
     };
-    // A run's code and params may hold what the script types, as a typed text would.
-    let run = tool == desk_core::call::script::SCRIPT_RUN || tool.ends_with("_run");
+    // A run's code, params and plan may hold what it types, as a typed text would; a model
+    // call's state, prompt and screenshots may show what is on the screen.
+    let run = tool == desk_core::call::script::SCRIPT_RUN
+        || tool == desk_core::call::script::GUI_PLAN
+        || tool.ends_with("_run");
+    let model = desk_core::call::model::ModelCall::from_tool(tool).is_some();
     let secret = match Verb::from_tool(tool) {
         Some(verb) => verb.secret_fields(),
-        None if run => &["code"][..],
+        None if run => &["code", "params", "steps", "record"][..],
+        None if model => &["state", "prompt", "images", "png_b64"][..],
         None => &[],
     };
     if !record_text {
-        if run && let Some(params) = fields.get("params").filter(|p| !p.is_null()) {
-            let params = Value::String(params.to_string());
-            fields.insert("params".into(), params);
-            hide(fields, &["params"]);
+        // Structured secrets are kept as the digest of their JSON text.
+        if run || model {
+            for field in secret {
+                if let Some(value) = fields
+                    .get(*field)
+                    .filter(|v| !v.is_null() && !v.is_string())
+                {
+                    let text = Value::String(value.to_string());
+                    fields.insert((*field).into(), text);
+                }
+            }
         }
         hide(fields, secret);
         // A computer_act list carries each step's fields, typed text among them.
@@ -269,6 +281,22 @@ mod tests {
             assert!(!redacted.to_string().contains("hunter2"), "{redacted}");
             assert!(!redacted.to_string().contains("s3cret"), "{redacted}");
         }
+        // A plan's steps, and a model call's prompt and screenshot.
+        let plan = json!({"steps": [{"do": "type", "text": "hunter2"}], "flow": null});
+        assert!(
+            !redact("gui_plan", &plan, false)
+                .to_string()
+                .contains("hunter2")
+        );
+        let ask = json!({"prompt": "is hunter2 shown?", "images": ["iVBOR"]});
+        let redacted = redact("model_ask", &ask, false);
+        assert!(!redacted.to_string().contains("hunter2"), "{redacted}");
+        assert!(redacted["images"]["sha256"].is_string(), "{redacted}");
+        let ground =
+            json!({"png_b64": "iVBOR", "target": "Save", "area": {"width": 4, "height": 4}});
+        let redacted = redact("model_ground", &ground, false);
+        assert_eq!(redacted["target"], "Save");
+        assert!(redacted["png_b64"]["chars"].is_u64(), "{redacted}");
     }
 
     #[test]

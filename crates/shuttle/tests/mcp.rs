@@ -28,7 +28,7 @@ fn negotiates_each_supported_protocol_version() {
 }
 
 #[test]
-fn lists_four_tools_with_short_exact_descriptions() {
+fn lists_the_built_in_tools_with_short_exact_descriptions() {
     let daemon = Daemon::start();
     let mut mcp = Mcp::start(&daemon.socket, &[]);
     mcp.initialize("2025-06-18");
@@ -38,7 +38,17 @@ fn lists_four_tools_with_short_exact_descriptions() {
         .unwrap()
         .clone();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["desk", "computer", "screenshot", "status"]);
+    assert_eq!(
+        names,
+        [
+            "desk",
+            "computer",
+            "screenshot",
+            "status",
+            "script_run",
+            "gui_plan"
+        ]
+    );
     let desk = &tools[0];
     let description = desk["description"].as_str().unwrap();
     for line in [
@@ -89,9 +99,16 @@ fn lists_four_tools_with_short_exact_descriptions() {
         ])
     );
     assert!(!verbs.as_array().unwrap().contains(&json!("computer_state")));
-    // About 1,700 tokens: every desk verb, limit and result field, and the vision verbs.
-    let total: usize = tools.iter().map(|t| t.to_string().len()).sum();
-    assert!(total < 7000, "the tool list costs {total} bytes");
+    // About 1,700 tokens: every desk verb, limit and result field, and the vision verbs; then
+    // about 500 for scripts and plans.
+    let cost = |tools: &[Value]| -> usize { tools.iter().map(|t| t.to_string().len()).sum() };
+    let desk_tools = cost(&tools[..4]);
+    assert!(desk_tools < 7000, "the desk tools cost {desk_tools} bytes");
+    let run_tools = cost(&tools[4..]);
+    assert!(
+        run_tools < 2300,
+        "script_run and gui_plan cost {run_tools} bytes"
+    );
 }
 
 #[test]

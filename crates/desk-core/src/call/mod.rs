@@ -11,6 +11,7 @@
 //! a struct beside it (`args.rs`), then its function in the `desk` crate.
 
 pub mod args;
+pub mod model;
 pub mod schema;
 pub mod script;
 pub mod vision;
@@ -32,8 +33,11 @@ pub enum Kind {
     Act,
     /// The person's own controls: stop and resume.
     Control,
-    /// A script or plugin run: owns the desk turn until it ends, so only its own actions run.
+    /// A script, plan or plugin run: owns the desk turn until it ends, so only its own actions
+    /// run.
     Run,
+    /// A model call: sends nothing to the desktop and runs alongside everything else.
+    Model,
 }
 
 /// Why a call's arguments were refused.

@@ -10,6 +10,9 @@ use serde_json::{Map, Value};
 /// The wire tool that runs a script.
 pub const SCRIPT_RUN: &str = "script_run";
 
+/// The wire tool that runs a plan on the runtime's plan executor.
+pub const GUI_PLAN: &str = "gui_plan";
+
 /// The longest a run may last, in seconds; MCP clients commonly give up on a call after 120 s.
 pub const MAX_TIMEOUT_S: u64 = 110;
 
@@ -18,7 +21,7 @@ pub const DEFAULT_TIMEOUT_S: u64 = 90;
 
 /// The built-in MCP tools, whose names no plugin or service may take.
 pub const BUILT_IN_TOOLS: &[&str] = &[
-    "gui_plan",
+    GUI_PLAN,
     SCRIPT_RUN,
     "desk",
     "computer",
@@ -47,6 +50,8 @@ pub struct ScriptRunArgs {
 /// Where the module comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
+    /// The runtime's plan executor, `gui_plan.mts`.
+    Plan,
     /// Source text, written to a file of the run's own.
     Code(String),
     /// An absolute path.
@@ -104,18 +109,62 @@ impl ScriptRun {
             }
         };
         let timeout_s = args.timeout_s.unwrap_or(DEFAULT_TIMEOUT_S as f64);
-        if !(timeout_s > 0.0 && timeout_s <= MAX_TIMEOUT_S as f64) {
-            return Err(format!(
-                "{tool}: timeout_s is {timeout_s}; it must be more than 0 and at most \
-                 {MAX_TIMEOUT_S} (default {DEFAULT_TIMEOUT_S})"
-            ));
-        }
         Ok(Self {
             source,
             params,
-            timeout: std::time::Duration::from_secs_f64(timeout_s),
+            timeout: checked_timeout(tool, timeout_s)?,
         })
     }
+}
+
+impl ScriptRun {
+    /// Checks `gui_plan`'s arguments: an object whose `timeout_s` is the run's (as for
+    /// `script_run`) and whose other fields are the plan, which the executor checks before its
+    /// first step.
+    pub fn plan(args: Value) -> Result<Self, String> {
+        let mut params = match args {
+            Value::Object(params) => params,
+            Value::Null => Map::new(),
+            other => {
+                return Err(format!(
+                    "{GUI_PLAN}: arguments must be an object with steps or flow, got {}",
+                    kind_of(&other)
+                ));
+            }
+        };
+        if !params.contains_key("steps") && !params.contains_key("flow") {
+            return Err(format!(
+                "{GUI_PLAN}: pass steps (a list of steps) or flow (the name of a saved plan); \
+                 docs/plans.md describes both"
+            ));
+        }
+        let timeout_s = match params.remove("timeout_s") {
+            None | Some(Value::Null) => DEFAULT_TIMEOUT_S as f64,
+            Some(Value::Number(n)) => n.as_f64().unwrap_or(-1.0),
+            Some(other) => {
+                return Err(format!(
+                    "{GUI_PLAN}: timeout_s must be a number, got {}",
+                    kind_of(&other)
+                ));
+            }
+        };
+        Ok(Self {
+            source: Source::Plan,
+            params,
+            timeout: checked_timeout(GUI_PLAN, timeout_s)?,
+        })
+    }
+}
+
+/// `timeout_s` as a duration, when it is within the limit.
+fn checked_timeout(tool: &str, timeout_s: f64) -> Result<std::time::Duration, String> {
+    if !(timeout_s > 0.0 && timeout_s <= MAX_TIMEOUT_S as f64) {
+        return Err(format!(
+            "{tool}: timeout_s is {timeout_s}; it must be more than 0 and at most \
+             {MAX_TIMEOUT_S} (default {DEFAULT_TIMEOUT_S})"
+        ));
+    }
+    Ok(std::time::Duration::from_secs_f64(timeout_s))
 }
 
 fn kind_of(value: &Value) -> &'static str {
@@ -140,6 +189,24 @@ pub fn input_schema() -> Value {
             "timeout_s": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TIMEOUT_S, "description": "default 90"}
         },
         "additionalProperties": false
+    })
+}
+
+/// The JSON schema of `gui_plan`'s arguments (docs/plans.md); the steps' shapes are in the
+/// MCP tool's description.
+pub fn plan_schema() -> Value {
+    serde_json::json!({
+        "type": "object",
+        "properties": {
+            "steps": {"type": "array", "items": {"type": "object"}},
+            "flow": {"type": "string", "description": "run a saved plan instead of steps"},
+            "params": {"type": "object"},
+            "window": {"type": "string", "description": "default: the focused window"},
+            "replay": {"type": "boolean", "description": "default true"},
+            "record": {"type": "array", "description": "a previous run's record, to replay"},
+            "save_as": {"type": "string", "description": "keep the steps as a flow"},
+            "timeout_s": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TIMEOUT_S}
+        }
     })
 }
 
@@ -176,5 +243,21 @@ mod tests {
         assert!(err(json!({"code": "x", "timeout_s": 0})).contains("more than 0"));
         assert!(err(json!({"code": "x", "timeout": 3})).contains("timeout"));
         assert!(err(json!({"code": 3})).contains("code"));
+    }
+
+    #[test]
+    fn a_plan_keeps_its_fields_as_params_and_takes_its_timeout() {
+        let plan =
+            ScriptRun::plan(json!({"flow": "save", "params": {"t": 1}, "timeout_s": 30})).unwrap();
+        assert_eq!(plan.source, Source::Plan);
+        assert_eq!(
+            Value::Object(plan.params),
+            json!({"flow": "save", "params": {"t": 1}})
+        );
+        assert_eq!(plan.timeout.as_secs(), 30);
+        let err = |args| ScriptRun::plan(args).unwrap_err();
+        assert!(err(json!({})).contains("pass steps"));
+        assert!(err(json!([1])).contains("must be an object"));
+        assert!(err(json!({"steps": [], "timeout_s": 200})).contains("at most 110"));
     }
 }

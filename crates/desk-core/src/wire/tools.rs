@@ -1,9 +1,11 @@
 //! The tools a daemon answers, by their names on the wire.
 //!
 //! Every desk verb is the tool `desk_<verb>`; besides them there are `status`, `script_run`,
-//! and the person's own controls, `safety_stop` and `safety_resume`, which no MCP tool sends.
+//! `gui_plan`, the model calls (`model_decide`, `model_ask`, `model_ground`), and the person's
+//! own controls, `safety_stop` and `safety_resume`, which no MCP tool sends.
 //! Plugin and service tools are named by files the daemon reads, so it routes them itself.
 
+use crate::call::model::ModelCall;
 use crate::call::{Kind, Verb};
 
 /// The tool that reports the daemon's state.
@@ -26,6 +28,10 @@ pub enum Tool {
     Desk(Verb),
     /// `script_run`.
     ScriptRun,
+    /// `gui_plan`.
+    GuiPlan,
+    /// `model_decide`, `model_ask`, `model_ground`.
+    Model(ModelCall),
 }
 
 impl Tool {
@@ -36,7 +42,10 @@ impl Tool {
             SAFETY_STOP => Some(Tool::Stop),
             SAFETY_RESUME => Some(Tool::Resume),
             crate::call::script::SCRIPT_RUN => Some(Tool::ScriptRun),
-            _ => Verb::from_tool(name).map(Tool::Desk),
+            crate::call::script::GUI_PLAN => Some(Tool::GuiPlan),
+            _ => ModelCall::from_tool(name)
+                .map(Tool::Model)
+                .or_else(|| Verb::from_tool(name).map(Tool::Desk)),
         }
     }
 
@@ -46,7 +55,8 @@ impl Tool {
             Tool::Status => Kind::Observe,
             Tool::Stop | Tool::Resume => Kind::Control,
             Tool::Desk(verb) => verb.kind(),
-            Tool::ScriptRun => Kind::Run,
+            Tool::ScriptRun | Tool::GuiPlan => Kind::Run,
+            Tool::Model(_) => Kind::Model,
         }
     }
 }
@@ -56,8 +66,10 @@ pub fn unknown(name: &str) -> String {
     let verbs: Vec<String> = Verb::ALL.iter().map(|v| v.tool_name()).collect();
     format!(
         "unknown tool {name:?}; this daemon answers {STATUS}, {SAFETY_STOP}, {SAFETY_RESUME}, \
-         {}, its plugins' and services' tools, and the desk verbs {}",
+         {}, {}, the model calls {}, its plugins' and services' tools, and the desk verbs {}",
         crate::call::script::SCRIPT_RUN,
+        crate::call::script::GUI_PLAN,
+        ModelCall::ALL.map(ModelCall::tool_name).join(", "),
         verbs.join(", ")
     )
 }
@@ -80,6 +92,11 @@ mod tests {
             Some(Kind::Observe)
         );
         assert_eq!(Tool::parse("click"), None);
+        assert_eq!(
+            Tool::parse("model_ground").map(Tool::kind),
+            Some(Kind::Model)
+        );
+        assert_eq!(Tool::parse("gui_plan").map(Tool::kind), Some(Kind::Run));
         assert!(
             unknown("desk_fly")
                 .starts_with("unknown tool \"desk_fly\"; this daemon answers status")

@@ -97,6 +97,7 @@ fn render(entry: &Entry) -> String {
         Kind::Observe => "observe",
         Kind::Control => "control",
         Kind::Run => "run",
+        Kind::Model => "model",
     };
     let agent = if entry.agent_id.is_empty() {
         "(cli)".to_string()

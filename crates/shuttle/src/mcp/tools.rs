@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use desk_core::call::script::{self, SCRIPT_RUN};
+use desk_core::call::script::{self, GUI_PLAN, SCRIPT_RUN};
 use desk_core::call::{Kind, Verb};
 use desk_core::wire::Reply;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
@@ -59,6 +59,7 @@ pub fn list(mode: Mode, plugins: &Plugins) -> Vec<Tool> {
     ];
     if !mode.no_scripts {
         tools.push(script_tool());
+        tools.push(plan_tool());
         for plugin in &plugins.tools {
             tools.push(Tool::new(
                 plugin.name.clone(),
@@ -82,8 +83,26 @@ pub fn list(mode: Mode, plugins: &Plugins) -> Vec<Tool> {
 fn script_tool() -> Tool {
     Tool::new(
         SCRIPT_RUN,
-        "Run a JavaScript/TypeScript module on Node 24 with the desk API as the global desk          (one async function per desk verb, e.g. await desk.windows(), desk.type({window,          text})). Export async function main(params); its return value is the result. The run          owns the desk until it ends. Reports {result, logs, stderr, exit_code, duration_ms,          error?: {kind: import|no_main|exception|timeout|stopped|exit, message}}.",
+        "Run a JavaScript/TypeScript module on Node 24 with the desk API as the global desk \
+         (one async function per desk verb, e.g. await desk.windows(), desk.type({window, \
+         text})). Export async function main(params); its return value is the result. The run \
+         owns the desk until it ends. Reports {result, logs, stderr, exit_code, duration_ms, \
+         error?: {kind: import|no_main|exception|timeout|stopped|exit, message}}.",
         schema(script::input_schema()),
+    )
+}
+
+fn plan_tool() -> Tool {
+    Tool::new(
+        GUI_PLAN,
+        "Run a plan of GUI steps in one call: {do: click, target} | {do: type, text, target?} | \
+         {do: key, keys} | {do: wait, ms} | {do: expect, name? (a control that must show), \
+         question? (judged by a model on a shot)}. A target is {name, role?} (found by \
+         accessibility) or {describe} (found by a model on a shot). {{param}} in strings takes \
+         params. save_as keeps the plan as a flow; flow runs one and replays its recording \
+         with no model call while the screen still matches. Answers per step how its target \
+         was found (accessibility, model, replay, tree) and the model calls and tokens used.",
+        schema(script::plan_schema()),
     )
 }
 
@@ -208,6 +227,9 @@ pub fn to_wire(
         absolutise_path(&mut args, cwd).map_err(|e| format!("{name}: {e}"))?;
         return Ok((name.to_string(), Value::Object(args)));
     }
+    if name == GUI_PLAN {
+        return Ok((name.to_string(), Value::Object(args)));
+    }
     if plugins.service_of(name).is_some() {
         return Ok((name.to_string(), Value::Object(args)));
     }
@@ -237,7 +259,7 @@ pub fn to_wire(
         STATUS => Ok((desk_core::wire::tools::STATUS.into(), Value::Null)),
         other => Err(format!(
             "unknown tool {other:?}; tools: {DESK}, {COMPUTER}, {SCREENSHOT}, {STATUS}, \
-             {SCRIPT_RUN} and those tools/list names"
+             {SCRIPT_RUN}, {GUI_PLAN} and those tools/list names"
         )),
     }
 }
@@ -368,6 +390,7 @@ mod tests {
                 "screenshot",
                 "status",
                 "script_run",
+                "gui_plan",
                 "demo_run",
                 "notes_read"
             ]

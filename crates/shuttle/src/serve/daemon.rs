@@ -67,13 +67,12 @@ impl Daemon {
     /// `platform` connects, with the plugins of the config's plugin directory. Starts the
     /// services, so it needs a tokio runtime.
     pub fn new(socket: PathBuf, config: ConfigSource, platform: Arc<dyn Platform>) -> Arc<Self> {
-        let plugins = Arc::new(Plugins::load(
-            &config.last_good().tools.plugin_dir(config.path()),
-        ));
+        let settings = config.last_good();
+        let plugins = Arc::new(Plugins::load(&settings.tools.plugin_dir(config.path())));
         for error in &plugins.errors {
             tracing::error!("plugin {error}");
         }
-        let services = Services::start(&plugins.services, &socket);
+        let services = Services::start(&plugins.services, &socket, settings.models.key_variables());
         Arc::new_cyclic(|me| Self {
             started: Instant::now(),
             socket,

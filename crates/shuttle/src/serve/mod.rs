@@ -9,7 +9,8 @@
 //! - `desk`: the lazily connected desktop backend.
 //! - `stop`: the user's stop, which ends every call in flight.
 //! - `hotkey`: keeping the kill hotkey grabbed.
-//! - `runs`: `script_run` and the tool plugins.
+//! - `runs`: `script_run`, `gui_plan` and the tool plugins.
+//! - `model_calls`: `model_decide`, `model_ask`, `model_ground`.
 //! - `services`: the service plugins, kept running; `splice` hands them their calls.
 //! - `group`: ending a process group.
 
@@ -19,6 +20,7 @@ mod desk;
 mod ended;
 mod group;
 mod hotkey;
+mod model_calls;
 mod pipeline;
 mod runs;
 mod services;

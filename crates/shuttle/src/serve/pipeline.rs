@@ -3,7 +3,8 @@
 //! 1. decode the frame (an unknown tool is answered from a peek, without a full decode);
 //! 2. `safety_stop` and `safety_resume`, answered to the daemon's own user only;
 //! 3. the config must load, else every other call is refused with the reason;
-//! 4. `status` is answered; `script_run` and plugin tools go to [`super::runs`];
+//! 4. `status` is answered; `script_run`, `gui_plan` and plugin tools go to [`super::runs`],
+//!    the model calls to [`super::model_calls`];
 //! 5. the verb's arguments are decoded and checked;
 //! 6. read-only refuses acting verbs;
 //! 7. a stop refuses everything;
@@ -98,7 +99,10 @@ impl Daemon {
         };
         match tool {
             Some(Tool::Desk(verb)) => self.desk_call(verb, request, config).await,
-            Some(Tool::ScriptRun) | None => self.run_call(request, plugin, config).await,
+            Some(Tool::ScriptRun | Tool::GuiPlan) | None => {
+                self.run_call(request, plugin, config).await
+            }
+            Some(Tool::Model(call)) => self.model_call(call, request, config).await,
             Some(_) => Ended::completed(Kind::Observe, Done::json(self.status(&config))),
         }
     }

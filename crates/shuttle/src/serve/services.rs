@@ -30,8 +30,6 @@ const MAX_BACKOFF: Duration = Duration::from_secs(30);
 const STEADY: Duration = Duration::from_secs(30);
 /// Between SIGTERM and SIGKILL when the daemon exits.
 const EXIT_GRACE: Duration = Duration::from_secs(3);
-/// The model key variables no service sees.
-const MODEL_KEYS: &[&str] = &["OPENROUTER_API_KEY"];
 
 /// The services the daemon runs.
 pub struct Services {
@@ -51,8 +49,9 @@ struct State {
 }
 
 impl Services {
-    /// Starts every service of `services`, with sockets beside `daemon_socket`.
-    pub fn start(services: &[Service], daemon_socket: &Path) -> Self {
+    /// Starts every service of `services`, with sockets beside `daemon_socket`, without the
+    /// environment variables `hidden` names (the model keys).
+    pub fn start(services: &[Service], daemon_socket: &Path, hidden: Vec<String>) -> Self {
         let dir = crate::endpoint::socket_dir(daemon_socket).join("services");
         let mut tasks = JoinSet::new();
         let shutdown = CancellationToken::new();
@@ -75,6 +74,7 @@ impl Services {
                 service.clone(),
                 dir.join(format!("{}.sock", service.name)),
                 daemon_socket.to_path_buf(),
+                hidden.clone(),
                 state,
                 shutdown.clone(),
             ));
@@ -123,6 +123,7 @@ async fn supervise(
     service: Service,
     socket: PathBuf,
     daemon_socket: PathBuf,
+    hidden: Vec<String>,
     state: Arc<Mutex<State>>,
     shutdown: CancellationToken,
 ) {
@@ -134,7 +135,7 @@ async fn supervise(
         // A socket file left by the last instance would refuse the new one's bind.
         let _ = std::fs::remove_file(&socket);
         let started = Instant::now();
-        let exit = match spawn(&service, &socket, &daemon_socket) {
+        let exit = match spawn(&service, &socket, &daemon_socket, &hidden) {
             Ok(mut child) => {
                 let pid = child.id();
                 set(&|s| {
@@ -189,6 +190,7 @@ fn spawn(
     service: &Service,
     socket: &Path,
     daemon_socket: &Path,
+    hidden: &[String],
 ) -> std::io::Result<tokio::process::Child> {
     let mut command = Command::new(&service.bin);
     command
@@ -200,7 +202,7 @@ fn spawn(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
-    for key in MODEL_KEYS {
+    for key in hidden {
         command.env_remove(key);
     }
     let mut child = command.spawn()?;

@@ -37,6 +37,7 @@ impl Daemon {
             "desk": desk,
             "turn": self.turn.describe_holder(),
             "scripts": config.tools.script_run,
+            "models": models_status(&config.models),
             "plugins": {
                 "dir": self.plugins.dir.display().to_string(),
                 "tools": self.plugins.tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
@@ -47,4 +48,23 @@ impl Daemon {
             "connections": self.connections.load(Ordering::Relaxed),
         })
     }
+}
+
+/// Where model calls go and which roles have a model; whether the key variable is set, never
+/// the key.
+fn models_status(models: &models::Config) -> Value {
+    let key_set = models.api_key_env.is_empty()
+        || std::env::var_os(&models.api_key_env).is_some_and(|v| !v.is_empty());
+    json!({
+        "base_url": models.base_url,
+        "decisions_url": models.decisions_url,
+        "api_key_env": models.api_key_env,
+        "key_set": key_set,
+        "roles": {
+            "decide": models.decide,
+            "verify": models.verify,
+            "ground": models.ground,
+            "ask": models.ask,
+        },
+    })
 }

@@ -24,7 +24,19 @@ pub struct InProcess {
 
 impl InProcess {
     pub fn start(safety: &str) -> Self {
+        Self::start_with_plugins(safety, &[])
+    }
+
+    /// As [`InProcess::start`], with `plugins` (file name, content) in `tools.d` beside the
+    /// config; the daemon starts their services.
+    pub fn start_with_plugins(safety: &str, plugins: &[(&str, Value)]) -> Self {
         let scratch = Scratch::new("inprocess");
+        if !plugins.is_empty() {
+            std::fs::create_dir_all(scratch.path("tools.d")).unwrap();
+        }
+        for (file, content) in plugins {
+            std::fs::write(scratch.path("tools.d").join(file), content.to_string()).unwrap();
+        }
         let socket = scratch.path("desk.sock");
         let journal = scratch.path("journal.ndjson");
         let config = format!(
@@ -47,19 +59,19 @@ impl InProcess {
             .enable_all()
             .build()
             .unwrap();
+        // The daemon starts its services on the runtime.
+        let inside = runtime.enter();
         let daemon = Daemon::new(
             socket.clone(),
             ConfigSource::new(scratch.path("config.toml")),
             Arc::new(fake.clone()),
         );
-        let listener = {
-            let _inside = runtime.enter();
-            tokio::net::UnixListener::bind(&socket).unwrap()
-        };
+        let listener = tokio::net::UnixListener::bind(&socket).unwrap();
         let (shutdown, stopped) = tokio::sync::oneshot::channel::<()>();
         runtime.spawn(serve(listener, daemon, None, async {
             let _ = stopped.await;
         }));
+        drop(inside);
         Self {
             runtime,
             scratch,

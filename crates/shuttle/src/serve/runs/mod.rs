@@ -1,5 +1,7 @@
-//! `script_run` and the tool plugins: one module run by Node (or a plugin's program) with the
-//! desk API, reported as `{result, logs, stderr, exit_code?, duration_ms, error?}`.
+//! `script_run`, `gui_plan` and the tool plugins: one module run by Node (or a plugin's program)
+//! with the desk API, reported as `{result, logs, stderr, exit_code?, duration_ms, error?}`.
+//! `gui_plan` is the runtime's plan executor (`gui_plan.mts`) run with the plan as its params;
+//! it answers the plan's result rather than the report.
 //!
 //! - `program`: finding Node, and the runtime it runs.
 //! - `process`: the run's process group, its output and how it is ended.
@@ -20,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use desk::Done;
 use desk_core::call::Kind;
-use desk_core::call::script::{ScriptRun, Source};
+use desk_core::call::script::{GUI_PLAN, ScriptRun, Source};
 use desk_core::outcome::{Control, Outcome};
 use desk_core::wire::Request;
 use serde_json::Value;
@@ -34,9 +36,6 @@ use crate::plugins::ToolPlugin;
 use process::{Ending, Launch};
 pub use program::NODE_ENV;
 use report::{ErrorKind, Report, RunError};
-
-/// The model key variables no run sees, whatever the config names.
-const MODEL_KEYS: &[&str] = &["OPENROUTER_API_KEY"];
 
 impl Daemon {
     /// Runs `script_run`, or the tool plugin `plugin`, for `request`.
@@ -59,7 +58,13 @@ impl Daemon {
                 ),
             );
         }
-        let run = match ScriptRun::parse(&request.tool, request.args.clone()) {
+        let plan = request.tool == GUI_PLAN;
+        let parsed = if plan {
+            ScriptRun::plan(request.args.clone())
+        } else {
+            ScriptRun::parse(&request.tool, request.args.clone())
+        };
+        let run = match parsed {
             Ok(run) => run,
             Err(reason) => return Ended::failed(Kind::Run, reason),
         };
@@ -101,7 +106,7 @@ impl Daemon {
             Ok(dir) => dir,
             Err(reason) => return Ended::failed(Kind::Run, format!("{}: {reason}", request.tool)),
         };
-        let script = match dir.prepare(&run) {
+        let script = match dir.prepare(&run, &entry) {
             Ok(script) => script,
             Err(reason) => return Ended::failed(Kind::Run, format!("{}: {reason}", request.tool)),
         };
@@ -118,7 +123,7 @@ impl Daemon {
                     config::flows_dir(self.config.path()).display().to_string(),
                 ),
             ],
-            hidden: MODEL_KEYS.iter().map(|k| k.to_string()).collect(),
+            hidden: config.models.key_variables(),
             cwd: home(),
             timeout: run.timeout,
         };
@@ -155,16 +160,20 @@ impl Daemon {
             }
         };
         tracing::info!(run = %name, ms = report.duration_ms, "run ends");
-        let outcome = match &report.error {
-            None => Outcome::Completed,
-            Some(error) => Outcome::Failed {
-                reason: error.message.clone(),
-            },
+        let (outcome, answer) = match &report.error {
+            None if plan => plan_outcome(report.result),
+            None => (Outcome::Completed, report.to_json()),
+            Some(error) => (
+                Outcome::Failed {
+                    reason: error.message.clone(),
+                },
+                report.to_json(),
+            ),
         };
         Ended {
             kind: Kind::Run,
             outcome,
-            done: Some(Done::json(report.to_json())),
+            done: Some(Done::json(answer)),
             dry_run: false,
         }
     }
@@ -172,6 +181,18 @@ impl Daemon {
     fn socket_dir(&self) -> &Path {
         crate::endpoint::socket_dir(&self.socket)
     }
+}
+
+/// A plan's result as its answer: completed, or failed with the step's reason.
+fn plan_outcome(result: Value) -> (Outcome, Value) {
+    if result["completed"] == Value::Bool(true) {
+        return (Outcome::Completed, result);
+    }
+    let reason = result["error"]["message"]
+        .as_str()
+        .unwrap_or("the plan did not complete")
+        .to_string();
+    (Outcome::Failed { reason }, result)
 }
 
 /// The report of a finished run, from how it ended and the files the runtime left.
@@ -250,8 +271,9 @@ impl RunDir {
         Ok(Self(dir))
     }
 
-    /// Writes the params (and the code) and answers the module's path.
-    fn prepare(&self, run: &ScriptRun) -> Result<PathBuf, String> {
+    /// Writes the params (and the code) and answers the module's path; `entry` is the
+    /// runtime's entry module, beside the plan executor.
+    fn prepare(&self, run: &ScriptRun, entry: &Path) -> Result<PathBuf, String> {
         let write = |name: &str, text: &[u8]| {
             let path = self.0.join(name);
             std::fs::write(&path, text)
@@ -265,6 +287,7 @@ impl RunDir {
         match &run.source {
             Source::Code(code) => write("script.mts", code.as_bytes()),
             Source::Path(path) => Ok(PathBuf::from(path)),
+            Source::Plan => Ok(entry.with_file_name(program::PLAN_EXECUTOR)),
         }
     }
 

@@ -13,6 +13,9 @@ use sha2::{Digest, Sha256};
 /// Names a Node binary to run scripts with, instead of the bundled one.
 pub const NODE_ENV: &str = "SHUTTLE_NODE";
 
+/// The runtime's plan executor, which `gui_plan` runs as its script.
+pub const PLAN_EXECUTOR: &str = "gui_plan.mts";
+
 /// The runtime's files: its entry module first.
 const RUNTIME: &[(&str, &str)] = &[
     (
@@ -26,6 +29,10 @@ const RUNTIME: &[(&str, &str)] = &[
     (
         "wire.mts",
         include_str!("../../../../../runtime/lib/wire.mts"),
+    ),
+    (
+        PLAN_EXECUTOR,
+        include_str!("../../../../../runtime/lib/gui_plan.mts"),
     ),
 ];
 
