@@ -448,6 +448,7 @@ fn a_plugin_tool_and_its_resources_are_listed_and_served_and_bad_files_are_skipp
             "screenshot",
             "status",
             "script_run",
+            "gui_plan",
             "demo_run"
         ]
     );
@@ -502,11 +503,14 @@ fn turning_scripts_off_unlists_them_and_refuses_their_calls() {
     let id = mcp.request("tools/list", json!({}));
     let listed = mcp.response(id)["result"]["tools"].to_string();
     assert!(
-        !listed.contains("script_run") && !listed.contains("demo_run"),
+        !listed.contains("script_run")
+            && !listed.contains("gui_plan")
+            && !listed.contains("demo_run"),
         "{listed}"
     );
-    for tool in ["script_run", "demo_run"] {
-        let reply = daemon.call(tool, json!({"code": "export function main() {}"}));
+    for tool in ["script_run", "demo_run", "gui_plan"] {
+        let args = json!({"code": "export function main() {}", "steps": []});
+        let reply = daemon.call(tool, args);
         assert!(
             reply.error().contains("script_run = false"),
             "{}",
