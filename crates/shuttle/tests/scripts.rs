@@ -352,6 +352,40 @@ fn a_failed_run_is_an_mcp_error_with_the_whole_report_and_relative_paths_resolve
     assert_eq!(report["result"], "relative", "{report}");
 }
 
+#[test]
+fn runs_share_nodes_compile_cache_without_growing_it() {
+    let daemon = Daemon::start();
+    let cache = daemon.socket.parent().unwrap().join("node-cache");
+    let files = || {
+        fn count(dir: &Path) -> usize {
+            std::fs::read_dir(dir).map_or(0, |entries| {
+                entries
+                    .flatten()
+                    .map(|e| match e.file_type() {
+                        Ok(t) if t.is_dir() => count(&e.path()),
+                        _ => 1,
+                    })
+                    .sum()
+            })
+        }
+        count(&cache)
+    };
+    let run = |n: usize| {
+        let code = format!("export function main(): number {{ return {n} }}");
+        let reply = daemon.call("script_run", json!({ "code": code }));
+        assert_eq!(report(&reply)["result"], n, "{}", reply.text);
+    };
+    run(0);
+    let after_one = files();
+    assert!(after_one > 0, "no compile cache in {}", cache.display());
+    for n in 1..6 {
+        run(n);
+    }
+    // Each run's code is new, but it sits at the same path as the last run's: its cache entry
+    // is replaced, not added.
+    assert_eq!(files(), after_one, "the cache grew run by run");
+}
+
 fn tempfile_in(dir: &Path) -> std::path::PathBuf {
     let path = dir.join(format!("script-test-{}.mjs", std::process::id()));
     std::fs::write(&path, "export function main() { return 'relative' }").unwrap();

@@ -14,6 +14,7 @@ use serde_json::Value;
 use super::desk::DeskHandle;
 use super::ended::Ended;
 use super::hotkey::HotkeyKeeper;
+use super::runs::RunSlots;
 use super::services::Services;
 use super::stop::StopSwitch;
 use super::turn::Turn;
@@ -50,6 +51,8 @@ pub struct Daemon {
     pub(super) stop: Arc<StopSwitch>,
     /// Runs started, which names each run.
     pub(super) runs: AtomicU64,
+    /// The numbers of the run directories in use.
+    pub(super) run_slots: RunSlots,
     /// The plugin directory as it was when the daemon started.
     pub(super) plugins: Arc<Plugins>,
     /// The service plugins, kept running.
@@ -84,6 +87,7 @@ impl Daemon {
             config,
             stop: Arc::default(),
             runs: AtomicU64::new(0),
+            run_slots: RunSlots::default(),
             plugins,
             services,
             journal: Journal::default(),
