@@ -87,6 +87,7 @@ echo
 /usr/bin/python3 scripts/bench_a11y.py "$SHUTTLE" tests/fixture/fixture.py "$work"
 /usr/bin/python3 scripts/bench_vision.py "$SHUTTLE" tests/fixture/fixture.py "$work"
 /usr/bin/python3 scripts/bench_scripts.py "$SHUTTLE" "$work"
+/usr/bin/python3 scripts/bench_models.py "$SHUTTLE" "$work"
 echo "#### A service call: spliced through the daemon against the service's socket directly"
 echo
 echo '```'

@@ -16,11 +16,22 @@ import type { Desk } from "./desk.mts";
 
 declare const desk: Desk;
 
-/** What a step acts on: a control's accessible name and role, or a description for a model. */
+/**
+ * What a step acts on: a control's accessible name and role (`nth` picks one of several that
+ * match, in the tree's order), or a description for a model.
+ */
 export interface Target {
   name?: string;
   role?: string;
+  nth?: number;
   describe?: string;
+}
+
+interface FoundNode {
+  name: string;
+  role: string;
+  states?: string[];
+  bounds?: number[];
 }
 
 export type Step =
@@ -146,6 +157,9 @@ function check(steps: unknown): Step[] {
     const target = s.target as Target | undefined;
     const named = (t: Target | undefined) => !!t && (typeof t.name === "string" || typeof t.describe === "string");
     if (s.do === "click" && !named(target)) throw new PlanError(i, `step ${i}: click needs target {name, role?} or {describe}`);
+    if (target?.nth !== undefined && !(Number.isInteger(target.nth) && target.nth >= 0 && typeof target.name === "string")) {
+      throw new PlanError(i, `step ${i}: a target's nth is a whole number from 0, beside a name`);
+    }
     if (s.do === "type" && typeof s.text !== "string") throw new PlanError(i, `step ${i}: type needs text`);
     if (s.do === "type" && target !== undefined && !named(target)) throw new PlanError(i, `step ${i}: type's target needs name or describe`);
     if (s.do === "key" && typeof s.keys !== "string") throw new PlanError(i, `step ${i}: key needs keys, such as "ctrl+s"`);
@@ -157,6 +171,34 @@ function check(steps: unknown): Step[] {
     }
   });
   return steps as Step[];
+}
+
+/** Whether a control is on the screen: it has an area and is not hidden (a closed menu's items are). */
+function showing(node: FoundNode): boolean {
+  return !!node.bounds && node.bounds[2] > 0 && node.bounds[3] > 0 && !node.states?.includes("hidden");
+}
+
+/**
+ * The one control a named target means: shown, enabled, the exact name before a partial one.
+ * Several that match are an error unless `nth` picks one, since clicking the wrong one of them
+ * would look like success. Answers why none fits when none does.
+ */
+function pick(i: number, target: Target, nodes: FoundNode[]): FoundNode | string {
+  const label = `${JSON.stringify(target.name)}${target.role ? ` (${target.role})` : ""}`;
+  const shown = nodes.filter(showing);
+  const enabled = shown.filter((n) => !n.states?.includes("disabled"));
+  const exact = enabled.filter((n) => n.name === target.name);
+  const candidates = exact.length > 0 ? exact : enabled;
+  if (target.nth !== undefined) {
+    if (target.nth < candidates.length) return candidates[target.nth];
+    throw new PlanError(i, `step ${i}: nth ${target.nth} asks for more controls matching ${label} than the ${candidates.length} enabled ones showing`);
+  }
+  if (candidates.length > 1) {
+    throw new PlanError(i, `step ${i}: ${candidates.length} enabled controls match ${label}; add "nth" (0 for the first in the tree's order), a role, or the exact name`);
+  }
+  if (candidates.length === 1) return candidates[0];
+  if (shown.length > 0) return `every control matching ${label} is disabled`;
+  return `no control matching ${label} shows`;
 }
 
 class Run {
@@ -193,16 +235,26 @@ class Run {
       }
       result.replay_missed = true;
     }
+    let missing: string | undefined;
     if (target.name !== undefined) {
       const found = await desk.find({ ...this.windowArgs(), name: target.name, ...(target.role ? { role: target.role } : {}) });
-      const shown = (found.nodes as { name: string; bounds?: number[] }[]).filter((n) => n.bounds && n.bounds[2] > 0 && n.bounds[3] > 0);
-      const node = shown.find((n) => n.name === target.name) ?? shown[0];
-      if (node) {
-        const [x, y, w, h] = node.bounds!;
+      const picked = pick(i, target, found.nodes as FoundNode[]);
+      if (typeof picked !== "string") {
+        const [x, y, w, h] = picked.bounds!;
         result.how = "accessibility";
         return [Math.floor(x + w / 2), Math.floor(y + h / 2)];
       }
+      missing = picked;
     }
+    try {
+      return await this.ground(target, result);
+    } catch (error) {
+      if (missing === undefined) throw error;
+      throw new Error(`${missing}, and the model could not find it either: ${(error as Error).message}`);
+    }
+  }
+
+  private async ground(target: Target, result: StepResult): Promise<[number, number]> {
     const shot = await desk.shot(this.windowArgs());
     const origin = (shot.screen_origin as number[] | undefined) ?? [0, 0];
     const grounded = await desk.model_ground({
@@ -230,7 +282,7 @@ class Run {
       const deadline = Date.now() + (step.timeout_ms ?? 3000);
       for (;;) {
         const found = await desk.find({ ...this.windowArgs(), name: step.name, ...(step.role ? { role: step.role } : {}) });
-        if ((found.nodes as unknown[]).length > 0) {
+        if ((found.nodes as FoundNode[]).some(showing)) {
           result.how = "tree";
           return;
         }

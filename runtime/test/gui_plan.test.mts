@@ -17,7 +17,7 @@ interface Call {
 /** A desktop with an entry at (100,100,200,20) and a Save button at (320,100,80,20). */
 class StubDesk {
   calls: Call[] = [];
-  controls = [
+  controls: { name: string; role: string; bounds: number[]; states?: string[] }[] = [
     { name: "Entry", role: "text", bounds: [100, 100, 200, 20] },
     { name: "Save", role: "button", bounds: [320, 100, 80, 20] },
   ];
@@ -122,6 +122,47 @@ describe("gui_plan", () => {
     assert.equal(replay.model_calls, 1);
   });
 
+  test("of several controls that match, a disabled or hidden one is never picked, and a tie is refused unless nth picks", async () => {
+    desk.controls = [
+      { name: "check", role: "check box", bounds: [0, 200, 100, 20], states: ["disabled"] },
+      { name: "check", role: "check box", bounds: [0, 230, 100, 20], states: ["hidden"] },
+      { name: "check", role: "check box", bounds: [0, 260, 100, 20] },
+    ];
+    const click = (target: object) => main({ steps: [{ do: "click", target }] as any });
+    const only = await click({ name: "check", role: "check box" });
+    assert.equal(only.completed, true, JSON.stringify(only));
+    assert.deepEqual(only.steps[0].point, [50, 270]);
+
+    desk.controls.push({ name: "check", role: "check box", bounds: [0, 290, 100, 20] });
+    desk.calls = [];
+    const tie = await click({ name: "check", role: "check box" });
+    assert.equal(tie.completed, false);
+    assert.match(tie.error!.message, /2 enabled controls match "check" \(check box\); add "nth"/);
+    assert.ok(!desk.verbs().includes("click"), "a tie clicked");
+    const second = await click({ name: "check", role: "check box", nth: 1 });
+    assert.deepEqual(second.steps[0].point, [50, 300]);
+    const past = await click({ name: "check", role: "check box", nth: 2 });
+    assert.match(past.error!.message, /nth 2 asks for more controls .* than the 2 enabled ones/);
+  });
+
+  test("a named target that only a disabled control matches says so, with the model's error", async () => {
+    desk.controls = [{ name: "Apply", role: "button", bounds: [0, 0, 50, 20], states: ["disabled"] }];
+    desk.model_ground = async () => {
+      throw new Error("model_ground: no model is set for the ground role");
+    };
+    const result = await main({ steps: [{ do: "click", target: { name: "Apply", role: "button" } }] as any });
+    assert.equal(result.completed, false);
+    assert.match(result.error!.message, /every control matching "Apply" \(button\) is disabled, and the model could not find it either: model_ground: no model/);
+  });
+
+  test("an expectation is met only by a control that shows", async () => {
+    desk.labels = [];
+    desk.controls = [{ name: "Saved", role: "label", bounds: [0, 0, 50, 20], states: ["hidden"] }];
+    const result = await main({ steps: [{ do: "expect", name: "Saved", timeout_ms: 200 }] as any });
+    assert.equal(result.completed, false, JSON.stringify(result));
+    assert.match(result.error!.message, /expected a control named "Saved", and none showed within 200 ms/);
+  });
+
   test("an expectation without a control falls to the model, and a no fails the plan at its step", async () => {
     const steps = [{ do: "expect", name: "Saved", question: 'Does it say "Saved"?', timeout_ms: 100 }];
     const yes = await main({ steps: steps as any });
@@ -138,6 +179,7 @@ describe("gui_plan", () => {
     const cases: [any, RegExp][] = [
       [{ steps: [{ do: "key", keys: "a" }, { do: "fly" }] }, /step 1: unknown kind "fly"/],
       [{ steps: [{ do: "click", target: {} }] }, /click needs target/],
+      [{ steps: [{ do: "click", target: { name: "a", nth: -1 } }] }, /nth is a whole number/],
       [{ steps: [{ do: "type", text: "{{who}}" }] }, /params has no who/],
       [{ steps: [] }, /has no steps/],
     ];

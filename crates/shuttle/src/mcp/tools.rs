@@ -97,8 +97,8 @@ fn plan_tool() -> Tool {
         GUI_PLAN,
         "Run a plan of GUI steps in one call: {do: click, target} | {do: type, text, target?} | \
          {do: key, keys} | {do: wait, ms} | {do: expect, name? (a control that must show), \
-         question? (judged by a model on a shot)}. A target is {name, role?} (found by \
-         accessibility) or {describe} (found by a model on a shot). {{param}} in strings takes \
+         question? (judged by a model on a shot)}. A target is {name, role?, nth?} (found by \
+         accessibility; nth picks one of several) or {describe} (found by a model on a shot). {{param}} in strings takes \
          params. save_as keeps the plan as a flow; flow runs one and replays its recording \
          with no model call while the screen still matches. Answers per step how its target \
          was found (accessibility, model, replay, tree) and the model calls and tokens used.",
