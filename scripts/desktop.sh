@@ -109,7 +109,7 @@ start() {
 
   # openbox reads rc.xml from the (private) XDG config directory.
   mkdir -p "$XDG_CONFIG_HOME/openbox"
-  cp "$(dirname "$0")/openbox.xml" "$XDG_CONFIG_HOME/openbox/rc.xml"
+  cp "$(dirname "$0")/../crates/private-display/openbox.xml" "$XDG_CONFIG_HOME/openbox/rc.xml"
   spawn openbox openbox --sm-disable
   until_ok 10 sh -c 'xprop -root _NET_SUPPORTING_WM_CHECK | grep -q "window id"' \
     || { say "openbox did not start (see $LOGS/openbox.log)"; stop; exit 1; }

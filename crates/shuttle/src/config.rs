@@ -38,6 +38,29 @@ pub struct DaemonConfig {
     pub socket_group: Option<String>,
     /// How long an action waits for the desk turn before it fails with `desk busy`.
     pub turn_wait_ms: u64,
+    /// Which display the daemon drives; unset: `inherit` when it has a DISPLAY, else `private`.
+    pub display: Option<DisplayMode>,
+}
+
+/// Which display the daemon drives (`[daemon] display`, `shuttle serve --display`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum DisplayMode {
+    /// The display the daemon's DISPLAY names: the person's own.
+    Inherit,
+    /// A virtual display of the daemon's own (X server, window manager, session and
+    /// accessibility buses), started with it and ended with it.
+    Private,
+}
+
+impl DisplayMode {
+    /// The mode's name as config.toml spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Inherit => "inherit",
+            Self::Private => "private",
+        }
+    }
 }
 
 impl Default for DaemonConfig {
@@ -45,6 +68,7 @@ impl Default for DaemonConfig {
         Self {
             socket_group: None,
             turn_wait_ms: 15_000,
+            display: None,
         }
     }
 }

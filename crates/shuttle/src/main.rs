@@ -24,6 +24,11 @@ enum Command {
         /// Stay attached and log to stderr instead of the log file
         #[arg(long)]
         foreground: bool,
+        /// The display to drive: inherit (the DISPLAY it starts with) or private (a virtual
+        /// desktop of its own, ended with the daemon); default: [daemon] display in
+        /// config.toml, else inherit when DISPLAY is set and private when it is not
+        #[arg(long, value_enum)]
+        display: Option<shuttle::config::DisplayMode>,
     },
     /// Run one desk verb: shuttle desk VERB [KEY=VALUE ...] (see shuttle desk --help)
     #[command(disable_help_flag = true)]
@@ -72,19 +77,18 @@ enum ConfigCommand {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Serve { foreground } => runtime(true)
-            .block_on(serve::run(foreground))
-            .map(|()| ExitCode::SUCCESS),
+        Command::Serve {
+            foreground,
+            display,
+        } => serve::run(foreground, display).map(|()| ExitCode::SUCCESS),
         Command::Mcp => {
             init_stderr_log();
-            runtime(false)
-                .block_on(mcp::run())
-                .map(|()| ExitCode::SUCCESS)
+            runtime().block_on(mcp::run()).map(|()| ExitCode::SUCCESS)
         }
-        Command::Desk { words } => runtime(false).block_on(cli::desk::run(words)),
-        Command::Status => runtime(false).block_on(cli::daemon::call(tools::STATUS)),
-        Command::Stop => runtime(false).block_on(cli::daemon::call(tools::SAFETY_STOP)),
-        Command::Resume => runtime(false).block_on(cli::daemon::call(tools::SAFETY_RESUME)),
+        Command::Desk { words } => runtime().block_on(cli::desk::run(words)),
+        Command::Status => runtime().block_on(cli::daemon::call(tools::STATUS)),
+        Command::Stop => runtime().block_on(cli::daemon::call(tools::SAFETY_STOP)),
+        Command::Resume => runtime().block_on(cli::daemon::call(tools::SAFETY_RESUME)),
         Command::Config(ConfigCommand::Check { file }) => cli::config::check(file),
         Command::Journal {
             acts,
@@ -106,14 +110,9 @@ fn main() -> ExitCode {
     })
 }
 
-/// The daemon gets worker threads for concurrent reads; the clients need one thread.
-fn runtime(multi_thread: bool) -> tokio::runtime::Runtime {
-    let mut builder = if multi_thread {
-        tokio::runtime::Builder::new_multi_thread()
-    } else {
-        tokio::runtime::Builder::new_current_thread()
-    };
-    builder
+/// The clients need one thread (the daemon builds its own runtime, after settling its display).
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("the tokio runtime starts")

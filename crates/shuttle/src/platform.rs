@@ -15,14 +15,19 @@ use desk_x11::X11Backend;
 #[derive(Debug, Clone)]
 pub struct LinuxX11 {
     display: Option<String>,
+    person: Option<String>,
 }
 
 impl LinuxX11 {
-    /// The display `DISPLAY` names in the daemon's environment.
+    /// The display `DISPLAY` names in the daemon's environment, which is also the person's.
     pub fn from_env() -> Self {
-        Self {
-            display: std::env::var("DISPLAY").ok().filter(|d| !d.is_empty()),
-        }
+        let display = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty());
+        Self::new(display.clone(), display)
+    }
+
+    /// Drives `display`; grabs the kill hotkey on `person`, the display the person uses.
+    pub fn new(display: Option<String>, person: Option<String>) -> Self {
+        Self { display, person }
     }
 
     fn display(&self) -> Result<&str, DeskError> {
@@ -55,7 +60,16 @@ impl Platform for LinuxX11 {
         combo: &str,
         pressed: Box<dyn Fn() + Send + Sync>,
     ) -> Result<Box<dyn Hotkey>, DeskError> {
-        let hotkey = desk_x11::Hotkey::grab(self.display()?, combo, pressed)?;
+        let person = self
+            .person
+            .as_deref()
+            .ok_or_else(|| DeskError::Unreachable {
+                system: "x11",
+                reason: "the daemon started without a DISPLAY, so there is no person's display to \
+                     grab the kill hotkey on; use shuttle stop"
+                    .into(),
+            })?;
+        let hotkey = desk_x11::Hotkey::grab(person, combo, pressed)?;
         Ok(Box::new(hotkey))
     }
 }

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::Instant;
 
 use desk::Platform;
@@ -63,6 +63,8 @@ pub struct Daemon {
     pub(super) hotkey: HotkeyKeeper,
     /// Itself, for the hotkey's callback, which must not keep the daemon alive.
     me: Weak<Daemon>,
+    /// The display it drives, as `status` shows it (set once by `serve::run`).
+    pub(super) display: OnceLock<Value>,
 }
 
 impl Daemon {
@@ -93,7 +95,13 @@ impl Daemon {
             journal: Journal::default(),
             hotkey: HotkeyKeeper::new(platform),
             me: me.clone(),
+            display: OnceLock::new(),
         })
+    }
+
+    /// Says which display the daemon drives, for `status`.
+    pub fn set_display_status(&self, status: Value) {
+        let _ = self.display.set(status);
     }
 
     /// Counts a new client connection.

@@ -7,6 +7,7 @@
 //! - `connection`: one client connection's read-call-reply loop.
 //! - `turn`: desk actions one at a time.
 //! - `desk`: the lazily connected desktop backend.
+//! - [`display`]: which display the daemon drives, and its private one.
 //! - `stop`: the user's stop, which ends every call in flight.
 //! - `hotkey`: keeping the kill hotkey grabbed.
 //! - `runs`: `script_run`, `gui_plan` and the tool plugins.
@@ -17,6 +18,7 @@
 mod connection;
 pub mod daemon;
 mod desk;
+pub mod display;
 mod ended;
 mod group;
 mod hotkey;
@@ -42,7 +44,7 @@ use tokio::net::UnixListener;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::task::JoinSet;
 
-use crate::config::{self, ConfigSource};
+use crate::config::{self, ConfigSource, DisplayMode};
 use crate::endpoint::{self, Claim};
 use crate::platform::LinuxX11;
 pub use daemon::{Daemon, Peer};
@@ -51,20 +53,25 @@ pub use daemon::{Daemon, Peer};
 /// it could not.
 const HOTKEY_CHECK: Duration = Duration::from_secs(2);
 
-/// Runs the daemon until SIGTERM or SIGINT.
-pub async fn run(foreground: bool) -> anyhow::Result<()> {
+/// Runs the daemon until SIGTERM or SIGINT, on the display `display` names (else the
+/// config's `[daemon] display`, else the default: see [`display::settle`]).
+pub fn run(foreground: bool, display: Option<DisplayMode>) -> anyhow::Result<()> {
     crate::logging::init(foreground)?;
     let socket = endpoint::socket_path()?;
     let config = ConfigSource::new(config::config_path());
-    // The socket's group is settled at start; a config that does not load keeps it private.
-    let group = match config.current() {
-        Ok(loaded) => match &loaded.daemon.socket_group {
-            Some(name) => Some(endpoint::group_id(name).map_err(anyhow::Error::msg)?),
-            None => None,
-        },
+    // The socket's group and the display are settled at start; a config that does not load
+    // keeps the socket private and the display at its default.
+    let (group, configured_display) = match config.current() {
+        Ok(loaded) => (
+            match &loaded.daemon.socket_group {
+                Some(name) => Some(endpoint::group_id(name).map_err(anyhow::Error::msg)?),
+                None => None,
+            },
+            loaded.daemon.display,
+        ),
         Err(e) => {
             tracing::warn!(error = %e, "the config does not load; calls are refused until it does");
-            None
+            (None, None)
         }
     };
     endpoint::prepare_dir(&socket, group)?;
@@ -82,20 +89,34 @@ pub async fn run(foreground: bool) -> anyhow::Result<()> {
             );
         }
     };
-    let listener = bind(&socket, group)?;
-    tracing::info!(socket = %socket.display(), pid = std::process::id(), "listening");
-
-    let daemon = Daemon::new(socket.clone(), config, Arc::new(LinuxX11::from_env()));
-    let mut terminate = signal(SignalKind::terminate())?;
-    let mut interrupt = signal(SignalKind::interrupt())?;
-    let signalled = async move {
-        tokio::select! {
-            _ = terminate.recv() => {}
-            _ = interrupt.recv() => {}
-        }
-    };
-    serve(listener, daemon, group, signalled).await;
-    let _ = std::fs::remove_file(&socket);
+    // Before the runtime's threads: a private display is set into the environment.
+    let settled = display::settle(&socket, display.or(configured_display))?;
+    tracing::info!(mode = settled.mode.name(), display = ?settled.desk, "display settled");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the daemon's runtime")?;
+    runtime.block_on(async {
+        let listener = bind(&socket, group)?;
+        tracing::info!(socket = %socket.display(), pid = std::process::id(), "listening");
+        let platform = LinuxX11::new(settled.desk.clone(), settled.person.clone());
+        let daemon = Daemon::new(socket.clone(), config, Arc::new(platform));
+        daemon.set_display_status(settled.status());
+        let mut terminate = signal(SignalKind::terminate())?;
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        let signalled = async move {
+            tokio::select! {
+                _ = terminate.recv() => {}
+                _ = interrupt.recv() => {}
+            }
+        };
+        serve(listener, daemon, group, signalled).await;
+        let _ = std::fs::remove_file(&socket);
+        anyhow::Ok(())
+    })?;
+    // The calls and their tasks are gone; the private display (and every app on it) goes now.
+    drop(runtime);
+    drop(settled);
     Ok(())
 }
 

@@ -34,6 +34,7 @@ impl Daemon {
                 "kill_hotkey": self.hotkey.describe(),
             },
             "journal": config.journal.enabled.then(|| config.journal.file().display().to_string()),
+            "display": self.display.get(),
             "desk": desk,
             "turn": self.turn.describe_holder(),
             "scripts": config.tools.script_run,

@@ -101,6 +101,7 @@ pub struct Daemon {
     pub child: Child,
     pub socket: PathBuf,
     pub scratch: Scratch,
+    env: Vec<(String, String)>,
 }
 
 impl Daemon {
@@ -132,30 +133,52 @@ impl Daemon {
         if let Some(config) = config {
             std::fs::write(scratch.path("config.toml"), config).unwrap();
         }
-        let log = std::fs::File::create(scratch.path("serve.log")).unwrap();
-        let mut command = Command::new(SHUTTLE);
-        command
-            .args(["serve", "--foreground"])
-            .env("SHUTTLE_SOCKET", &socket)
-            .env("SHUTTLE_CONFIG", scratch.path("config.toml"))
-            .env("XDG_STATE_HOME", scratch.path("state"))
-            .env("SHUTTLE_LOG", "debug")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(log);
-        for (key, value) in env {
-            command.env(key, value);
-        }
-        let child = command.spawn().unwrap();
+        let env: Vec<(String, String)> = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let child = Self::spawn(&scratch, &socket, &env);
         let daemon = Self {
             child,
             socket,
             scratch,
+            env,
         };
         wait_for("the daemon to listen", Duration::from_secs(10), || {
             UnixStream::connect(&daemon.socket).ok()
         });
         daemon
+    }
+
+    fn spawn(scratch: &Scratch, socket: &Path, env: &[(String, String)]) -> Child {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(scratch.path("serve.log"))
+            .unwrap();
+        let mut command = Command::new(SHUTTLE);
+        command
+            .args(["serve", "--foreground"])
+            .env("SHUTTLE_SOCKET", socket)
+            .env("SHUTTLE_CONFIG", scratch.path("config.toml"))
+            .env("XDG_STATE_HOME", scratch.path("state"))
+            .env("SHUTTLE_LOG", "debug")
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log);
+        command.spawn().unwrap()
+    }
+
+    /// Kills the daemon outright (SIGKILL: it cleans nothing up), then starts a new one on the
+    /// same socket, config and state, and waits for it to listen.
+    pub fn kill_and_restart(&mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+        self.child = Self::spawn(&self.scratch, &self.socket, &self.env);
+        wait_for("the new daemon to listen", Duration::from_secs(20), || {
+            UnixStream::connect(&self.socket).ok()
+        });
     }
 
     /// The daemon's log so far.

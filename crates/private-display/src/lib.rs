@@ -1,0 +1,430 @@
+//! A private X desktop for an agent: an X server (Xvfb) with a cookie of its own, a window
+//! manager (openbox), a session D-Bus and an AT-SPI bus, started together and ended together.
+//!
+//! The X server leads a process group the window manager and the buses join, and the display
+//! writes a [`Record`] of that group (with the server's start time) before it starts anything
+//! else, so a daemon that was killed outright has its display ended by the next one
+//! ([`reap`]). Apps that run on the display are found by their DISPLAY and ended with it.
+//!
+//! Linux only: it reads `/proc` and runs the Debian packages xvfb, openbox, dbus-daemon and
+//! at-spi2-core.
+
+mod reap;
+mod xauth;
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub use reap::Record;
+
+/// How long each part may take to come up.
+const START_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long the parts get to end after SIGTERM before SIGKILL.
+const END_GRACE: Duration = Duration::from_secs(2);
+/// Display numbers are tried from here up: far from the :0 and :1 a person's session takes.
+const FIRST_NUMBER: u32 = 100;
+const NUMBERS_TRIED: u32 = 50;
+/// The window manager's settings: new windows take the focus, no animation, no key bindings.
+const OPENBOX_CONFIG: &str = include_str!("../openbox.xml");
+/// Where Debian and others keep the AT-SPI bus launcher.
+const AT_SPI_LAUNCHERS: &[&str] = &[
+    "/usr/libexec/at-spi-bus-launcher",
+    "/usr/lib/at-spi2-core/at-spi-bus-launcher",
+    "/usr/lib/at-spi2/at-spi-bus-launcher",
+];
+
+/// Why a private display could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum DisplayError {
+    /// A program it needs is not installed.
+    #[error(
+        "{program} is not installed: install the Debian package {package} (apt install {package})"
+    )]
+    Missing {
+        program: &'static str,
+        package: &'static str,
+    },
+    /// A part did not come up.
+    #[error("the private display's {part} did not start: {reason}")]
+    Start { part: &'static str, reason: String },
+    /// Its state directory could not be written.
+    #[error("cannot prepare the private display's directory {}: {source}", dir.display())]
+    Dir {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// The screen a private display has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Screen {
+    pub width: u32,
+    pub height: u32,
+}
+
+impl Default for Screen {
+    fn default() -> Self {
+        Self {
+            width: 1920,
+            height: 1080,
+        }
+    }
+}
+
+/// A running private display; dropping it ends the display and every app on it.
+#[derive(Debug)]
+pub struct PrivateDisplay {
+    record: Record,
+    record_path: PathBuf,
+    env: Vec<(String, String)>,
+    children: Vec<Child>,
+}
+
+impl PrivateDisplay {
+    /// Starts a display whose files (cookie, bus socket, record) live in `dir`, created 0700.
+    /// `inherited_xauthority` (the person's Xauthority) is copied into the display's cookie
+    /// file, so one XAUTHORITY reaches both displays.
+    pub fn start(
+        dir: &Path,
+        screen: Screen,
+        inherited_xauthority: Option<&Path>,
+    ) -> Result<Self, DisplayError> {
+        let dir_error = |source| DisplayError::Dir {
+            dir: dir.to_path_buf(),
+            source,
+        };
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .map_err(dir_error)?;
+        }
+        let xvfb = find_program("Xvfb", "xvfb")?;
+        let openbox = find_program("openbox", "openbox")?;
+        let dbus = find_program("dbus-daemon", "dbus-daemon")?;
+        let launcher = AT_SPI_LAUNCHERS
+            .iter()
+            .map(PathBuf::from)
+            .find(|p| p.exists())
+            .ok_or(DisplayError::Missing {
+                program: "at-spi-bus-launcher",
+                package: "at-spi2-core",
+            })?;
+        let cookie = xauth::new_cookie().map_err(dir_error)?;
+        let xauthority = dir.join("Xauthority");
+        let record_path = dir.join("display.json");
+
+        let (server, number) = start_server(&xvfb, dir, screen, &cookie, &record_path)?;
+        let group = server.id() as i32;
+        let started = reap::stat(group).map_or(0, |s| s.started);
+        let mut display = Self {
+            record: Record {
+                display: format!(":{number}"),
+                group,
+                started,
+            },
+            record_path,
+            env: Vec::new(),
+            children: vec![server],
+        };
+        xauth::write(&xauthority, number, &cookie, inherited_xauthority).map_err(dir_error)?;
+        let bus = dir.join("bus");
+        let _ = std::fs::remove_file(&bus);
+        let bus_address = format!("unix:path={}", bus.display());
+        display.env = vec![
+            ("DISPLAY".into(), display.record.display.clone()),
+            ("XAUTHORITY".into(), xauthority.display().to_string()),
+            ("DBUS_SESSION_BUS_ADDRESS".into(), bus_address.clone()),
+            ("XDG_SESSION_TYPE".into(), "x11".into()),
+            ("GDK_BACKEND".into(), "x11".into()),
+            ("QT_QPA_PLATFORM".into(), "xcb".into()),
+        ];
+
+        let dbus_child = display.spawn(
+            "session D-Bus",
+            Command::new(dbus).args([
+                "--session",
+                "--nofork",
+                "--nopidfile",
+                &format!("--address={bus_address}"),
+            ]),
+        )?;
+        display.children.push(dbus_child);
+        wait_until("session D-Bus", START_TIMEOUT, || {
+            std::os::unix::net::UnixStream::connect(&bus).is_ok()
+        })?;
+
+        let launcher_child = display.spawn(
+            "AT-SPI bus",
+            Command::new(launcher).arg("--launch-immediately"),
+        )?;
+        display.children.push(launcher_child);
+        let a11y = accessibility_bus(&bus_address)?;
+        display.env.push(("AT_SPI_BUS_ADDRESS".into(), a11y));
+
+        let config = dir.join("openbox.xml");
+        std::fs::write(&config, OPENBOX_CONFIG).map_err(dir_error)?;
+        let wm = display.spawn(
+            "window manager",
+            Command::new(openbox)
+                .arg("--sm-disable")
+                .arg("--config-file")
+                .arg(&config),
+        )?;
+        display.children.push(wm);
+        wait_for_window_manager(number, &cookie)?;
+        let name = display.record.display.clone();
+        tracing::info!(display = %name, group, "private display ready");
+        Ok(display)
+    }
+
+    /// The display's name, such as `:100`.
+    pub fn name(&self) -> &str {
+        &self.record.display
+    }
+
+    /// What it recorded about itself.
+    pub fn record(&self) -> &Record {
+        &self.record
+    }
+
+    /// The environment its clients need: DISPLAY, XAUTHORITY, the session and accessibility
+    /// buses, and the toolkit settings that keep apps on X11.
+    pub fn env(&self) -> &[(String, String)] {
+        &self.env
+    }
+
+    /// The variables a client of this display must not inherit from the person's session.
+    pub fn unset() -> &'static [&'static str] {
+        &["WAYLAND_DISPLAY", "NO_AT_BRIDGE"]
+    }
+
+    /// Spawns a part of the display in the X server's process group, with the display's
+    /// environment.
+    fn spawn(&self, part: &'static str, command: &mut Command) -> Result<Child, DisplayError> {
+        for var in Self::unset() {
+            command.env_remove(var);
+        }
+        command
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .process_group(self.record.group)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| DisplayError::Start {
+                part,
+                reason: e.to_string(),
+            })
+    }
+}
+
+impl Drop for PrivateDisplay {
+    fn drop(&mut self) {
+        let ended = reap::end(&self.record, END_GRACE);
+        for child in &mut self.children {
+            let _ = child.try_wait();
+        }
+        let _ = std::fs::remove_file(&self.record_path);
+        tracing::info!(display = %self.record.display, processes = ended, "private display ended");
+    }
+}
+
+/// Ends a display a killed daemon left behind in `dir`, if its record is there; answers it.
+pub fn reap(dir: &Path) -> Option<Record> {
+    let path = dir.join("display.json");
+    let record: Record = serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
+    let ended = reap::end(&record, END_GRACE);
+    let _ = std::fs::remove_file(&path);
+    tracing::warn!(display = %record.display, processes = ended, "ended a private display left by a daemon that did not exit");
+    Some(record)
+}
+
+fn find_program(program: &'static str, package: &'static str) -> Result<PathBuf, DisplayError> {
+    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into());
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file())
+        .ok_or(DisplayError::Missing { program, package })
+}
+
+/// Starts Xvfb on the first free display number, leading a new process group, and records it
+/// at once. Answers the server and its number once it accepts a client with the cookie.
+fn start_server(
+    xvfb: &Path,
+    dir: &Path,
+    screen: Screen,
+    cookie: &[u8],
+    record_path: &Path,
+) -> Result<(Child, u32), DisplayError> {
+    // Xvfb reads its cookie from a file of its own, holding only the private entry.
+    let server_auth = dir.join("Xauthority.server");
+    let mut last = String::from("every display number was taken");
+    for number in FIRST_NUMBER..FIRST_NUMBER + NUMBERS_TRIED {
+        if Path::new(&format!("/tmp/.X11-unix/X{number}")).exists()
+            || Path::new(&format!("/tmp/.X{number}-lock")).exists()
+        {
+            continue;
+        }
+        xauth::write(&server_auth, number, cookie, None).map_err(|source| DisplayError::Dir {
+            dir: dir.to_path_buf(),
+            source,
+        })?;
+        let mut server = Command::new(xvfb)
+            .arg(format!(":{number}"))
+            .args(["-screen", "0"])
+            .arg(format!("{}x{}x24", screen.width, screen.height))
+            .args(["-nolisten", "tcp", "-noreset", "-auth"])
+            .arg(&server_auth)
+            .process_group(0)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| DisplayError::Start {
+                part: "X server",
+                reason: e.to_string(),
+            })?;
+        let record = Record {
+            display: format!(":{number}"),
+            group: server.id() as i32,
+            started: reap::stat(server.id() as i32).map_or(0, |s| s.started),
+        };
+        if let Ok(text) = serde_json::to_vec(&record) {
+            let _ = std::fs::write(record_path, text);
+        }
+        let deadline = Instant::now() + START_TIMEOUT;
+        loop {
+            if let Ok(Some(status)) = server.try_wait() {
+                let mut stderr = String::new();
+                if let Some(mut pipe) = server.stderr.take() {
+                    use std::io::Read;
+                    let _ = pipe.read_to_string(&mut stderr);
+                }
+                last = format!("Xvfb :{number} exited ({status}): {}", stderr.trim());
+                break;
+            }
+            if x_connect(number, cookie).is_some() {
+                // Xvfb's later messages go nowhere rather than fill a pipe nobody reads.
+                drop(server.stderr.take());
+                return Ok((server, number));
+            }
+            if Instant::now() >= deadline {
+                let _ = server.kill();
+                let _ = server.wait();
+                return Err(DisplayError::Start {
+                    part: "X server",
+                    reason: format!(
+                        "Xvfb :{number} did not accept a client within {} s",
+                        START_TIMEOUT.as_secs()
+                    ),
+                });
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    let _ = std::fs::remove_file(record_path);
+    Err(DisplayError::Start {
+        part: "X server",
+        reason: last,
+    })
+}
+
+/// A connection to display `number` with the cookie, when the server takes one.
+fn x_connect(number: u32, cookie: &[u8]) -> Option<x11rb::rust_connection::RustConnection> {
+    let stream =
+        std::os::unix::net::UnixStream::connect(format!("/tmp/.X11-unix/X{number}")).ok()?;
+    let stream = x11rb::rust_connection::DefaultStream::from_unix_stream(stream)
+        .ok()?
+        .0;
+    x11rb::rust_connection::RustConnection::connect_to_stream_with_auth_info(
+        stream,
+        0,
+        xauth::PROTOCOL.as_bytes().to_vec(),
+        cookie.to_vec(),
+    )
+    .ok()
+}
+
+/// Waits for the window manager to claim the screen (`_NET_SUPPORTING_WM_CHECK` on the root),
+/// so the first app is placed and focused by it.
+fn wait_for_window_manager(number: u32, cookie: &[u8]) -> Result<(), DisplayError> {
+    use x11rb::connection::Connection;
+    use x11rb::protocol::xproto::{AtomEnum, ConnectionExt};
+    let conn = x_connect(number, cookie).ok_or_else(|| DisplayError::Start {
+        part: "window manager",
+        reason: "the X server went away".into(),
+    })?;
+    let root = conn.setup().roots[0].root;
+    let check = conn
+        .intern_atom(false, b"_NET_SUPPORTING_WM_CHECK")
+        .ok()
+        .and_then(|c| c.reply().ok())
+        .map(|r| r.atom)
+        .ok_or_else(|| DisplayError::Start {
+            part: "window manager",
+            reason: "the X server did not answer".into(),
+        })?;
+    wait_until("window manager", START_TIMEOUT, || {
+        conn.get_property(false, root, check, AtomEnum::WINDOW, 0, 1)
+            .ok()
+            .and_then(|c| c.reply().ok())
+            .is_some_and(|r| r.value_len > 0)
+    })
+}
+
+/// The accessibility bus's address, once the launcher owns `org.a11y.Bus` on the session bus;
+/// also turns accessibility on, which toolkits read before they expose their trees.
+fn accessibility_bus(session: &str) -> Result<String, DisplayError> {
+    let failed = |reason: String| DisplayError::Start {
+        part: "AT-SPI bus",
+        reason,
+    };
+    let conn = zbus::blocking::connection::Builder::address(session)
+        .and_then(|b| b.build())
+        .map_err(|e| failed(format!("cannot connect to the session bus: {e}")))?;
+    let dbus = zbus::blocking::fdo::DBusProxy::new(&conn).map_err(|e| failed(e.to_string()))?;
+    let name = zbus::names::BusName::try_from("org.a11y.Bus").map_err(|e| failed(e.to_string()))?;
+    wait_until("AT-SPI bus", START_TIMEOUT, || {
+        dbus.name_has_owner(name.clone()).unwrap_or(false)
+    })?;
+    let bus = zbus::blocking::Proxy::new(&conn, "org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus")
+        .map_err(|e| failed(e.to_string()))?;
+    let address: String = bus
+        .call("GetAddress", &())
+        .map_err(|e| failed(format!("GetAddress: {e}")))?;
+    let status = zbus::blocking::Proxy::new(
+        &conn,
+        "org.a11y.Bus",
+        "/org/a11y/bus",
+        "org.freedesktop.DBus.Properties",
+    )
+    .map_err(|e| failed(e.to_string()))?;
+    let enabled = zbus::zvariant::Value::from(true);
+    let _: () = status
+        .call("Set", &("org.a11y.Status", "IsEnabled", enabled))
+        .map_err(|e| failed(format!("turning accessibility on: {e}")))?;
+    Ok(address)
+}
+
+fn wait_until(
+    part: &'static str,
+    limit: Duration,
+    mut ready: impl FnMut() -> bool,
+) -> Result<(), DisplayError> {
+    let deadline = Instant::now() + limit;
+    while !ready() {
+        if Instant::now() >= deadline {
+            return Err(DisplayError::Start {
+                part,
+                reason: format!("not ready within {} s", limit.as_secs()),
+            });
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok(())
+}

@@ -1,0 +1,142 @@
+//! Finding and ending what belongs to a private display: its own processes (one process
+//! group, led by the X server) and the apps that run on it (their environment names its
+//! DISPLAY). Both are matched by start time too, so a pid or display number reused since is
+//! never touched.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+/// What a private display recorded about itself, enough to end it after a crash.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// The display's name, such as `:100`.
+    pub display: String,
+    /// The process group of the X server, the window manager and the buses (the X server's pid).
+    pub group: i32,
+    /// The X server's start time, in clock ticks after boot (`/proc/PID/stat` field 22).
+    pub started: u64,
+}
+
+/// A process as `/proc/PID/stat` describes it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Stat {
+    pub group: i32,
+    pub started: u64,
+}
+
+/// Parses a `/proc/PID/stat` line: the process group (field 5) and start time (field 22).
+/// The command name (field 2) may hold spaces and parentheses, so fields are counted from
+/// the last `)`.
+pub(crate) fn parse_stat(line: &str) -> Option<Stat> {
+    let rest = &line[line.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    Some(Stat {
+        group: fields.get(2)?.parse().ok()?,
+        started: fields.get(19)?.parse().ok()?,
+    })
+}
+
+pub(crate) fn stat(pid: i32) -> Option<Stat> {
+    parse_stat(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
+/// Whether an environment block (`/proc/PID/environ`: NUL-separated) sets DISPLAY to `display`.
+pub(crate) fn names_display(environ: &[u8], display: &str) -> bool {
+    let wanted = format!("DISPLAY={display}");
+    environ
+        .split(|b| *b == 0)
+        .any(|var| var == wanted.as_bytes())
+}
+
+/// The processes of this user that belong to `record`'s display, the X server's group first.
+pub(crate) fn members(record: &Record) -> Vec<i32> {
+    let me = unsafe { libc::getuid() };
+    let own = std::process::id() as i32;
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if pid == own || !owned_by(&entry.path(), me) {
+            continue;
+        }
+        let Some(stat) = stat(pid) else { continue };
+        if stat.started < record.started {
+            continue;
+        }
+        let in_group = stat.group == record.group;
+        let on_display = || {
+            std::fs::read(entry.path().join("environ"))
+                .is_ok_and(|environ| names_display(&environ, &record.display))
+        };
+        if in_group || on_display() {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+fn owned_by(proc_dir: &Path, uid: u32) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(proc_dir).is_ok_and(|m| m.uid() == uid)
+}
+
+/// Ends every process of `record`'s display: SIGTERM, then SIGKILL to those still there after
+/// `grace`. Answers how many there were.
+pub fn end(record: &Record, grace: Duration) -> usize {
+    let pids = members(record);
+    for pid in &pids {
+        // SAFETY: signalling a pid that was just checked to be ours and the display's.
+        unsafe { libc::kill(*pid, libc::SIGTERM) };
+    }
+    let deadline = Instant::now() + grace;
+    while Instant::now() < deadline && !members(record).is_empty() {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for pid in members(record) {
+        // SAFETY: as above; what ignored SIGTERM gets SIGKILL.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    pids.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_fields_count_from_the_last_parenthesis() {
+        let line = "4242 (my (odd) name) S 1 4200 4200 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 987654 1000 10";
+        assert_eq!(
+            parse_stat(line),
+            Some(Stat {
+                group: 4200,
+                started: 987654
+            })
+        );
+        assert_eq!(parse_stat("garbage"), None);
+    }
+
+    #[test]
+    fn the_display_must_match_exactly() {
+        let environ = b"HOME=/h\0DISPLAY=:100\0PATH=/bin\0";
+        assert!(names_display(environ, ":100"));
+        assert!(!names_display(environ, ":10"));
+        assert!(!names_display(b"XDISPLAY=:100\0", ":100"));
+    }
+
+    #[test]
+    fn this_process_reads_its_own_stat() {
+        let me = stat(std::process::id() as i32).unwrap();
+        assert!(me.started > 0);
+    }
+}

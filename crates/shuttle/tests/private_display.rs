@@ -1,0 +1,179 @@
+//! End to end: `[daemon] display = "private"`. The rig's display plays the person's, with a
+//! window of theirs, a known pointer position and input focus; the daemon starts a display of
+//! its own, and the agent launches and types there through the real MCP server. Judged by the
+//! fixture's own log, the person's X server (QueryPointer, GetInputFocus, its window list) and
+//! which processes are still alive.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use common::*;
+use serde_json::{Value, json};
+use x11rb::connection::Connection;
+use x11rb::protocol::xproto::ConnectionExt;
+
+const PRIVATE: &str = "[daemon]\ndisplay = \"private\"\n";
+
+/// The person's pointer position and input focus, read from their X server.
+fn pointer_and_focus() -> ((i16, i16), u32) {
+    let (conn, screen) = x11rb::connect(None).unwrap();
+    let root = conn.setup().roots[screen].root;
+    let pointer = conn.query_pointer(root).unwrap().reply().unwrap();
+    let focus = conn.get_input_focus().unwrap().reply().unwrap();
+    ((pointer.root_x, pointer.root_y), focus.focus)
+}
+
+/// Whether `pid` is a live process (a zombie nobody reaped yet counts as gone).
+fn alive(pid: i64) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let rest = stat[stat.rfind(')')? + 1..].trim_start().to_string();
+            Some(!rest.starts_with('Z'))
+        })
+        .unwrap_or(false)
+}
+
+fn display_status(daemon: &Daemon) -> Value {
+    daemon.call("status", json!({})).json()["display"].clone()
+}
+
+/// Launches the fixture on the daemon's display through `desk_launch`; answers its pid.
+fn launch_fixture(daemon: &Daemon, title: &str, log: &Path) -> i64 {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixture/fixture.py");
+    let reply = daemon.call(
+        "desk_launch",
+        json!({"app": "/usr/bin/python3", "args": [script, "--title", title, "--log", log]}),
+    );
+    assert!(!reply.is_error, "{}", reply.text);
+    let pid = reply.json()["pid"].as_i64().unwrap();
+    wait_for(
+        "the fixture on the private display",
+        Duration::from_secs(20),
+        || {
+            std::fs::read_to_string(log)
+                .unwrap_or_default()
+                .contains("\"ready\"")
+                .then_some(())
+        },
+    );
+    pid
+}
+
+fn log_events(log: &Path, kind: &str) -> Vec<Value> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["event"] == kind)
+        .collect()
+}
+
+#[test]
+fn an_agent_on_a_private_display_leaves_the_persons_display_untouched() {
+    require_desktop();
+    let bystander = Fixture::start("Person's Window", &[]);
+    run("wmctrl", &["-i", "-a", &bystander.id()]);
+    run("xdotool", &["mousemove", "123", "321"]);
+    let before = wait_for("the person's focus", Duration::from_secs(5), || {
+        let now = pointer_and_focus();
+        (now.0 == (123, 321) && now.1 > 1).then_some(now)
+    });
+
+    let daemon = Daemon::start_configured(Some(PRIVATE), &[]);
+    let display = display_status(&daemon);
+    assert_eq!(display["mode"], "private", "{display}");
+    let person = std::env::var("DISPLAY").unwrap();
+    assert_eq!(display["person"], person.as_str());
+    assert_ne!(display["name"], person.as_str(), "{display}");
+
+    let scratch = Scratch::new("private-display");
+    let log = scratch.path("agent.log");
+    let app = launch_fixture(&daemon, "Agent's Window", &log);
+    let mut mcp = Mcp::start(
+        &daemon.socket,
+        &[("SHUTTLE_CONFIG", daemon.config_path().to_str().unwrap())],
+    );
+    mcp.initialize("2025-06-18");
+    let text = "privé ✓ 日本";
+    let result = mcp.call(
+        "desk",
+        json!({"verb": "type", "window": "Agent's Window", "text": text}),
+    );
+    assert_ne!(result["isError"], json!(true), "{result}");
+    wait_for(
+        "the text in the agent's fixture",
+        Duration::from_secs(10),
+        || {
+            log_events(&log, "text")
+                .iter()
+                .any(|e| e["text"] == text)
+                .then_some(())
+        },
+    );
+
+    // The person's display never saw the agent's window, and nothing of theirs moved.
+    assert!(!run("wmctrl", &["-l"]).contains("Agent's Window"));
+    bystander.assert_untouched();
+    assert_eq!(
+        pointer_and_focus(),
+        before,
+        "the person's pointer or focus moved"
+    );
+
+    // The display, its buses and the agent's app end with the daemon.
+    let server = display["group"].as_i64().unwrap();
+    assert!(alive(server) && alive(app));
+    let mut daemon = daemon;
+    stop_child(&mut daemon.child);
+    wait_for(
+        "the private display to end",
+        Duration::from_secs(10),
+        || (!alive(server) && !alive(app)).then_some(()),
+    );
+}
+
+#[test]
+fn a_killed_daemons_private_display_is_reaped_by_the_next_daemon() {
+    require_desktop();
+    let mut daemon = Daemon::start_configured(Some(PRIVATE), &[]);
+    let first = display_status(&daemon);
+    let server = first["group"].as_i64().unwrap();
+    let scratch = Scratch::new("private-reap");
+    let app = launch_fixture(&daemon, "Left Behind", &scratch.path("left.log"));
+
+    daemon.kill_and_restart();
+    // The new daemon reaps before it listens: nothing of the old display is left.
+    assert!(!alive(server), "the old X server {server} is still running");
+    assert!(!alive(app), "the old display's app {app} is still running");
+    let second = display_status(&daemon);
+    assert_eq!(second["mode"], "private");
+    let windows = daemon.call("desk_windows", json!({}));
+    assert!(!windows.is_error, "{}", windows.text);
+    assert!(!windows.text.contains("Left Behind"), "{}", windows.text);
+}
+
+#[test]
+fn a_private_display_without_xvfb_names_the_package_and_the_daemon_does_not_start() {
+    let scratch = Scratch::new("no-xvfb");
+    let empty = scratch.path("bin");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = Command::new(SHUTTLE)
+        .args(["serve", "--foreground", "--display", "private"])
+        .env("SHUTTLE_SOCKET", scratch.path("desk.sock"))
+        .env("SHUTTLE_CONFIG", scratch.path("config.toml"))
+        .env("XDG_STATE_HOME", scratch.path("state"))
+        .env("PATH", &empty)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("Xvfb is not installed: install the Debian package xvfb"),
+        "{stderr}"
+    );
+    assert!(!scratch.path("desk.sock").exists());
+}
