@@ -30,7 +30,7 @@ gtk3-widget-factory >/dev/null 2>&1 & pids+=($!)
 for n in 1 2; do
   /usr/bin/python3 tests/fixture/fixture.py --title "bench $n" --log "$work/fixture$n.log" >/dev/null 2>&1 & pids+=($!)
 done
-SHUTTLE_LOG=warn "$SHUTTLE" serve --foreground 2>/dev/null & pids+=($!)
+SHUTTLE_LOG=warn "$SHUTTLE" serve --foreground --display inherit 2>/dev/null & pids+=($!)
 for _ in $(seq 400); do
   [ "$(wmctrl -l 2>/dev/null | wc -l)" -ge 3 ] && "$SHUTTLE" status >/dev/null 2>&1 && break
   sleep 0.05
@@ -117,7 +117,7 @@ compare "key combination" \
 # typing a character; a shortcut (ctrl+a above) skips that.
 printf '[safety]\nauth_guard = false\nindicator = false\n\n[journal]\nenabled = false\n' >"$work/plain.toml"
 SHUTTLE_SOCKET=$work/plain.sock SHUTTLE_CONFIG=$work/plain.toml SHUTTLE_LOG=warn \
-  "$SHUTTLE" serve --foreground 2>/dev/null & pids+=($!)
+  "$SHUTTLE" serve --foreground --display inherit 2>/dev/null & pids+=($!)
 for _ in $(seq 200); do
   SHUTTLE_SOCKET=$work/plain.sock "$SHUTTLE" status >/dev/null 2>&1 && break
   sleep 0.05

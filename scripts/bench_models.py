@@ -83,7 +83,7 @@ def main():
     sock_path = os.path.join(WORK, "models.sock")
     env = dict(os.environ, SHUTTLE_SOCKET=sock_path, SHUTTLE_CONFIG=config, SHUTTLE_LOG="warn")
     env[KEY_VAR] = KEY
-    daemon = subprocess.Popen([SHUTTLE, "serve", "--foreground"], env=env, stderr=subprocess.DEVNULL)
+    daemon = subprocess.Popen([SHUTTLE, "serve", "--foreground", "--display", "inherit"], env=env, stderr=subprocess.DEVNULL)
     fixture = subprocess.Popen(
         ["/usr/bin/python3", os.path.join(ROOT, "tests/fixture/fixture.py"), "--title", "Bench Saver",
          "--log", os.path.join(WORK, "saver.log"), "--saver"],

@@ -35,7 +35,7 @@ $keep || trap cleanup EXIT
 
 gtk3-widget-factory >/dev/null 2>&1 &
 app_pid=$!
-"$SHUTTLE" serve &
+"$SHUTTLE" serve --display inherit &
 daemon_pid=$!
 for _ in $(seq 200); do
   "$SHUTTLE" status >/dev/null 2>&1 && break

@@ -32,10 +32,19 @@ pub fn detach(command: &mut Command) {
     }
 }
 
-/// Starts `app` with `args`, and with the switch a Chromium-based app needs to expose its
-/// pages to accessibility. A program that could not be found or started is reported as
-/// [`DeskError::Unsent`]: nothing ran.
-pub fn spawn(app: &str, args: &[String]) -> Result<Launched, DeskError> {
+/// Changes to the daemon's environment for the apps it starts.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Env {
+    /// Variables set (replacing the daemon's).
+    pub set: Vec<(String, String)>,
+    /// Variables removed.
+    pub remove: Vec<String>,
+}
+
+/// Starts `app` with `args` and `env`, and with the switch a Chromium-based app needs to
+/// expose its pages to accessibility. A program that could not be found or started is
+/// reported as [`DeskError::Unsent`]: nothing ran.
+pub fn spawn(app: &str, args: &[String], env: &Env) -> Result<Launched, DeskError> {
     let unsent = DeskError::unsent;
     let program = resolve(app).map_err(unsent)?;
     let scoped = scopes_work();
@@ -50,6 +59,10 @@ pub fn spawn(app: &str, args: &[String]) -> Result<Launched, DeskError> {
     let added = chromium::accessibility_args(&program, args);
     // Before the caller's arguments, which may end switches (`--`) or be files.
     command.args(&added).args(args);
+    for var in &env.remove {
+        command.env_remove(var);
+    }
+    command.envs(env.set.iter().map(|(k, v)| (k, v)));
     detach(&mut command);
     let mut child = command.spawn().map_err(|e| {
         unsent(DeskError::Invalid(format!(
@@ -101,11 +114,13 @@ mod tests {
 
     #[test]
     fn unknown_programs_are_refused_by_name() {
-        let err = spawn("no-such-program-shuttle", &[])
+        let err = spawn("no-such-program-shuttle", &[], &Env::default())
             .unwrap_err()
             .to_string();
         assert!(err.contains("not on the daemon's PATH"), "{err}");
-        let err = spawn("/nope/prog", &[]).unwrap_err().to_string();
+        let err = spawn("/nope/prog", &[], &Env::default())
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("no such file"), "{err}");
     }
 }

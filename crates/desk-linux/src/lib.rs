@@ -11,8 +11,26 @@ pub mod proc;
 use desk::{Apps, DeskError, Launched};
 
 /// The processes of a Linux desktop.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct LinuxApps;
+#[derive(Debug, Default, Clone)]
+pub struct LinuxApps {
+    /// What apps it launches get instead of the daemon's environment: set these, remove those.
+    env: launch::Env,
+}
+
+impl LinuxApps {
+    /// Apps launched with the daemon's environment.
+    pub fn inherit() -> Self {
+        Self::default()
+    }
+
+    /// Apps launched with `set` over the daemon's environment and without `remove`: a private
+    /// display's DISPLAY, XAUTHORITY and buses.
+    pub fn with_env(set: Vec<(String, String)>, remove: Vec<String>) -> Self {
+        Self {
+            env: launch::Env { set, remove },
+        }
+    }
+}
 
 impl Apps for LinuxApps {
     fn names(&self, pid: u32) -> Vec<String> {
@@ -24,7 +42,7 @@ impl Apps for LinuxApps {
     }
 
     fn launch(&self, app: &str, args: &[String]) -> Result<Launched, DeskError> {
-        launch::spawn(app, args)
+        launch::spawn(app, args, &self.env)
     }
 
     fn descends_from(&self, pid: u32, ancestor: u32) -> bool {

@@ -73,6 +73,81 @@ impl Default for Screen {
     }
 }
 
+/// The cookie every private display of one daemon demands, and the Xauthority file that holds
+/// it for each of them (after the person's own entries, so one XAUTHORITY reaches every display
+/// the daemon talks to). Made once, before the daemon's threads, since XAUTHORITY is set in the
+/// daemon's environment.
+#[derive(Debug)]
+pub struct Auth {
+    cookie: [u8; 16],
+    file: PathBuf,
+    inherited: Option<PathBuf>,
+    numbers: std::sync::Mutex<Vec<u32>>,
+}
+
+impl Auth {
+    /// A new cookie, and its file `dir/Xauthority` (mode 0600) holding `inherited`'s entries.
+    pub fn new(dir: &Path, inherited: Option<&Path>) -> Result<Self, DisplayError> {
+        create_dir(dir)?;
+        let dir_error = |source| DisplayError::Dir {
+            dir: dir.to_path_buf(),
+            source,
+        };
+        let auth = Self {
+            cookie: xauth::new_cookie().map_err(dir_error)?,
+            file: dir.join("Xauthority"),
+            inherited: inherited.map(Path::to_path_buf),
+            numbers: std::sync::Mutex::new(Vec::new()),
+        };
+        auth.rewrite().map_err(dir_error)?;
+        Ok(auth)
+    }
+
+    /// The Xauthority file, for XAUTHORITY.
+    pub fn file(&self) -> &Path {
+        &self.file
+    }
+
+    fn add(&self, number: u32) -> std::io::Result<()> {
+        {
+            let mut numbers = self
+                .numbers
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if numbers.contains(&number) {
+                return Ok(());
+            }
+            numbers.push(number);
+        }
+        self.rewrite()
+    }
+
+    /// Writes the file anew beside itself and renames it into place, so a reader never sees
+    /// half of it.
+    fn rewrite(&self) -> std::io::Result<()> {
+        let numbers = self
+            .numbers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        let staging = self.file.with_extension("new");
+        xauth::write(&staging, &numbers, &self.cookie, self.inherited.as_deref())?;
+        std::fs::rename(&staging, &self.file)
+    }
+}
+
+fn create_dir(dir: &Path) -> Result<(), DisplayError> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|source| DisplayError::Dir {
+            dir: dir.to_path_buf(),
+            source,
+        })
+}
+
 /// A running private display; dropping it ends the display and every app on it.
 #[derive(Debug)]
 pub struct PrivateDisplay {
@@ -83,26 +158,14 @@ pub struct PrivateDisplay {
 }
 
 impl PrivateDisplay {
-    /// Starts a display whose files (cookie, bus socket, record) live in `dir`, created 0700.
-    /// `inherited_xauthority` (the person's Xauthority) is copied into the display's cookie
-    /// file, so one XAUTHORITY reaches both displays.
-    pub fn start(
-        dir: &Path,
-        screen: Screen,
-        inherited_xauthority: Option<&Path>,
-    ) -> Result<Self, DisplayError> {
+    /// Starts a display whose files (bus socket, record) live in `dir`, created 0700, with
+    /// `auth`'s cookie.
+    pub fn start(dir: &Path, screen: Screen, auth: &Auth) -> Result<Self, DisplayError> {
         let dir_error = |source| DisplayError::Dir {
             dir: dir.to_path_buf(),
             source,
         };
-        {
-            use std::os::unix::fs::DirBuilderExt;
-            std::fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(dir)
-                .map_err(dir_error)?;
-        }
+        create_dir(dir)?;
         let xvfb = find_program("Xvfb", "xvfb")?;
         let openbox = find_program("openbox", "openbox")?;
         let dbus = find_program("dbus-daemon", "dbus-daemon")?;
@@ -114,8 +177,7 @@ impl PrivateDisplay {
                 program: "at-spi-bus-launcher",
                 package: "at-spi2-core",
             })?;
-        let cookie = xauth::new_cookie().map_err(dir_error)?;
-        let xauthority = dir.join("Xauthority");
+        let cookie = auth.cookie;
         let record_path = dir.join("display.json");
 
         let (server, number) = start_server(&xvfb, dir, screen, &cookie, &record_path)?;
@@ -131,13 +193,13 @@ impl PrivateDisplay {
             env: Vec::new(),
             children: vec![server],
         };
-        xauth::write(&xauthority, number, &cookie, inherited_xauthority).map_err(dir_error)?;
+        auth.add(number).map_err(dir_error)?;
         let bus = dir.join("bus");
         let _ = std::fs::remove_file(&bus);
         let bus_address = format!("unix:path={}", bus.display());
         display.env = vec![
             ("DISPLAY".into(), display.record.display.clone()),
-            ("XAUTHORITY".into(), xauthority.display().to_string()),
+            ("XAUTHORITY".into(), auth.file().display().to_string()),
             ("DBUS_SESSION_BUS_ADDRESS".into(), bus_address.clone()),
             ("XDG_SESSION_TYPE".into(), "x11".into()),
             ("GDK_BACKEND".into(), "x11".into()),
@@ -187,6 +249,11 @@ impl PrivateDisplay {
         &self.record.display
     }
 
+    /// Whether its X server still runs.
+    pub fn alive(&self) -> bool {
+        reap::running(self.record.group)
+    }
+
     /// What it recorded about itself.
     pub fn record(&self) -> &Record {
         &self.record
@@ -234,14 +301,27 @@ impl Drop for PrivateDisplay {
     }
 }
 
-/// Ends a display a killed daemon left behind in `dir`, if its record is there; answers it.
-pub fn reap(dir: &Path) -> Option<Record> {
-    let path = dir.join("display.json");
-    let record: Record = serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
-    let ended = reap::end(&record, END_GRACE);
-    let _ = std::fs::remove_file(&path);
-    tracing::warn!(display = %record.display, processes = ended, "ended a private display left by a daemon that did not exit");
-    Some(record)
+/// Ends every display a killed daemon left behind under `dir` (each in a directory of its
+/// own, with its record); answers what it ended.
+pub fn reap(dir: &Path) -> Vec<Record> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut reaped = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path().join("display.json");
+        let Ok(text) = std::fs::read(&path) else {
+            continue;
+        };
+        let _ = std::fs::remove_file(&path);
+        let Ok(record) = serde_json::from_slice::<Record>(&text) else {
+            continue;
+        };
+        let ended = reap::end(&record, END_GRACE);
+        tracing::warn!(display = %record.display, processes = ended, "ended a private display left by a daemon that did not exit");
+        reaped.push(record);
+    }
+    reaped
 }
 
 fn find_program(program: &'static str, package: &'static str) -> Result<PathBuf, DisplayError> {
@@ -270,9 +350,11 @@ fn start_server(
         {
             continue;
         }
-        xauth::write(&server_auth, number, cookie, None).map_err(|source| DisplayError::Dir {
-            dir: dir.to_path_buf(),
-            source,
+        xauth::write(&server_auth, &[number], cookie, None).map_err(|source| {
+            DisplayError::Dir {
+                dir: dir.to_path_buf(),
+                source,
+            }
         })?;
         let mut server = Command::new(xvfb)
             .arg(format!(":{number}"))

@@ -38,6 +38,17 @@ pub(crate) fn parse_stat(line: &str) -> Option<Stat> {
     })
 }
 
+/// Whether `pid` runs (a zombie nobody reaped yet does not).
+pub(crate) fn running(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|line| {
+            let state = line[line.rfind(')')? + 1..].trim_start().chars().next()?;
+            Some(state != 'Z' && state != 'X')
+        })
+        .unwrap_or(false)
+}
+
 pub(crate) fn stat(pid: i32) -> Option<Stat> {
     parse_stat(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
 }

@@ -33,12 +33,12 @@ pub(crate) fn entry(number: u32, cookie: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Writes `path` (mode 0600) with the private entry after the entries of `inherited`, the
-/// person's own Xauthority when there is one, so the daemon can still reach the person's
-/// display (for the kill hotkey) with the one file.
+/// Writes `path` (mode 0600) with an entry per display number after the entries of
+/// `inherited`, the person's own Xauthority when there is one, so the daemon can still reach
+/// the person's display (for the kill hotkey) with the one file.
 pub(crate) fn write(
     path: &Path,
-    number: u32,
+    numbers: &[u32],
     cookie: &[u8],
     inherited: Option<&Path>,
 ) -> std::io::Result<()> {
@@ -47,7 +47,9 @@ pub(crate) fn write(
     let mut content = inherited
         .and_then(|p| std::fs::read(p).ok())
         .unwrap_or_default();
-    content.extend(entry(number, cookie));
+    for number in numbers {
+        content.extend(entry(*number, cookie));
+    }
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .create(true)
@@ -82,7 +84,7 @@ mod tests {
         let inherited = dir.join("person");
         std::fs::write(&inherited, b"PERSON").unwrap();
         let path = dir.join("Xauthority");
-        write(&path, 3, &[1; 16], Some(&inherited)).unwrap();
+        write(&path, &[3], &[1; 16], Some(&inherited)).unwrap();
         let content = std::fs::read(&path).unwrap();
         assert!(content.starts_with(b"PERSON"));
         assert_eq!(&content[6..], entry(3, &[1; 16]).as_slice());

@@ -24,7 +24,7 @@ fn main() {
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
     let socket = dir.join("desk.sock");
     let mut daemon = Command::new(SHUTTLE)
-        .args(["serve", "--foreground"])
+        .args(["serve", "--foreground", "--display", "inherit"])
         .env("SHUTTLE_SOCKET", &socket)
         .env("SHUTTLE_LOG", "warn")
         .stderr(Stdio::null())

@@ -38,8 +38,12 @@ pub struct DaemonConfig {
     pub socket_group: Option<String>,
     /// How long an action waits for the desk turn before it fails with `desk busy`.
     pub turn_wait_ms: u64,
-    /// Which display the daemon drives; unset: `inherit` when it has a DISPLAY, else `private`.
+    /// Which display the daemon drives (see [`DisplayMode`]); unset: the default.
     pub display: Option<DisplayMode>,
+    /// Under `per-agent`: at most this many private displays at once.
+    pub displays_max: usize,
+    /// Under `per-agent`: a display no call used for this long is ended.
+    pub display_idle_s: u64,
 }
 
 /// Which display the daemon drives (`[daemon] display`, `shuttle serve --display`).
@@ -51,6 +55,8 @@ pub enum DisplayMode {
     /// A virtual display of the daemon's own (X server, window manager, session and
     /// accessibility buses), started with it and ended with it.
     Private,
+    /// A private display for each agent, started on its first call.
+    PerAgent,
 }
 
 impl DisplayMode {
@@ -59,6 +65,7 @@ impl DisplayMode {
         match self {
             Self::Inherit => "inherit",
             Self::Private => "private",
+            Self::PerAgent => "per-agent",
         }
     }
 }
@@ -69,6 +76,8 @@ impl Default for DaemonConfig {
             socket_group: None,
             turn_wait_ms: 15_000,
             display: None,
+            displays_max: 4,
+            display_idle_s: 900,
         }
     }
 }

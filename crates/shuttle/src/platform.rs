@@ -16,6 +16,18 @@ use desk_x11::X11Backend;
 pub struct LinuxX11 {
     display: Option<String>,
     person: Option<String>,
+    session: Option<Session>,
+}
+
+/// A private display's session: what apps launched there get, and its accessibility bus.
+#[derive(Debug, Clone, Default)]
+pub struct Session {
+    /// Variables set for its apps (DISPLAY, XAUTHORITY, the buses).
+    pub env: Vec<(String, String)>,
+    /// Variables its apps must not inherit from the daemon.
+    pub remove: Vec<String>,
+    /// Its accessibility bus.
+    pub accessibility: Option<String>,
 }
 
 impl LinuxX11 {
@@ -25,9 +37,23 @@ impl LinuxX11 {
         Self::new(display.clone(), display)
     }
 
-    /// Drives `display`; grabs the kill hotkey on `person`, the display the person uses.
+    /// Drives `display` with the daemon's environment; grabs the kill hotkey on `person`, the
+    /// display the person uses.
     pub fn new(display: Option<String>, person: Option<String>) -> Self {
-        Self { display, person }
+        Self {
+            display,
+            person,
+            session: None,
+        }
+    }
+
+    /// Drives the private display `display`, launching its apps into `session`.
+    pub fn private(display: String, person: Option<String>, session: Session) -> Self {
+        Self {
+            display: Some(display),
+            person,
+            session: Some(session),
+        }
     }
 
     fn display(&self) -> Result<&str, DeskError> {
@@ -50,8 +76,16 @@ impl Platform for LinuxX11 {
             display: x11.clone(),
             input: x11.clone(),
             presence: x11,
-            apps: Arc::new(LinuxApps),
-            accessibility: Arc::new(OnDemand::default()),
+            apps: Arc::new(match &self.session {
+                Some(session) => LinuxApps::with_env(session.env.clone(), session.remove.clone()),
+                None => LinuxApps::inherit(),
+            }),
+            accessibility: Arc::new(
+                match self.session.as_ref().and_then(|s| s.accessibility.clone()) {
+                    Some(address) => OnDemand::at(address),
+                    None => OnDemand::default(),
+                },
+            ),
         })
     }
 

@@ -177,3 +177,174 @@ fn a_private_display_without_xvfb_names_the_package_and_the_daemon_does_not_star
     );
     assert!(!scratch.path("desk.sock").exists());
 }
+
+fn per_agent(extra: &str) -> Daemon {
+    Daemon::start_configured(
+        Some(&format!("[daemon]\ndisplay = \"per-agent\"\n{extra}")),
+        &[],
+    )
+}
+
+/// The agents' seats, as `status` lists them: agent → (display, X server pid).
+fn seats(daemon: &Daemon) -> std::collections::HashMap<String, (String, i64)> {
+    let status = daemon.call("status", json!({})).json();
+    status["agents"]["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["agent"].as_str().unwrap().to_string(),
+                (
+                    a["display"].as_str().unwrap().to_string(),
+                    a["x_server_pid"].as_i64().unwrap(),
+                ),
+            )
+        })
+        .collect()
+}
+
+fn launch_as(wire: &mut Wire, title: &str, log: &Path) -> i64 {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixture/fixture.py");
+    let reply = wire.call(
+        "desk_launch",
+        json!({"app": "/usr/bin/python3", "args": [script, "--title", title, "--log", log]}),
+    );
+    assert!(!reply.is_error, "{}", reply.text);
+    wait_for("the agent's fixture", Duration::from_secs(20), || {
+        std::fs::read_to_string(log)
+            .unwrap_or_default()
+            .contains("\"ready\"")
+            .then_some(())
+    });
+    reply.json()["pid"].as_i64().unwrap()
+}
+
+#[test]
+fn two_agents_type_different_texts_at_once_each_on_a_display_of_its_own() {
+    require_desktop();
+    let bystander = Fixture::start("Person's Window", &[]);
+    run("wmctrl", &["-i", "-a", &bystander.id()]);
+    run("xdotool", &["mousemove", "222", "111"]);
+    let before = wait_for("the person's focus", Duration::from_secs(5), || {
+        let now = pointer_and_focus();
+        (now.0 == (222, 111) && now.1 > 1).then_some(now)
+    });
+    let daemon = per_agent("");
+    let scratch = Scratch::new("per-agent");
+    let agents = [
+        ("agent-a", "Ålpha ✓ ünïcödé 一二三", scratch.path("a.log")),
+        ("agent-b", "βeta → ñ 四五六 😀", scratch.path("b.log")),
+    ];
+    let mut wires: Vec<Wire> = agents
+        .iter()
+        .map(|(agent, _, _)| Wire::connect_as(&daemon.socket, agent))
+        .collect();
+    for ((agent, _, log), wire) in agents.iter().zip(&mut wires) {
+        launch_as(wire, &format!("Window of {agent}"), log);
+    }
+    let seats = seats(&daemon);
+    assert_eq!(seats.len(), 2, "{seats:?}");
+    assert_ne!(seats["agent-a"].0, seats["agent-b"].0);
+    // Each agent sees its own window only.
+    let listed = wires[0].call("desk_windows", json!({})).text;
+    assert!(
+        listed.contains("Window of agent-a") && !listed.contains("agent-b"),
+        "{listed}"
+    );
+
+    let typers: Vec<_> = agents
+        .iter()
+        .zip(wires)
+        .map(|((agent, text, _), mut wire)| {
+            let (agent, text) = (agent.to_string(), text.to_string());
+            std::thread::spawn(move || {
+                wire.call(
+                    "desk_type",
+                    json!({"window": format!("Window of {agent}"), "text": text}),
+                )
+            })
+        })
+        .collect();
+    for typer in typers {
+        let reply = typer.join().unwrap();
+        assert!(!reply.is_error, "{}", reply.text);
+    }
+    for (agent, text, log) in &agents {
+        let typed: Vec<Value> = log_events(log, "text");
+        assert!(
+            typed.iter().any(|e| e["text"] == *text),
+            "{agent}'s text did not land whole: {typed:?}"
+        );
+    }
+    bystander.assert_untouched();
+    assert_eq!(
+        pointer_and_focus(),
+        before,
+        "the person's pointer or focus moved"
+    );
+}
+
+#[test]
+fn the_display_cap_is_named_and_a_dead_display_is_replaced_on_the_next_call() {
+    require_desktop();
+    let daemon = per_agent("displays_max = 1\n");
+    let mut first = Wire::connect_as(&daemon.socket, "first");
+    let windows = first.call("desk_windows", json!({}));
+    assert!(!windows.is_error, "{}", windows.text);
+    let mut second = Wire::connect_as(&daemon.socket, "second");
+    let refused = second.call("desk_windows", json!({}));
+    assert!(refused.is_error);
+    assert!(
+        refused.text.contains("displays_max = 1") && refused.text.contains("first"),
+        "{}",
+        refused.text
+    );
+
+    let (display, server) = seats(&daemon)["first"].clone();
+    // SAFETY: the X server pid the daemon reports for the agent's display.
+    unsafe { libc::kill(server as i32, libc::SIGKILL) };
+    wait_for("the X server to die", Duration::from_secs(5), || {
+        (!alive(server)).then_some(())
+    });
+    let died = first.call("desk_windows", json!({}));
+    assert!(died.is_error);
+    assert!(
+        died.text.contains(&display) && died.text.contains("died"),
+        "{}",
+        died.text
+    );
+    let fresh = first.call("desk_windows", json!({}));
+    assert!(!fresh.is_error, "{}", fresh.text);
+    assert_ne!(seats(&daemon)["first"].0, "", "a fresh display");
+}
+
+#[test]
+fn an_agents_display_ends_with_its_mcp_session() {
+    require_desktop();
+    let daemon = per_agent("");
+    let scratch = Scratch::new("session-end");
+    let log = scratch.path("app.log");
+    let mut mcp = Mcp::start(
+        &daemon.socket,
+        &[("SHUTTLE_CONFIG", daemon.config_path().to_str().unwrap())],
+    );
+    mcp.initialize("2025-06-18");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixture/fixture.py");
+    let result = mcp.call(
+        "desk",
+        json!({"verb": "launch", "app": "/usr/bin/python3", "args": [script, "--title", "Session App", "--log", log]}),
+    );
+    assert_ne!(result["isError"], json!(true), "{result}");
+    let app: Value = serde_json::from_str(&result_text(&result)).unwrap();
+    let app = app["pid"].as_i64().unwrap();
+    let seats = seats(&daemon);
+    let (_, server) = seats.values().next().unwrap().clone();
+    assert!(alive(server) && alive(app));
+    drop(mcp);
+    wait_for(
+        "the session's display to end",
+        Duration::from_secs(15),
+        || (!alive(server) && !alive(app)).then_some(()),
+    );
+}

@@ -159,7 +159,7 @@ fn pipelined_calls_are_answered_in_order() {
 fn a_second_daemon_on_the_same_socket_exits_with_status_1() {
     let daemon = Daemon::start();
     let out = Command::new(SHUTTLE)
-        .args(["serve", "--foreground"])
+        .args(["serve", "--foreground", "--display", "inherit"])
         .env("SHUTTLE_SOCKET", &daemon.socket)
         .output()
         .unwrap();
@@ -183,7 +183,7 @@ fn a_stale_socket_file_is_replaced() {
     drop(std::os::unix::net::UnixListener::bind(&socket).unwrap());
     assert!(std::os::unix::net::UnixStream::connect(&socket).is_err());
     let mut child = Command::new(SHUTTLE)
-        .args(["serve", "--foreground"])
+        .args(["serve", "--foreground", "--display", "inherit"])
         .env("SHUTTLE_SOCKET", &socket)
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -207,7 +207,7 @@ fn a_socket_directory_open_to_others_is_refused() {
     std::fs::set_permissions(&scratch.0, std::fs::Permissions::from_mode(0o755)).unwrap();
     let socket = scratch.path("desk.sock");
     let out = Command::new(SHUTTLE)
-        .args(["serve", "--foreground"])
+        .args(["serve", "--foreground", "--display", "inherit"])
         .env("SHUTTLE_SOCKET", &socket)
         .output()
         .unwrap();
@@ -244,7 +244,7 @@ fn a_socket_directory_of_another_owner_is_refused() {
         (std::path::PathBuf::from("/root"), 0)
     };
     let out = Command::new(SHUTTLE)
-        .args(["serve", "--foreground"])
+        .args(["serve", "--foreground", "--display", "inherit"])
         .env("SHUTTLE_SOCKET", foreign.join("desk.sock"))
         .output()
         .unwrap();

@@ -23,3 +23,28 @@ pub use frame::{FrameError, FrameReader, MAX_FRAME, encode_frame, write_frame};
 pub use message::{Reply, Request, RequestError, decode_reply, decode_request};
 pub use peek::peek_tool;
 pub use tools::Tool;
+
+/// The agent id `shuttle mcp` sends: its own pid, so the daemon can tell when the session is
+/// over (the process is gone) and end what it kept for it.
+pub fn session_agent_id(pid: u32) -> String {
+    format!("mcp-{pid}")
+}
+
+/// The pid of the MCP session an agent id names, if it is one.
+pub fn session_pid(agent_id: &str) -> Option<u32> {
+    agent_id.strip_prefix("mcp-")?.parse().ok()
+}
+
+#[cfg(test)]
+mod session_tests {
+    use super::*;
+
+    #[test]
+    fn a_session_agent_id_names_its_pid_and_nothing_else_does() {
+        assert_eq!(session_pid(&session_agent_id(4242)), Some(4242));
+        assert_eq!(session_pid("mcp-"), None);
+        assert_eq!(session_pid("mcp-12/run-3"), None);
+        assert_eq!(session_pid("agent-7"), None);
+        assert_eq!(session_pid(""), None);
+    }
+}

@@ -68,10 +68,14 @@ pub struct AtSpi {
 }
 
 impl AtSpi {
-    /// Connects to the accessibility bus, turning accessibility on for the session first.
-    pub fn connect() -> Result<Self, DeskError> {
+    /// Connects to the accessibility bus at `address`, else to the session's (turning
+    /// accessibility on for the session first).
+    pub fn connect(address: Option<&str>) -> Result<Self, DeskError> {
         let connecting = Box::pin(async {
-            let address = bus_address().await?;
+            let address = match address {
+                Some(address) => address.to_string(),
+                None => bus_address().await?,
+            };
             let conn = zbus::connection::Builder::address(address.as_str())
                 .map(|b| b.method_timeout(CALL_TIMEOUT))
                 .map_err(no_bus)?
@@ -776,15 +780,25 @@ fn bad_id(node: &NodeRef, e: &zbus::Error) -> DeskError {
 #[derive(Default)]
 pub struct OnDemand {
     bus: Mutex<Option<Arc<AtSpi>>>,
+    /// The bus's address; none: the session's (`AT_SPI_BUS_ADDRESS`, else `org.a11y.Bus`).
+    address: Option<String>,
 }
 
 impl OnDemand {
+    /// The accessibility bus at `address` (a private display's).
+    pub fn at(address: String) -> Self {
+        Self {
+            bus: Mutex::default(),
+            address: Some(address),
+        }
+    }
+
     fn get(&self) -> Result<Arc<AtSpi>, DeskError> {
         let mut bus = self.bus.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(connected) = bus.as_ref() {
             return Ok(connected.clone());
         }
-        let connected = Arc::new(AtSpi::connect()?);
+        let connected = Arc::new(AtSpi::connect(self.address.as_deref())?);
         *bus = Some(connected.clone());
         Ok(connected)
     }

@@ -32,7 +32,7 @@ pub async fn run() -> anyhow::Result<()> {
         }
         Err(_) => Plugins::default(),
     };
-    let agent_id = format!("mcp-{}", std::process::id());
+    let agent_id = desk_core::wire::session_agent_id(std::process::id());
     let client = DeskClient::new(socket, agent_id, WhenAbsent::Start);
     let (stdin, stdout) = rmcp::transport::stdio_pipes();
     let transport = ordered::Ordered::new(AsyncRwTransport::new_server(stdin, stdout));

@@ -11,13 +11,12 @@ use desk_core::outcome::Outcome;
 use desk_core::wire::Request;
 use serde_json::Value;
 
-use super::desk::DeskHandle;
 use super::ended::Ended;
 use super::hotkey::HotkeyKeeper;
 use super::runs::RunSlots;
+use super::seats::{Seat, Seats};
 use super::services::Services;
 use super::stop::StopSwitch;
-use super::turn::Turn;
 use crate::config::{Config, ConfigSource};
 use crate::journal::{self, Entry, Journal};
 use crate::plugins::Plugins;
@@ -35,10 +34,9 @@ pub struct Daemon {
     pub(super) started: Instant,
     /// The socket it listens on, for `status`.
     pub(super) socket: PathBuf,
-    /// The desktop, connected on first use and again after a break.
-    pub(super) desk: Arc<DeskHandle>,
-    /// One action at a time across every connection.
-    pub(super) turn: Turn,
+    /// Where each agent's calls land: a display, its desk connection (made on first use and
+    /// again after a break) and its turn (one action at a time per display).
+    pub(super) seats: Seats,
     /// The vision verbs' sessions: each caller's elements and screenshot scale.
     pub(super) sessions: Arc<desk::vision::Sessions>,
     /// Calls answered, for `status`.
@@ -69,9 +67,20 @@ pub struct Daemon {
 
 impl Daemon {
     /// A daemon serving `socket`, reading its settings from `config`, driving the desktop
-    /// `platform` connects, with the plugins of the config's plugin directory. Starts the
-    /// services, so it needs a tokio runtime.
+    /// `platform` connects for every agent, with the plugins of the config's plugin directory.
+    /// Starts the services, so it needs a tokio runtime.
     pub fn new(socket: PathBuf, config: ConfigSource, platform: Arc<dyn Platform>) -> Arc<Self> {
+        let seat = Seat::shared(None, platform.clone());
+        Self::with_seats(socket, config, platform, Seats::Shared(Arc::new(seat)))
+    }
+
+    /// Like [`Daemon::new`], with its `seats` given; `platform` grabs the kill hotkey.
+    pub fn with_seats(
+        socket: PathBuf,
+        config: ConfigSource,
+        platform: Arc<dyn Platform>,
+        seats: Seats,
+    ) -> Arc<Self> {
         let settings = config.last_good();
         let plugins = Arc::new(Plugins::load(&settings.tools.plugin_dir(config.path())));
         for error in &plugins.errors {
@@ -81,8 +90,7 @@ impl Daemon {
         Arc::new_cyclic(|me| Self {
             started: Instant::now(),
             socket,
-            desk: Arc::new(DeskHandle::new(platform.clone())),
-            turn: Turn::default(),
+            seats,
             sessions: Arc::default(),
             calls: AtomicU64::new(0),
             connections: AtomicU64::new(0),
@@ -144,8 +152,10 @@ impl Daemon {
     /// Connects the desktop now, so that it is ready (and its windows' pixels are kept) by the
     /// first call. Blocking; a failure is left for the first call to report.
     pub fn connect_desk(&self) {
-        if let Err(e) = self.desk.get() {
-            tracing::info!(error = %e, "the desktop is not reachable yet");
+        for seat in self.seats.all() {
+            if let Err(e) = seat.desk.get() {
+                tracing::info!(error = %e, "the desktop is not reachable yet");
+            }
         }
     }
 
@@ -185,13 +195,15 @@ impl Daemon {
 
     /// Gives back what the desk borrowed (lent keycodes), before the daemon exits.
     pub async fn release(&self) {
-        let desk = self.desk.clone();
-        let released = tokio::task::spawn_blocking(move || {
-            desk.current().map(|backend| backend.input.release())
-        })
-        .await;
-        if let Ok(Some(Err(e))) = released {
-            tracing::warn!(error = %e, "could not give back what the desk borrowed");
+        for seat in self.seats.all() {
+            let desk = seat.desk.clone();
+            let released = tokio::task::spawn_blocking(move || {
+                desk.current().map(|backend| backend.input.release())
+            })
+            .await;
+            if let Ok(Some(Err(e))) = released {
+                tracing::warn!(error = %e, "could not give back what the desk borrowed");
+            }
         }
     }
 }

@@ -1,26 +1,33 @@
-//! Which display the daemon drives: the person's (`inherit`) or one of its own (`private`),
-//! settled once at start, before any thread exists, because a private display becomes the
-//! daemon's own environment (DISPLAY, XAUTHORITY, the buses) and so every app, script and
-//! service it starts runs there and never on the person's display.
+//! Which display the daemon drives: the person's (`inherit`), one of its own (`private`), or
+//! one per agent (`per-agent`). Settled once at start, before any thread exists, because it
+//! changes the daemon's own environment: XAUTHORITY for its private displays' cookie, and under
+//! `private` the display and its buses, so every app, script and service the daemon starts runs
+//! there and never on the person's display.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
-use private_display::{PrivateDisplay, Screen};
+use private_display::{Auth, PrivateDisplay, Screen};
 use serde_json::{Value, json};
 
-use crate::config::DisplayMode;
+use super::seats::{PerAgentSettings, Seat, Seats};
+use crate::config::{DaemonConfig, DisplayMode};
+use crate::platform::LinuxX11;
 
 /// The display the daemon settled on, kept for its whole life: dropping it ends a private one.
 pub struct Settled {
     /// The mode in force.
     pub mode: DisplayMode,
-    /// The display the desk drives.
+    /// The display every agent shares (none under `per-agent`).
     pub desk: Option<String>,
     /// The person's display, where the kill hotkey is grabbed (the same as `desk` under
     /// `inherit`; none when the daemon started without a DISPLAY).
     pub person: Option<String>,
     private: Option<PrivateDisplay>,
+    auth: Option<Arc<Auth>>,
+    dir: PathBuf,
 }
 
 impl Settled {
@@ -33,56 +40,86 @@ impl Settled {
             "group": self.private.as_ref().map(|p| p.record().group),
         })
     }
+
+    /// The platform that grabs the kill hotkey (on the person's display) and, unless displays
+    /// are per agent, drives the shared one.
+    pub fn platform(&self) -> LinuxX11 {
+        LinuxX11::new(self.desk.clone(), self.person.clone())
+    }
+
+    /// The daemon's seats: one shared, or one per agent as `config` bounds them.
+    pub fn seats(&self, config: &DaemonConfig) -> Seats {
+        match (&self.auth, self.mode) {
+            (Some(auth), DisplayMode::PerAgent) => Seats::per_agent(PerAgentSettings {
+                auth: auth.clone(),
+                dir: self.dir.clone(),
+                person: self.person.clone(),
+                max: config.displays_max.max(1),
+                idle: Duration::from_secs(config.display_idle_s.max(1)),
+            }),
+            _ => Seats::Shared(Arc::new(Seat::shared(
+                self.desk.clone(),
+                Arc::new(self.platform()),
+            ))),
+        }
+    }
 }
 
-/// The private display's files: `display` beside the socket.
+/// The private displays' files: `display` beside the socket.
 pub fn private_dir(socket: &Path) -> PathBuf {
     crate::endpoint::socket_dir(socket).join("display")
 }
 
 /// Ends what a killed daemon left in `socket`'s directory, then settles the display: `chosen`
-/// (the command line's, else the config's), else `inherit` when the daemon has a DISPLAY and
-/// `private` when it has none.
+/// (the command line's, else the config's), else `per-agent`.
 ///
-/// Must run before the daemon starts any thread: a private display is set into the process's
-/// environment.
+/// Must run before the daemon starts any thread: it sets the process's environment.
 pub fn settle(socket: &Path, chosen: Option<DisplayMode>) -> anyhow::Result<Settled> {
     let dir = private_dir(socket);
-    if let Some(record) = private_display::reap(&dir) {
+    for record in private_display::reap(&dir) {
         tracing::warn!(display = %record.display, "reaped the private display of a daemon that was killed");
     }
     let person = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty());
-    let mode = chosen.unwrap_or(if person.is_some() {
-        DisplayMode::Inherit
-    } else {
-        DisplayMode::Private
-    });
+    let mode = chosen.unwrap_or(DisplayMode::PerAgent);
+    let mut settled = Settled {
+        mode,
+        desk: person.clone(),
+        person,
+        private: None,
+        auth: None,
+        dir,
+    };
     if mode == DisplayMode::Inherit {
-        return Ok(Settled {
-            mode,
-            desk: person.clone(),
-            person,
-            private: None,
-        });
+        return Ok(settled);
     }
-    let inherited_xauthority = std::env::var_os("XAUTHORITY")
+    let inherited = std::env::var_os("XAUTHORITY")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".Xauthority")))
         .filter(|p| p.is_file());
-    let private = PrivateDisplay::start(&dir, Screen::default(), inherited_xauthority.as_deref())
-        .context("cannot start the private display (`[daemon] display = \"inherit\"` drives the person's display instead)")?;
-    for var in PrivateDisplay::unset() {
-        // SAFETY: called before the daemon starts any thread (see above).
-        unsafe { std::env::remove_var(var) };
+    let auth = Auth::new(&settled.dir, inherited.as_deref())
+        .context("cannot write the private displays' cookie")?;
+    // SAFETY: called before the daemon starts any thread (see above). One file holds the
+    // person's cookies and the private displays', so the daemon reaches all of them.
+    unsafe { std::env::set_var("XAUTHORITY", auth.file()) };
+    if mode == DisplayMode::Private {
+        let private = PrivateDisplay::start(&settled.dir.join("shared"), Screen::default(), &auth)
+            .context(
+                "cannot start the private display (`[daemon] display = \"inherit\"` drives the \
+                 person's display instead)",
+            )?;
+        for var in PrivateDisplay::unset() {
+            // SAFETY: as above.
+            unsafe { std::env::remove_var(var) };
+        }
+        for (key, value) in private.env() {
+            // SAFETY: as above.
+            unsafe { std::env::set_var(key, value) };
+        }
+        settled.desk = Some(private.name().to_string());
+        settled.private = Some(private);
+    } else {
+        settled.desk = None;
     }
-    for (key, value) in private.env() {
-        // SAFETY: as above.
-        unsafe { std::env::set_var(key, value) };
-    }
-    Ok(Settled {
-        mode,
-        desk: Some(private.name().to_string()),
-        person,
-        private: Some(private),
-    })
+    settled.auth = Some(Arc::new(auth));
+    Ok(settled)
 }

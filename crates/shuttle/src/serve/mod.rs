@@ -10,6 +10,7 @@
 //! - [`display`]: which display the daemon drives, and its private one.
 //! - `stop`: the user's stop, which ends every call in flight.
 //! - `hotkey`: keeping the kill hotkey grabbed.
+//! - [`seats`]: where each agent's calls land (one display for all, or one per agent).
 //! - `runs`: `script_run`, `gui_plan` and the tool plugins.
 //! - `model_calls`: `model_decide`, `model_ask`, `model_ground`.
 //! - `services`: the service plugins, kept running; `splice` hands them their calls.
@@ -25,6 +26,7 @@ mod hotkey;
 mod model_calls;
 mod pipeline;
 mod runs;
+pub mod seats;
 mod services;
 mod splice;
 mod status;
@@ -46,7 +48,6 @@ use tokio::task::JoinSet;
 
 use crate::config::{self, ConfigSource, DisplayMode};
 use crate::endpoint::{self, Claim};
-use crate::platform::LinuxX11;
 pub use daemon::{Daemon, Peer};
 
 /// How often the daemon looks at the config for a new kill hotkey, and tries again to grab one
@@ -89,9 +90,10 @@ pub fn run(foreground: bool, display: Option<DisplayMode>) -> anyhow::Result<()>
             );
         }
     };
-    // Before the runtime's threads: a private display is set into the environment.
+    // Before the runtime's threads: the display's settings go into the environment.
     let settled = display::settle(&socket, display.or(configured_display))?;
     tracing::info!(mode = settled.mode.name(), display = ?settled.desk, "display settled");
+    let seats = settled.seats(&config.last_good().daemon);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -99,8 +101,8 @@ pub fn run(foreground: bool, display: Option<DisplayMode>) -> anyhow::Result<()>
     runtime.block_on(async {
         let listener = bind(&socket, group)?;
         tracing::info!(socket = %socket.display(), pid = std::process::id(), "listening");
-        let platform = LinuxX11::new(settled.desk.clone(), settled.person.clone());
-        let daemon = Daemon::new(socket.clone(), config, Arc::new(platform));
+        let platform = Arc::new(settled.platform());
+        let daemon = Daemon::with_seats(socket.clone(), config, platform, seats);
         daemon.set_display_status(settled.status());
         let mut terminate = signal(SignalKind::terminate())?;
         let mut interrupt = signal(SignalKind::interrupt())?;
@@ -110,11 +112,15 @@ pub fn run(foreground: bool, display: Option<DisplayMode>) -> anyhow::Result<()>
                 _ = interrupt.recv() => {}
             }
         };
+        tokio::spawn(sweep_seats(Arc::downgrade(&daemon)));
+        let kept = daemon.clone();
         serve(listener, daemon, group, signalled).await;
+        // Each agent's display, and the apps on it, end with the daemon.
+        let _ = tokio::task::spawn_blocking(move || kept.seats.end_all()).await;
         let _ = std::fs::remove_file(&socket);
         anyhow::Ok(())
     })?;
-    // The calls and their tasks are gone; the private display (and every app on it) goes now.
+    // The calls and their tasks are gone; the private displays (and every app on them) go now.
     drop(runtime);
     drop(settled);
     Ok(())
@@ -159,6 +165,22 @@ pub async fn serve(
     connections.shutdown().await;
     daemon.end_services().await;
     daemon.release().await;
+}
+
+/// How often per-agent displays are checked for idleness, a dead X server or a finished session.
+const SEAT_SWEEP: Duration = Duration::from_secs(5);
+
+/// Ends per-agent displays that are no longer needed, until the daemon goes.
+async fn sweep_seats(daemon: std::sync::Weak<Daemon>) {
+    loop {
+        tokio::time::sleep(SEAT_SWEEP).await;
+        let Some(strong) = daemon.upgrade() else {
+            return;
+        };
+        for agent in strong.seats.sweep() {
+            tracing::info!(agent = %agent, "ended the agent's private display");
+        }
+    }
 }
 
 /// Keeps the kill hotkey grabbed as the config says, until the daemon goes.

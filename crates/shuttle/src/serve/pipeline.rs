@@ -168,10 +168,19 @@ impl Daemon {
                 return Ended::not_run(kind, Outcome::refused_by(Control::Stop, stopped));
             }
         };
+        let seat = tokio::select! {
+            found = self.seats.seat_for(&request.agent_id) => match found {
+                Ok(seat) => seat,
+                Err(reason) => return Ended::failed(kind, reason),
+            },
+            () = self.stop.stopped() => {
+                return Ended::not_run(kind, Outcome::refused_by(Control::Stop, STOPPED));
+            }
+        };
         let turn = if act {
             let wait = Duration::from_millis(config.daemon.turn_wait_ms);
             tokio::select! {
-                taken = self.turn.take(&request.agent_id, &request.tool, wait) => match taken {
+                taken = seat.turn.take(&request.agent_id, &request.tool, wait) => match taken {
                     Ok(guard) => Some(guard),
                     Err(busy) => return Ended::failed(kind, busy),
                 },
@@ -191,7 +200,7 @@ impl Daemon {
         };
         // Dropping this future (the client went away) cancels the call on its thread.
         let _cancel_on_drop = CancelOnDrop(cancel);
-        let desk = self.desk.clone();
+        let desk = seat.desk.clone();
         let ran = tokio::task::spawn_blocking(move || {
             // The turn is held until the action has really ended, even if its caller is gone.
             let _turn = turn;

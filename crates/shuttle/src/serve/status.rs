@@ -5,14 +5,21 @@ use std::sync::atomic::Ordering;
 use serde_json::{Value, json};
 
 use super::daemon::Daemon;
+use super::seats::Seats;
 use crate::config::Config;
 
 impl Daemon {
     /// The daemon's state under `config`.
     pub(super) fn status(&self, config: &Config) -> Value {
-        let desk = match self.desk.current() {
+        let seats = self.seats.all();
+        let shared = match &self.seats {
+            Seats::Shared(seat) => Some(seat),
+            Seats::PerAgent { .. } => None,
+        };
+        let desk = match shared.and_then(|seat| seat.desk.current()) {
             Some(backend) => serde_json::to_value(backend.display.info()).unwrap_or(Value::Null),
-            None => json!({"connected": false}),
+            None if shared.is_some() => json!({"connected": false}),
+            None => json!({"per_agent": seats.len()}),
         };
         let safety = &config.safety;
         json!({
@@ -36,7 +43,8 @@ impl Daemon {
             "journal": config.journal.enabled.then(|| config.journal.file().display().to_string()),
             "display": self.display.get(),
             "desk": desk,
-            "turn": self.turn.describe_holder(),
+            "turn": shared.and_then(|seat| seat.turn.describe_holder()),
+            "agents": self.seats.status(),
             "scripts": config.tools.script_run,
             "models": models_status(&config.models),
             "plugins": {

@@ -157,8 +157,13 @@ impl Daemon {
             .open(scratch.path("serve.log"))
             .unwrap();
         let mut command = Command::new(SHUTTLE);
+        command.args(["serve", "--foreground"]);
+        // The tests drive the rig's display, the person's, unless their config picks another.
+        let config = std::fs::read_to_string(scratch.path("config.toml")).unwrap_or_default();
+        if !config.contains("display =") {
+            command.args(["--display", "inherit"]);
+        }
         command
-            .args(["serve", "--foreground"])
             .env("SHUTTLE_SOCKET", socket)
             .env("SHUTTLE_CONFIG", scratch.path("config.toml"))
             .env("XDG_STATE_HOME", scratch.path("state"))

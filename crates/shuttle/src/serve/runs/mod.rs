@@ -93,9 +93,18 @@ impl Daemon {
             "" => format!("run-{number}"),
             agent => format!("{agent}/run-{number}"),
         };
+        let seat = tokio::select! {
+            found = self.seats.seat_for(&request.agent_id) => match found {
+                Ok(seat) => seat,
+                Err(reason) => return Ended::failed(Kind::Run, format!("{}: {reason}", request.tool)),
+            },
+            () = self.stop.stopped() => {
+                return Ended::not_run(Kind::Run, Outcome::refused_by(Control::Stop, STOPPED));
+            }
+        };
         let wait = Duration::from_millis(config.daemon.turn_wait_ms);
         let turn = tokio::select! {
-            taken = self.turn.take_for_run(&name, &request.tool, wait) => match taken {
+            taken = seat.turn.take_for_run(&name, &request.tool, wait) => match taken {
                 Ok(turn) => turn,
                 Err(busy) => return Ended::failed(Kind::Run, busy),
             },
@@ -114,7 +123,7 @@ impl Daemon {
         let launch = Launch {
             program,
             entry,
-            env: vec![
+            env: [
                 ("SHUTTLE_SOCKET".into(), self.socket.display().to_string()),
                 ("SHUTTLE_AGENT".into(), name.clone()),
                 ("SHUTTLE_SCRIPT".into(), script.display().to_string()),
@@ -130,7 +139,11 @@ impl Daemon {
                     "NODE_COMPILE_CACHE".into(),
                     self.socket_dir().join("node-cache").display().to_string(),
                 ),
-            ],
+            ]
+            .into_iter()
+            // The agent's own display, under per-agent displays: what the script starts runs there.
+            .chain(seat.env.iter().cloned())
+            .collect(),
             hidden: config.models.key_variables(),
             cwd: home(),
             timeout: run.timeout,
