@@ -432,30 +432,38 @@ fn x_connect(number: u32, cookie: &[u8]) -> Option<x11rb::rust_connection::RustC
     .ok()
 }
 
-/// Waits for the window manager to claim the screen (`_NET_SUPPORTING_WM_CHECK` on the root),
-/// so the first app is placed and focused by it.
+/// Waits for the window manager to claim the screen (`_NET_SUPPORTING_WM_CHECK` on the root)
+/// and to publish its client list (openbox sets that a moment later, and an empty list is
+/// still a list), so the first app is placed and focused by it and the first call can list
+/// windows.
 fn wait_for_window_manager(number: u32, cookie: &[u8]) -> Result<(), DisplayError> {
     use x11rb::connection::Connection;
     use x11rb::protocol::xproto::{AtomEnum, ConnectionExt};
-    let conn = x_connect(number, cookie).ok_or_else(|| DisplayError::Start {
+    let failed = |reason: &str| DisplayError::Start {
         part: "window manager",
-        reason: "the X server went away".into(),
-    })?;
+        reason: reason.into(),
+    };
+    let conn = x_connect(number, cookie).ok_or_else(|| failed("the X server went away"))?;
     let root = conn.setup().roots[0].root;
-    let check = conn
-        .intern_atom(false, b"_NET_SUPPORTING_WM_CHECK")
-        .ok()
-        .and_then(|c| c.reply().ok())
-        .map(|r| r.atom)
-        .ok_or_else(|| DisplayError::Start {
-            part: "window manager",
-            reason: "the X server did not answer".into(),
-        })?;
-    wait_until("window manager", START_TIMEOUT, || {
-        conn.get_property(false, root, check, AtomEnum::WINDOW, 0, 1)
+    let atom = |name: &[u8]| {
+        conn.intern_atom(false, name)
             .ok()
             .and_then(|c| c.reply().ok())
-            .is_some_and(|r| r.value_len > 0)
+            .map(|r| r.atom)
+            .ok_or_else(|| failed("the X server did not answer"))
+    };
+    let (check, clients) = (
+        atom(b"_NET_SUPPORTING_WM_CHECK")?,
+        atom(b"_NET_CLIENT_LIST")?,
+    );
+    let property = |name| {
+        conn.get_property(false, root, name, AtomEnum::WINDOW, 0, 1)
+            .ok()
+            .and_then(|c| c.reply().ok())
+    };
+    wait_until("window manager", START_TIMEOUT, || {
+        property(check).is_some_and(|r| r.value_len > 0)
+            && property(clients).is_some_and(|r| r.type_ == u32::from(AtomEnum::WINDOW))
     })
 }
 
