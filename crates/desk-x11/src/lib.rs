@@ -327,6 +327,35 @@ impl Presence for X11Backend {
     }
 }
 
+/// The person's side of a display nobody watches (an agent's private one): confirm questions go
+/// to the person's own display, where they are, and nothing is drawn on the agent's.
+#[derive(Debug, Clone)]
+pub struct AskThePerson {
+    /// The person's display; none when the daemon started without one.
+    pub person: Option<String>,
+}
+
+impl Presence for AskThePerson {
+    fn ask(&self, question: &Question, cancel: &Cancel) -> Result<Answer, DeskError> {
+        match &self.person {
+            Some(display) => confirm::ask(display, question, cancel),
+            None => Err(DeskError::Unreachable {
+                system: "x11",
+                reason: "confirm mode asks the person on their own display, and the daemon \
+                         started without a DISPLAY: start it from the desktop session, or turn \
+                         [safety] confirm off"
+                    .into(),
+            }),
+        }
+    }
+
+    fn indicate(&self, _acting: bool) {}
+
+    fn overlays(&self) -> Vec<Rect> {
+        Vec::new()
+    }
+}
+
 /// Gives lent keycodes back once typing has been idle for a while, until the backend is gone.
 fn give_back_when_idle(lender: Weak<Mutex<Lender>>, conn: Arc<Conn>) {
     std::thread::spawn(move || {

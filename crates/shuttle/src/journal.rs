@@ -32,6 +32,9 @@ pub struct Entry {
     pub ts: String,
     /// The agent that made it ("" from the CLI).
     pub agent_id: String,
+    /// The display its calls land on (under per-agent displays, the agent's own), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display: Option<String>,
     /// The wire tool.
     pub tool: String,
     /// Act, observe or control.
@@ -235,6 +238,7 @@ mod tests {
         Entry {
             seq: 0,
             ts: String::new(),
+            display: None,
             agent_id: "a1".into(),
             tool: tool.into(),
             kind: Kind::Act,

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use desk::{Backend, DeskError, Hotkey, Platform};
+use desk::{Backend, DeskError, Hotkey, Platform, Presence};
 use desk_linux::LinuxApps;
 use desk_linux::atspi::OnDemand;
 use desk_x11::X11Backend;
@@ -75,7 +75,13 @@ impl Platform for LinuxX11 {
         Ok(Backend {
             display: x11.clone(),
             input: x11.clone(),
-            presence: x11,
+            presence: match &self.session {
+                // Nobody watches a private display: the person is asked on their own.
+                Some(_) => Arc::new(desk_x11::AskThePerson {
+                    person: self.person.clone(),
+                }) as Arc<dyn Presence>,
+                None => x11,
+            },
             apps: Arc::new(match &self.session {
                 Some(session) => LinuxApps::with_env(session.env.clone(), session.remove.clone()),
                 None => LinuxApps::inherit(),

@@ -348,3 +348,72 @@ fn an_agents_display_ends_with_its_mcp_session() {
         || (!alive(server) && !alive(app)).then_some(()),
     );
 }
+
+/// The confirm dialog on the person's display.
+fn dialog() -> String {
+    wait_for("the confirm dialog", Duration::from_secs(10), || {
+        let out = Command::new("xdotool")
+            .args(["search", "--name", "shuttle: allow this action"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()
+            .map(String::from)
+    })
+}
+
+#[test]
+fn confirm_asks_on_the_persons_display_for_an_agent_on_its_own_and_the_journal_names_it() {
+    require_desktop();
+    let daemon = per_agent("[safety]\nconfirm = true\nconfirm_timeout_s = 10\n");
+    let scratch = Scratch::new("confirm-private");
+    let log = scratch.path("app.log");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixture/fixture.py");
+    let socket = daemon.socket.clone();
+    let launch_args = json!({"app": "/usr/bin/python3", "args": [script, "--title", "Confirmed App", "--log", log]});
+    let pending = std::thread::spawn(move || {
+        Wire::connect_as(&socket, "careful").call("desk_launch", launch_args)
+    });
+    // The person allows it with the pointer, on their own display.
+    let window = dialog();
+    run(
+        "xdotool",
+        &["mousemove", "--window", &window, "350", "181", "click", "1"],
+    );
+    let launched = pending.join().unwrap();
+    assert!(!launched.is_error, "{}", launched.text);
+    wait_for(
+        "the app on the agent's display",
+        Duration::from_secs(20),
+        || {
+            std::fs::read_to_string(&log)
+                .unwrap_or_default()
+                .contains("\"ready\"")
+                .then_some(())
+        },
+    );
+    assert!(!run("wmctrl", &["-l"]).contains("Confirmed App"));
+
+    // Denied: nothing reaches the agent's app.
+    let socket = daemon.socket.clone();
+    let pending = std::thread::spawn(move || {
+        Wire::connect_as(&socket, "careful").call(
+            "desk_type",
+            json!({"window": "Confirmed App", "text": "nope"}),
+        )
+    });
+    let window = dialog();
+    run(
+        "xdotool",
+        &["mousemove", "--window", &window, "460", "181", "click", "1"],
+    );
+    let denied = pending.join().unwrap();
+    assert!(denied.error().contains("denied it"), "{}", denied.text);
+    assert!(log_events(&log, "text").is_empty());
+
+    let display = seats(&daemon)["careful"].0.clone();
+    let lines = daemon.journal();
+    let launch = lines.iter().find(|l| l["tool"] == "desk_launch").unwrap();
+    assert_eq!(launch["display"], display.as_str(), "{launch}");
+}

@@ -210,6 +210,7 @@ mod tests {
         let entry = Entry {
             seq: 14,
             ts: "2026-12-02T16:40:01.5Z".into(),
+            display: None,
             agent_id: "claude".into(),
             tool: "desk_type".into(),
             kind: Kind::Act,

@@ -170,6 +170,7 @@ impl Daemon {
             Entry {
                 seq: 0,
                 ts: String::new(),
+                display: self.seats.display_of(&request.agent_id),
                 agent_id: request.agent_id.clone(),
                 tool: request.tool.clone(),
                 kind: ended.kind,

@@ -170,7 +170,8 @@ impl Seats {
         Ok(seat)
     }
 
-    /// The display `agent_id`'s calls land on, if it has one, without starting any.
+    /// The display `agent_id`'s calls land on, if it has one, without starting any: the
+    /// journal names it.
     pub fn display_of(&self, agent_id: &str) -> Option<String> {
         match self {
             Self::Shared(seat) => seat.display.clone(),

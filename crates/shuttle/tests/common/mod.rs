@@ -234,6 +234,10 @@ impl Daemon {
 impl Drop for Daemon {
     fn drop(&mut self) {
         stop_child(&mut self.child);
+        // A failing test shows what the daemon said.
+        if std::thread::panicking() {
+            eprintln!("--- the daemon's log ---\n{}", self.log());
+        }
     }
 }
 
