@@ -19,6 +19,7 @@ mod modal;
 mod own;
 mod patient;
 mod sync;
+pub mod watch;
 mod windows;
 mod wm;
 mod xkbkeys;

@@ -356,6 +356,11 @@ fn start_server(
                 source,
             }
         })?;
+        let log_path = dir.join("Xvfb.log");
+        let log = std::fs::File::create(&log_path).map_err(|source| DisplayError::Dir {
+            dir: dir.to_path_buf(),
+            source,
+        })?;
         let mut server = Command::new(xvfb)
             .arg(format!(":{number}"))
             .args(["-screen", "0"])
@@ -365,7 +370,7 @@ fn start_server(
             .process_group(0)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::piped())
+            .stderr(log)
             .spawn()
             .map_err(|e| DisplayError::Start {
                 part: "X server",
@@ -382,17 +387,11 @@ fn start_server(
         let deadline = Instant::now() + START_TIMEOUT;
         loop {
             if let Ok(Some(status)) = server.try_wait() {
-                let mut stderr = String::new();
-                if let Some(mut pipe) = server.stderr.take() {
-                    use std::io::Read;
-                    let _ = pipe.read_to_string(&mut stderr);
-                }
-                last = format!("Xvfb :{number} exited ({status}): {}", stderr.trim());
+                let said = std::fs::read_to_string(&log_path).unwrap_or_default();
+                last = format!("Xvfb :{number} exited ({status}): {}", said.trim());
                 break;
             }
             if x_connect(number, cookie).is_some() {
-                // Xvfb's later messages go nowhere rather than fill a pipe nobody reads.
-                drop(server.stderr.take());
                 return Ok((server, number));
             }
             if Instant::now() >= deadline {

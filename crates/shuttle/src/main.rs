@@ -38,6 +38,14 @@ enum Command {
     },
     /// Show the daemon's state as JSON (exit 1 when none runs)
     Status,
+    /// Show an agent's private display live in a window on yours (view only unless --control)
+    Watch {
+        /// The agent (its id, or the start of it); may be left out when one agent has a display
+        agent: Option<String>,
+        /// Send your pointer and keys in the window to the agent's display
+        #[arg(long)]
+        control: bool,
+    },
     /// Stop every agent action now, and refuse new ones until `shuttle resume`
     Stop,
     /// Let agents act again after `shuttle stop`
@@ -87,6 +95,7 @@ fn main() -> ExitCode {
         }
         Command::Desk { words } => runtime().block_on(cli::desk::run(words)),
         Command::Status => runtime().block_on(cli::daemon::call(tools::STATUS)),
+        Command::Watch { agent, control } => cli::watch::run(runtime(), agent, control),
         Command::Stop => runtime().block_on(cli::daemon::call(tools::SAFETY_STOP)),
         Command::Resume => runtime().block_on(cli::daemon::call(tools::SAFETY_RESUME)),
         Command::Config(ConfigCommand::Check { file }) => cli::config::check(file),

@@ -10,6 +10,7 @@ use desk::{Backend, DeskError, Hotkey, Platform, Presence};
 use desk_linux::LinuxApps;
 use desk_linux::atspi::OnDemand;
 use desk_x11::X11Backend;
+pub use desk_x11::watch::{WatchEnd, WatchOptions, watch};
 
 /// An X11 desktop on Linux.
 #[derive(Debug, Clone)]

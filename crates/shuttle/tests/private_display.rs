@@ -417,3 +417,333 @@ fn confirm_asks_on_the_persons_display_for_an_agent_on_its_own_and_the_journal_n
     let launch = lines.iter().find(|l| l["tool"] == "desk_launch").unwrap();
     assert_eq!(launch["display"], display.as_str(), "{launch}");
 }
+
+/// One pixel (r, g, b) of a window on the person's display.
+fn viewer_pixel(window: u32, x: i16, y: i16) -> Option<(u8, u8, u8)> {
+    let (conn, _) = x11rb::connect(None).ok()?;
+    let image = conn
+        .get_image(
+            x11rb::protocol::xproto::ImageFormat::Z_PIXMAP,
+            window,
+            x,
+            y,
+            1,
+            1,
+            !0,
+        )
+        .ok()?
+        .reply()
+        .ok()?;
+    // Depth 24 in 32 bits per pixel, least significant byte first: blue, green, red.
+    let d = image.data;
+    Some((d[2], d[1], d[0]))
+}
+
+/// One pixel (r, g, b) of the agent's screen, from its own `desk_shot`.
+fn agent_pixel(wire: &mut Wire, x: u32, y: u32) -> (u8, u8, u8) {
+    let shot = wire.call("desk_shot", json!({}));
+    assert!(!shot.is_error, "{}", shot.text);
+    let png = shot.image.expect("a shot has an image");
+    let decoder = png::Decoder::new(std::io::Cursor::new(png));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    let at = (y as usize * info.width as usize + x as usize) * channels;
+    (buf[at], buf[at + 1], buf[at + 2])
+}
+
+/// The centre of a fixture's canvas, from its ready event (its display's coordinates).
+fn canvas_centre(log: &Path) -> (u32, u32) {
+    let ready = log_events(log, "ready")[0].clone();
+    let n = |k: &str| ready[k].as_i64().unwrap() as u32;
+    (n("x") + n("width") / 2, n("y") + n("height") * 3 / 4)
+}
+
+fn start_watch(daemon: &Daemon, control: bool) -> (std::process::Child, u32) {
+    let mut args = vec!["watch", "watched"];
+    if control {
+        args.push("--control");
+    }
+    let child = Command::new(SHUTTLE)
+        .args(&args)
+        .env("SHUTTLE_SOCKET", &daemon.socket)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let window = wait_for("the viewer window", Duration::from_secs(10), || {
+        run("wmctrl", &["-l"])
+            .lines()
+            .find(|l| l.contains("shuttle watch: watched"))
+            .and_then(|l| {
+                u32::from_str_radix(l.split_whitespace().next()?.trim_start_matches("0x"), 16).ok()
+            })
+    });
+    (child, window)
+}
+
+#[test]
+fn watch_shows_an_agents_display_live_view_only_unless_control() {
+    require_desktop();
+    let daemon = per_agent("");
+    let scratch = Scratch::new("watch");
+    let first_log = scratch.path("first.log");
+    let mut wire = Wire::connect_as(&daemon.socket, "watched");
+    launch_as(&mut wire, "Watched App", &first_log);
+
+    let (mut viewer, window) = start_watch(&daemon, false);
+    let (cx, cy) = canvas_centre(&first_log);
+    let shows = |wire: &mut Wire, x: u32, y: u32| {
+        let want = agent_pixel(wire, x, y);
+        let mut seen = None;
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while seen != Some(want) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the viewer shows {seen:?} at ({x}, {y}), the agent's screen {want:?}"
+            );
+            seen = viewer_pixel(window, x as i16, y as i16);
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    shows(&mut wire, cx, cy);
+
+    // View only: the person's click in the viewer reaches nothing on the agent's display.
+    run(
+        "xdotool",
+        &[
+            "mousemove",
+            "--window",
+            &window.to_string(),
+            &cx.to_string(),
+            &cy.to_string(),
+            "click",
+            "1",
+        ],
+    );
+    // A change on the agent's display (a second, red app) reaches the viewer.
+    let second_log = scratch.path("second.log");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixture/fixture.py");
+    let reply = wire.call(
+        "desk_launch",
+        json!({"app": "/usr/bin/python3", "args": [script, "--title", "Red App", "--color", "#cc2222", "--log", second_log]}),
+    );
+    assert!(!reply.is_error, "{}", reply.text);
+    wait_for("the red app", Duration::from_secs(20), || {
+        (!log_events(&second_log, "ready").is_empty()).then_some(())
+    });
+    let (rx, ry) = canvas_centre(&second_log);
+    shows(&mut wire, rx, ry);
+    assert!(
+        log_events(&first_log, "press").is_empty(),
+        "a view-only click landed"
+    );
+    run("wmctrl", &["-i", "-c", &format!("0x{window:08x}")]);
+    wait_for("the viewer to end", Duration::from_secs(10), || {
+        viewer
+            .try_wait()
+            .unwrap()
+            .map(|status| assert!(status.success()))
+    });
+
+    // With --control, the person's click lands on the agent's app.
+    let (mut viewer, window) = start_watch(&daemon, true);
+    wait_for(
+        "the viewer to show the red app",
+        Duration::from_secs(10),
+        || {
+            (viewer_pixel(window, rx as i16, ry as i16) == Some(agent_pixel(&mut wire, rx, ry)))
+                .then_some(())
+        },
+    );
+    run(
+        "xdotool",
+        &[
+            "mousemove",
+            "--window",
+            &window.to_string(),
+            &rx.to_string(),
+            &ry.to_string(),
+            "click",
+            "1",
+        ],
+    );
+    wait_for(
+        "the click on the agent's app",
+        Duration::from_secs(10),
+        || (!log_events(&second_log, "press").is_empty()).then_some(()),
+    );
+    stop_child(&mut viewer);
+}
+
+fn median_and_p99(mut times: Vec<f64>) -> (f64, f64) {
+    times.sort_by(f64::total_cmp);
+    let p99 = times[((times.len() * 99) / 100).min(times.len() - 1)];
+    (times[times.len() / 2], p99)
+}
+
+/// Memory of `pids` in MiB: their proportional set size, so libraries they share are
+/// counted once.
+fn rss_mib(pids: &[i64]) -> f64 {
+    pids.iter()
+        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok())
+        .filter_map(|status| {
+            let line = status.lines().find(|l| l.starts_with("Pss:"))?;
+            line.split_whitespace().nth(1)?.parse::<f64>().ok()
+        })
+        .sum::<f64>()
+        / 1024.0
+}
+
+/// The processes of a private display: its X server's process group.
+fn group_of(server: i64) -> Vec<i64> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i64>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+                let rest = &stat[stat.rfind(')').unwrap() + 1..];
+                rest.split_whitespace().nth(2) == Some(&server.to_string())
+            })
+        })
+        .collect()
+}
+
+/// Issue 14's numbers: `cargo test -p shuttle --release --test private_display display_costs
+/// -- --ignored --nocapture` on the virtual desktop (scripts/bench.sh runs it).
+#[test]
+#[ignore]
+fn display_costs() {
+    require_desktop();
+    let runs = 8;
+    let daemon = per_agent(&format!("displays_max = {}\n", runs + 3));
+    let daemon_pid = daemon.child.id() as i64;
+    let rss_before = rss_mib(&[daemon_pid]);
+    let mut starts = Vec::new();
+    for n in 0..runs {
+        let mut wire = Wire::connect_as(&daemon.socket, &format!("start-{n}"));
+        let started = std::time::Instant::now();
+        let reply = wire.call("desk_windows", json!({}));
+        starts.push(started.elapsed().as_secs_f64() * 1000.0);
+        assert!(!reply.is_error, "{}", reply.text);
+    }
+    let (start_p50, start_p99) = median_and_p99(starts);
+    let seats = seats(&daemon);
+    let displays: Vec<f64> = seats
+        .values()
+        .map(|(_, server)| rss_mib(&group_of(*server)))
+        .collect();
+    let idle_display = displays.iter().sum::<f64>() / displays.len() as f64;
+    let daemon_per_display = (rss_mib(&[daemon_pid]) - rss_before) / runs as f64;
+    println!("#### Private displays (per-agent), {runs} started one after another\n");
+    println!("| what | value |");
+    println!("|---|---|");
+    println!(
+        "| first call of a new agent (X server, openbox, buses, AT-SPI, then `windows`), median | {start_p50:.0} ms |"
+    );
+    println!("| the same, p99 | {start_p99:.0} ms |");
+    println!(
+        "| memory of one idle private display (Xvfb, openbox, dbus, AT-SPI), PSS | {idle_display:.1} MiB |"
+    );
+    println!(
+        "| the daemon's memory per display it holds (PSS growth / displays) | {daemon_per_display:.1} MiB |"
+    );
+    println!();
+
+    // Typing: one agent alone, then two at once on their own displays.
+    let scratch = Scratch::new("display-costs");
+    let text = "side by side ✓ ".repeat(10);
+    let mut wires = Vec::new();
+    for agent in ["typist-a", "typist-b"] {
+        let mut wire = Wire::connect_as(&daemon.socket, agent);
+        launch_as(
+            &mut wire,
+            &format!("Pad {agent}"),
+            &scratch.path(&format!("{agent}.log")),
+        );
+        wires.push(wire);
+    }
+    let type_into = |wire: &mut Wire, agent: &str| {
+        let reply = wire.call(
+            "desk_type",
+            json!({"window": format!("Pad {agent}"), "text": text}),
+        );
+        assert!(!reply.is_error, "{}", reply.text);
+    };
+    let started = std::time::Instant::now();
+    type_into(&mut wires[0], "typist-a");
+    let alone = started.elapsed().as_secs_f64() * 1000.0;
+    let started = std::time::Instant::now();
+    std::thread::scope(|scope| {
+        for (wire, agent) in wires.iter_mut().zip(["typist-a", "typist-b"]) {
+            let type_into = &type_into;
+            scope.spawn(move || type_into(wire, agent));
+        }
+    });
+    let both = started.elapsed().as_secs_f64() * 1000.0;
+    let chars = text.chars().count();
+    println!("#### Typing {chars} characters: two agents at once against one alone\n");
+    println!("| what | wall ms | ratio to one alone |");
+    println!("|---|---|---|");
+    println!("| one agent alone | {alone:.0} | 1.00x |");
+    println!(
+        "| two agents at once, each on its own display | {both:.0} | {:.2}x |",
+        both / alone
+    );
+    println!();
+
+    // Watch lag: the root of an agent's display changes colour; how long until the viewer shows it.
+    let mut wire = Wire::connect_as(&daemon.socket, "watched");
+    assert!(!wire.call("desk_windows", json!({})).is_error);
+    let status = daemon.call("status", json!({})).json();
+    let xauthority = status["display"]["xauthority"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let display = seats_of_status(&status, "watched");
+    let (mut viewer, window) = start_watch(&daemon, false);
+    let mut lags = Vec::new();
+    for n in 0..30u8 {
+        let colour = (40 + n * 5, 200 - n * 3, 100 + n);
+        let started = std::time::Instant::now();
+        let out = Command::new("xsetroot")
+            .args([
+                "-solid",
+                &format!("#{:02x}{:02x}{:02x}", colour.0, colour.1, colour.2),
+            ])
+            .env("DISPLAY", &display)
+            .env("XAUTHORITY", &xauthority)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        wait_for(
+            "the viewer to show the new colour",
+            Duration::from_secs(5),
+            || (viewer_pixel(window, 5, 5) == Some(colour)).then_some(()),
+        );
+        lags.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
+    stop_child(&mut viewer);
+    let (lag_p50, lag_p99) = median_and_p99(lags);
+    println!(
+        "#### `shuttle watch` lag: a change on the agent's display until the viewer shows it (30 changes, xsetroot included)\n"
+    );
+    println!("| p50 ms | p99 ms |");
+    println!("|---|---|");
+    println!("| {lag_p50:.1} | {lag_p99:.1} |");
+    println!();
+}
+
+fn seats_of_status(status: &Value, agent: &str) -> String {
+    status["agents"]["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["agent"] == agent)
+        .unwrap()["display"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}

@@ -1,10 +1,11 @@
 //! The shell side of shuttle: `shuttle desk VERB`, `status`, `stop`, `resume`, `config check`
-//! and `journal`.
+//! `journal` and `watch`.
 
 pub mod config;
 pub mod daemon;
 pub mod desk;
 pub mod journal;
+pub mod watch;
 
 /// Exit status for an error reply or an unreachable daemon.
 pub const EXIT_FAILED: u8 = 1;

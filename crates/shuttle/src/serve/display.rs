@@ -38,6 +38,7 @@ impl Settled {
             "name": self.desk,
             "person": self.person,
             "group": self.private.as_ref().map(|p| p.record().group),
+            "xauthority": self.auth.as_ref().map(|a| a.file().display().to_string()),
         })
     }
 

@@ -237,6 +237,13 @@ impl Drop for Daemon {
         // A failing test shows what the daemon said.
         if std::thread::panicking() {
             eprintln!("--- the daemon's log ---\n{}", self.log());
+            // And what the X servers of its private displays said.
+            let displays = self.socket.parent().unwrap().join("display");
+            for entry in std::fs::read_dir(displays).into_iter().flatten().flatten() {
+                if let Ok(said) = std::fs::read_to_string(entry.path().join("Xvfb.log")) {
+                    eprintln!("--- {} ---\n{said}", entry.path().display());
+                }
+            }
         }
     }
 }
