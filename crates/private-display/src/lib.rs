@@ -345,9 +345,7 @@ fn start_server(
     let server_auth = dir.join("Xauthority.server");
     let mut last = String::from("every display number was taken");
     for number in FIRST_NUMBER..FIRST_NUMBER + NUMBERS_TRIED {
-        if Path::new(&format!("/tmp/.X11-unix/X{number}")).exists()
-            || Path::new(&format!("/tmp/.X{number}-lock")).exists()
-        {
+        if taken(number) {
             continue;
         }
         xauth::write(&server_auth, &[number], cookie, None).map_err(|source| {
@@ -413,6 +411,18 @@ fn start_server(
         part: "X server",
         reason: last,
     })
+}
+
+/// Whether an X server holds display `number`: its lock file names a live process. A lock a
+/// killed server left is stale, and Xvfb replaces it.
+fn taken(number: u32) -> bool {
+    match std::fs::read_to_string(format!("/tmp/.X{number}-lock")) {
+        Ok(pid) => pid
+            .trim()
+            .parse::<i32>()
+            .map_or(true, |pid| Path::new(&format!("/proc/{pid}")).exists()),
+        Err(_) => Path::new(&format!("/tmp/.X11-unix/X{number}")).exists(),
+    }
 }
 
 /// A connection to display `number` with the cookie, when the server takes one.

@@ -747,3 +747,48 @@ fn seats_of_status(status: &Value, agent: &str) -> String {
         .unwrap()
         .to_string()
 }
+
+#[test]
+fn stop_and_resume_reach_every_agents_display() {
+    require_desktop();
+    let daemon = per_agent("");
+    let scratch = Scratch::new("stop-all");
+    let mut agents: Vec<(Wire, std::path::PathBuf)> = ["stop-a", "stop-b"]
+        .iter()
+        .map(|agent| {
+            let mut wire = Wire::connect_as(&daemon.socket, agent);
+            let log = scratch.path(&format!("{agent}.log"));
+            launch_as(&mut wire, &format!("Pad {agent}"), &log);
+            (wire, log)
+        })
+        .collect();
+    assert!(!daemon.call("safety_stop", json!({})).is_error);
+    for (n, (wire, log)) in agents.iter_mut().enumerate() {
+        let agent = ["stop-a", "stop-b"][n];
+        let refused = wire.call(
+            "desk_type",
+            json!({"window": format!("Pad {agent}"), "text": "x"}),
+        );
+        assert!(
+            refused.is_error && refused.text.contains("stop"),
+            "{}",
+            refused.text
+        );
+        assert!(log_events(log, "text").is_empty());
+    }
+    assert!(!daemon.call("safety_resume", json!({})).is_error);
+    for (n, (wire, log)) in agents.iter_mut().enumerate() {
+        let agent = ["stop-a", "stop-b"][n];
+        let typed = wire.call(
+            "desk_type",
+            json!({"window": format!("Pad {agent}"), "text": "back"}),
+        );
+        assert!(!typed.is_error, "{}", typed.text);
+        wait_for("the text after resume", Duration::from_secs(10), || {
+            log_events(log, "text")
+                .iter()
+                .any(|e| e["text"] == "back")
+                .then_some(())
+        });
+    }
+}
