@@ -12,6 +12,8 @@ PACKAGES=(
   # browsers, LibreOffice (its GTK 3 front end is the one on the accessibility bus) and Qt 5
   gtk-4-examples gnome-calculator mousepad firefox-esr chromium libreoffice-calc
   libreoffice-gtk3 python3-pyqt5
+  # `open`: the XDG MIME associations
+  xdg-utils
   # independent readings in tests, and the peer tools in the benchmarks
   xdotool wmctrl imagemagick hyperfine python3-pyatspi
   # build

@@ -37,6 +37,12 @@ export const VERBS = [
   "focus",
   "close",
   "launch",
+  "set_frame",
+  "minimize",
+  "maximize",
+  "restore",
+  "open",
+  "quit",
   "computer_state",
   "computer_act",
   "computer_end",
@@ -251,6 +257,30 @@ export interface LaunchArgs {
   args?: string[];
 }
 
+export interface SetFrameArgs extends WindowTarget {
+  /** The client area's new left and top edges, width and height: any of them. */
+  x?: number;
+  y?: number;
+  width?: number;
+  height?: number;
+}
+
+export type MinimizeArgs = WindowTarget;
+
+export type MaximizeArgs = WindowTarget;
+
+export type RestoreArgs = WindowTarget;
+
+export interface OpenArgs {
+  /** An absolute path or a URL. */
+  target: string;
+}
+
+export interface QuitArgs extends WindowTarget {
+  /** Seconds its windows get to close before SIGTERM (default 5, at most 30). */
+  grace_s?: number;
+}
+
 export interface ComputerStateArgs {
   /** Whose elements and scale to keep (default: this agent's own session). */
   session?: string;
@@ -392,6 +422,12 @@ export interface Desk {
   /** Closes a window (the verb); `disconnect` closes the connection to the daemon. */
   close(args: CloseArgs): Promise<DeskResult>;
   launch(args: LaunchArgs): Promise<DeskResult>;
+  set_frame(args: SetFrameArgs): Promise<DeskResult>;
+  minimize(args: MinimizeArgs): Promise<DeskResult>;
+  maximize(args: MaximizeArgs): Promise<DeskResult>;
+  restore(args: RestoreArgs): Promise<DeskResult>;
+  open(args: OpenArgs): Promise<DeskResult>;
+  quit(args: QuitArgs): Promise<DeskResult>;
   computer_state(args?: ComputerStateArgs): Promise<DeskResult>;
   computer_act(args: ComputerActArgs): Promise<DeskResult>;
   computer_end(args: ComputerEndArgs): Promise<DeskResult>;
@@ -494,6 +530,12 @@ export function createDesk(options: DeskOptions = {}): Desk {
     focus: verb("focus"),
     close: verb("close"),
     launch: verb("launch"),
+    set_frame: verb("set_frame"),
+    minimize: verb("minimize"),
+    maximize: verb("maximize"),
+    restore: verb("restore"),
+    open: verb("open"),
+    quit: verb("quit"),
     computer_state: verb("computer_state"),
     computer_act: verb("computer_act"),
     computer_end: verb("computer_end"),

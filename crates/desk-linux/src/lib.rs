@@ -6,9 +6,10 @@
 pub mod atspi;
 pub mod chromium;
 pub mod launch;
+pub mod open;
 pub mod proc;
 
-use desk::{Apps, DeskError, Launched};
+use desk::{Apps, DeskError, Ending, Launched, Opener};
 
 /// The processes of a Linux desktop.
 #[derive(Debug, Default, Clone)]
@@ -51,5 +52,26 @@ impl Apps for LinuxApps {
 
     fn chromium_based(&self, pid: u32) -> bool {
         chromium::is_chromium_process(pid)
+    }
+
+    fn running(&self, pid: u32) -> bool {
+        proc::running(pid)
+    }
+
+    fn end(&self, pid: u32, ending: Ending) -> Result<(), DeskError> {
+        let signal = match ending {
+            Ending::Terminate => libc::SIGTERM,
+            Ending::Kill => libc::SIGKILL,
+        };
+        // SAFETY: kill only signals; the desk checked that `pid` owns a window it admitted.
+        if unsafe { libc::kill(pid as i32, signal) } == 0 {
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        Err(DeskError::Invalid(format!("cannot signal process {pid}: {e}")).unsent())
+    }
+
+    fn opener(&self, target: &str) -> Result<Opener, DeskError> {
+        open::opener(target)
     }
 }

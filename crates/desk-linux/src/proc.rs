@@ -89,6 +89,17 @@ fn parent_of(pid: u32) -> Option<u32> {
         .ok()
 }
 
+/// Whether process `pid` runs: it exists and is not a zombie waiting to be reaped.
+pub fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let state = stat[stat.rfind(')')? + 1..].trim_start().chars().next()?;
+            Some(state != 'Z' && state != 'X')
+        })
+        .unwrap_or(false)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -219,6 +219,10 @@ impl Display for X11Backend {
         windows::rect(&self.conn, self.root, id)
     }
 
+    fn window_state(&self, id: &str) -> Result<desk::WindowState, DeskError> {
+        wm::state(&self.conn, &self.atoms, id)
+    }
+
     fn capture(&self, rect: Rect) -> Result<RgbImage, DeskError> {
         self.capturing(|c| c.capture(&self.conn, self.root, rect, None))
     }
@@ -251,6 +255,10 @@ impl Input for X11Backend {
 
     fn request_close(&self, id: &str) -> Result<(), DeskError> {
         wm::request_close(&self.conn, self.root, &self.atoms, id)
+    }
+
+    fn request_frame(&self, id: &str, change: desk::FrameChange) -> Result<(), DeskError> {
+        wm::request_frame(&self.conn, self.root, &self.atoms, id, change)
     }
 
     fn press_keys(

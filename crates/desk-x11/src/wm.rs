@@ -143,3 +143,112 @@ pub(super) fn fingerprint(conn: &Conn, root: Xid, atoms: &Atoms) -> Result<u64, 
     reply.value.hash(&mut hasher);
     Ok(hasher.finish())
 }
+
+/// `_NET_MOVERESIZE_WINDOW` gravity: x and y place the client window itself, not its frame.
+const STATIC_GRAVITY: u32 = 10;
+/// `_NET_WM_STATE` actions.
+const STATE_REMOVE: u32 = 0;
+const STATE_ADD: u32 = 1;
+/// ICCCM `WM_CHANGE_STATE` to iconic, and the `WM_STATE` value of an iconic window.
+const ICONIC_STATE: u32 = 3;
+
+/// Asks the window manager to move, resize, minimize, maximize or restore window `id`.
+pub(super) fn request_frame(
+    conn: &Conn,
+    root: Xid,
+    atoms: &Atoms,
+    id: &str,
+    change: desk::FrameChange,
+) -> Result<(), DeskError> {
+    use desk::FrameChange;
+    let maximized = |action| {
+        request(
+            conn,
+            root,
+            id,
+            atoms._NET_WM_STATE,
+            [
+                action,
+                atoms._NET_WM_STATE_MAXIMIZED_VERT,
+                atoms._NET_WM_STATE_MAXIMIZED_HORZ,
+                SOURCE_PAGER,
+                0,
+            ],
+        )
+    };
+    match change {
+        FrameChange::Set {
+            x,
+            y,
+            width,
+            height,
+        } => {
+            // Bits 8 to 11 say which of x, y, width, height are given; bits 12 and 13 the source.
+            let mut flags = STATIC_GRAVITY | (SOURCE_PAGER << 12);
+            for (i, given) in [x.is_some(), y.is_some(), width.is_some(), height.is_some()]
+                .into_iter()
+                .enumerate()
+            {
+                if given {
+                    flags |= 1 << (8 + i);
+                }
+            }
+            request(
+                conn,
+                root,
+                id,
+                atoms._NET_MOVERESIZE_WINDOW,
+                [
+                    flags,
+                    x.unwrap_or(0) as u32,
+                    y.unwrap_or(0) as u32,
+                    width.unwrap_or(0),
+                    height.unwrap_or(0),
+                ],
+            )
+        }
+        FrameChange::Minimize => request(
+            conn,
+            root,
+            id,
+            atoms.WM_CHANGE_STATE,
+            [ICONIC_STATE, 0, 0, 0, 0],
+        ),
+        FrameChange::Maximize => maximized(STATE_ADD),
+        FrameChange::Restore => {
+            maximized(STATE_REMOVE)?;
+            // Activating a minimized window shows it again, raised.
+            request_focus(conn, root, atoms, id)
+        }
+    }
+}
+
+/// Whether window `id` is minimized (iconic, or hidden) or maximized both ways.
+pub(super) fn state(conn: &Conn, atoms: &Atoms, id: &str) -> Result<desk::WindowState, DeskError> {
+    let xid = parse_window_id(id).ok_or_else(|| DeskError::WindowGone { id: id.into() })?;
+    let gone = |e: x11rb::errors::ReplyError| match e {
+        x11rb::errors::ReplyError::X11Error(_) => DeskError::WindowGone { id: id.into() },
+        other => reply_error("a window's state", other),
+    };
+    let states: Vec<u32> = conn
+        .get_property(false, xid, atoms._NET_WM_STATE, AtomEnum::ATOM, 0, 64)
+        .map_err(lost)?
+        .reply()
+        .map_err(gone)?
+        .value32()
+        .map(Iterator::collect)
+        .unwrap_or_default();
+    let iconic = conn
+        .get_property(false, xid, atoms.WM_STATE, atoms.WM_STATE, 0, 1)
+        .map_err(lost)?
+        .reply()
+        .map_err(gone)?
+        .value32()
+        .and_then(|mut v| v.next())
+        == Some(ICONIC_STATE);
+    Ok(desk::WindowState {
+        minimized: iconic || states.contains(&atoms._NET_WM_STATE_HIDDEN),
+        maximized: states.contains(&atoms._NET_WM_STATE_MAXIMIZED_VERT)
+            && states.contains(&atoms._NET_WM_STATE_MAXIMIZED_HORZ),
+    })
+}

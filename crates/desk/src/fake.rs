@@ -20,8 +20,8 @@ use crate::cancel::Cancel;
 use crate::error::DeskError;
 use crate::image::RgbImage;
 use crate::system::{
-    Answer, Apps, Backend, Display, DisplayInfo, FORCE_ACCESSIBILITY, Hotkey, Input, Launched,
-    Platform, Presence, Question,
+    Answer, Apps, Backend, Display, DisplayInfo, Ending, FORCE_ACCESSIBILITY, FrameChange, Hotkey,
+    Input, Launched, Opener, Platform, Presence, Question, WindowState,
 };
 
 /// Something the desktop received.
@@ -86,6 +86,10 @@ pub enum Event {
     GrabFocus(String),
     /// A program started.
     Launch(String),
+    /// A frame change asked of the window manager for a window.
+    Frame(String, FrameChange),
+    /// A signal sent to a process.
+    End(u32, Ending),
 }
 
 /// A window of the fake desktop.
@@ -256,6 +260,16 @@ pub struct State {
     pub carets: HashMap<String, usize>,
     /// A part of the screen that shows a new colour at every capture (a spinner).
     pub spinner: Option<Rect>,
+    /// Maximized windows, with the place each had before.
+    pub maximized: HashMap<String, Option<Rect>>,
+    /// Minimized windows, with the place each had before.
+    pub minimized: HashMap<String, Option<Rect>>,
+    /// Processes that ignore SIGTERM.
+    pub ignores_term: Vec<u32>,
+    /// Processes that have ended.
+    pub exited: Vec<u32>,
+    /// The default app per kind of target (`text/plain`, `x-scheme-handler/https`, ...).
+    pub openers: HashMap<String, String>,
     pending_focus: Option<(String, u32)>,
     captures: u32,
     pointer: (i32, i32),
@@ -425,6 +439,11 @@ impl FakeDesk {
             selections: HashMap::new(),
             carets: HashMap::new(),
             spinner: None,
+            maximized: HashMap::new(),
+            minimized: HashMap::new(),
+            ignores_term: Vec::new(),
+            exited: Vec::new(),
+            openers: HashMap::new(),
             pending_focus: None,
             captures: 0,
             pointer: (0, 0),
@@ -594,6 +613,15 @@ impl Display for FakeDesk {
         let follows = state.window(id).is_ok_and(|w| !w.focus_stays_out);
         Ok(follows && state.focus.as_deref() == Some(id))
     }
+
+    fn window_state(&self, id: &str) -> Result<WindowState, DeskError> {
+        let state = self.state();
+        state.window(id)?;
+        Ok(WindowState {
+            minimized: state.minimized.contains_key(id),
+            maximized: state.maximized.contains_key(id),
+        })
+    }
 }
 
 impl Input for FakeDesk {
@@ -617,9 +645,16 @@ impl Input for FakeDesk {
         let sticky = state.window(id)?.sticky;
         state.log.push(Event::Close(id.into()));
         if !sticky {
+            let pid = state.window(id)?.window.pid;
             state.windows.retain(|w| w.window.id != id);
             if state.focus.as_deref() == Some(id) {
                 state.focus = None;
+            }
+            // An app whose last window closed ends, as most do.
+            if let Some(pid) = pid
+                && !state.windows.iter().any(|w| w.window.pid == Some(pid))
+            {
+                state.exited.push(pid);
             }
         }
         Ok(())
@@ -720,6 +755,53 @@ impl Input for FakeDesk {
     fn release(&self) -> Result<(), DeskError> {
         Ok(())
     }
+
+    fn request_frame(&self, id: &str, change: FrameChange) -> Result<(), DeskError> {
+        let mut state = self.state();
+        state.window(id)?;
+        state.log.push(Event::Frame(id.into(), change));
+        let screen = state.screen;
+        let index = state
+            .windows
+            .iter()
+            .position(|w| w.window.id == id)
+            .unwrap();
+        let now = state.windows[index].rect;
+        match change {
+            FrameChange::Set {
+                x,
+                y,
+                width,
+                height,
+            } => {
+                if let Some(r) = now {
+                    state.windows[index].rect = Some(Rect::new(
+                        x.unwrap_or(r.x),
+                        y.unwrap_or(r.y),
+                        width.unwrap_or(r.w),
+                        height.unwrap_or(r.h),
+                    ));
+                }
+            }
+            FrameChange::Minimize => {
+                state.minimized.insert(id.into(), now);
+                state.windows[index].rect = None;
+            }
+            FrameChange::Maximize => {
+                state.maximized.insert(id.into(), now);
+                state.windows[index].rect = Some(screen);
+            }
+            FrameChange::Restore => {
+                if let Some(before) = state.minimized.remove(id) {
+                    state.windows[index].rect = before;
+                }
+                if let Some(before) = state.maximized.remove(id) {
+                    state.windows[index].rect = before;
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Presence for FakeDesk {
@@ -791,6 +873,41 @@ impl Apps for FakeDesk {
 
     fn chromium_based(&self, pid: u32) -> bool {
         self.names(pid).iter().any(|n| n == "chromium")
+    }
+
+    fn running(&self, pid: u32) -> bool {
+        let state = self.state();
+        !state.exited.contains(&pid) && state.names.contains_key(&pid)
+    }
+
+    fn end(&self, pid: u32, ending: Ending) -> Result<(), DeskError> {
+        let mut state = self.state();
+        state.log.push(Event::End(pid, ending));
+        if ending == Ending::Kill || !state.ignores_term.contains(&pid) {
+            state.exited.push(pid);
+            state.windows.retain(|w| w.window.pid != Some(pid));
+        }
+        Ok(())
+    }
+
+    fn opener(&self, target: &str) -> Result<Opener, DeskError> {
+        let kind = match target.split_once("://") {
+            Some((scheme, _)) => format!("x-scheme-handler/{scheme}"),
+            None if target.ends_with(".txt") => "text/plain".into(),
+            None => "application/octet-stream".into(),
+        };
+        let program = self
+            .state()
+            .openers
+            .get(&kind)
+            .cloned()
+            .ok_or_else(|| DeskError::Invalid(format!("no app opens {kind} here")).unsent())?;
+        Ok(Opener {
+            entry: format!("{program}.desktop"),
+            kind,
+            args: vec![target.to_string()],
+            program,
+        })
     }
 }
 

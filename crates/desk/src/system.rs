@@ -75,6 +75,9 @@ pub trait Display: Send + Sync {
 
     /// Whether window `id` has the keyboard focus.
     fn has_focus(&self, id: &str) -> Result<bool, DeskError>;
+
+    /// Whether window `id` is minimized or maximized, as the window manager says.
+    fn window_state(&self, id: &str) -> Result<WindowState, DeskError>;
 }
 
 /// Sending input and window-manager requests. Each method returns once the display server has
@@ -126,6 +129,59 @@ pub trait Input: Send + Sync {
     /// Gives back what input borrowed from the desktop (on X11, lent keycodes). The daemon
     /// calls it when it stops.
     fn release(&self) -> Result<(), DeskError>;
+
+    /// Asks the window manager to change window `id`'s frame or state; returns without
+    /// waiting.
+    fn request_frame(&self, id: &str, change: FrameChange) -> Result<(), DeskError>;
+}
+
+/// A window's state beyond its place.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct WindowState {
+    /// Minimized (iconified, hidden).
+    pub minimized: bool,
+    /// Maximized both ways.
+    pub maximized: bool,
+}
+
+/// A change to a window's frame, asked of the window manager.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameChange {
+    /// Move and/or resize the client area; `None` keeps that part.
+    Set {
+        x: Option<i32>,
+        y: Option<i32>,
+        width: Option<u32>,
+        height: Option<u32>,
+    },
+    /// Minimize it.
+    Minimize,
+    /// Maximize it both ways.
+    Maximize,
+    /// Back to normal: neither minimized nor maximized, shown and raised.
+    Restore,
+}
+
+/// A signal `quit` sends a process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// SIGTERM: asks it to end.
+    Terminate,
+    /// SIGKILL: ends it.
+    Kill,
+}
+
+/// The program that opens a file or URL, and how it is called.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Opener {
+    /// The type of what is opened (a MIME type, or `x-scheme-handler/SCHEME`).
+    pub kind: String,
+    /// The desktop entry that handles it.
+    pub entry: String,
+    /// The program to start.
+    pub program: String,
+    /// Its arguments, the file or URL among them.
+    pub args: Vec<String>,
 }
 
 /// A question for the person at the desktop, asked before an action in confirm mode.
@@ -203,6 +259,15 @@ pub trait Apps: Send + Sync {
     /// Whether process `pid` runs a Chromium-based app (a browser or an Electron app), which
     /// exposes its pages to accessibility only when asked at its start.
     fn chromium_based(&self, pid: u32) -> bool;
+
+    /// Whether process `pid` still runs (a zombie does not).
+    fn running(&self, pid: u32) -> bool;
+
+    /// Sends process `pid` the signal `ending`.
+    fn end(&self, pid: u32, ending: Ending) -> Result<(), DeskError>;
+
+    /// The desktop's default app for `target` (an absolute path or a URL), and how to call it.
+    fn opener(&self, target: &str) -> Result<Opener, DeskError>;
 }
 
 /// One desktop's role objects, connected together.

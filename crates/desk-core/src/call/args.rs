@@ -38,6 +38,12 @@ verbs! {
     Focus(FocusArgs) = "focus", Act;
     Close(CloseArgs) = "close", Act;
     Launch(LaunchArgs) = "launch", Act;
+    SetFrame(SetFrameArgs) = "set_frame", Act;
+    Minimize(MinimizeArgs) = "minimize", Act;
+    Maximize(MaximizeArgs) = "maximize", Act;
+    Restore(RestoreArgs) = "restore", Act;
+    Open(OpenArgs) = "open", Act;
+    Quit(QuitArgs) = "quit", Act;
     ComputerState(ComputerStateArgs) = "computer_state", Observe;
     ComputerAct(ComputerActArgs) = "computer_act", Act;
     ComputerEnd(ComputerEndArgs) = "computer_end", Observe;
@@ -689,6 +695,134 @@ pub struct CloseArgs {
 impl Args for CloseArgs {
     fn check(&self) -> Result<(), String> {
         named(&self.window, self.pid)
+    }
+}
+
+/// Move/resize a window's client area; answers the frame and state the window manager gave.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetFrameArgs {
+    /// An id or title from `windows`.
+    pub window: Option<String>,
+    /// This process's window.
+    pub pid: Option<u32>,
+    /// New left edge.
+    pub x: Option<i32>,
+    /// New top edge.
+    pub y: Option<i32>,
+    /// New width.
+    pub width: Option<u32>,
+    /// New height.
+    pub height: Option<u32>,
+}
+
+impl Args for SetFrameArgs {
+    fn check(&self) -> Result<(), String> {
+        named(&self.window, self.pid)?;
+        if self.x.is_none() && self.y.is_none() && self.width.is_none() && self.height.is_none() {
+            return Err("pass x and y to move the window, width and height to resize it".into());
+        }
+        if self.width == Some(0) || self.height == Some(0) {
+            return Err("width and height must be at least 1".into());
+        }
+        Ok(())
+    }
+}
+
+/// Minimize a window.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MinimizeArgs {
+    /// An id or title from `windows`.
+    pub window: Option<String>,
+    /// This process's window.
+    pub pid: Option<u32>,
+}
+
+impl Args for MinimizeArgs {
+    fn check(&self) -> Result<(), String> {
+        named(&self.window, self.pid)
+    }
+}
+
+/// Maximize a window.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MaximizeArgs {
+    /// An id or title from `windows`.
+    pub window: Option<String>,
+    /// This process's window.
+    pub pid: Option<u32>,
+}
+
+impl Args for MaximizeArgs {
+    fn check(&self) -> Result<(), String> {
+        named(&self.window, self.pid)
+    }
+}
+
+/// Unminimize and unmaximize a window, raised.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RestoreArgs {
+    /// An id or title from `windows`.
+    pub window: Option<String>,
+    /// This process's window.
+    pub pid: Option<u32>,
+}
+
+impl Args for RestoreArgs {
+    fn check(&self) -> Result<(), String> {
+        named(&self.window, self.pid)
+    }
+}
+
+/// Open a file or URL in its default app; answers app, pid, window.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OpenArgs {
+    /// An absolute path or a URL.
+    pub target: String,
+}
+
+impl Args for OpenArgs {
+    fn check(&self) -> Result<(), String> {
+        let target = self.target.trim();
+        if target.is_empty() {
+            return Err("target is empty; pass an absolute file path or a URL".into());
+        }
+        if !target.starts_with('/') && !target.contains(':') {
+            return Err(format!(
+                "{target:?} is neither an absolute path nor a URL; pass /path/to/file or \
+                 scheme://..."
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Quit an app: close its windows, SIGTERM after grace_s, SIGKILL 2 s later; answers how it ended.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QuitArgs {
+    /// An id or title from `windows`.
+    pub window: Option<String>,
+    /// The app's process.
+    pub pid: Option<u32>,
+    /// Seconds before SIGTERM (default 5, at most 30).
+    pub grace_s: Option<u64>,
+}
+
+/// The longest `quit` waits for an app to close its windows.
+pub const MAX_QUIT_GRACE_S: u64 = 30;
+
+impl Args for QuitArgs {
+    fn check(&self) -> Result<(), String> {
+        named(&self.window, self.pid)?;
+        if self.grace_s.is_some_and(|g| g > MAX_QUIT_GRACE_S) {
+            return Err(format!("grace_s is at most {MAX_QUIT_GRACE_S}"));
+        }
+        Ok(())
     }
 }
 

@@ -18,7 +18,7 @@ use super::nodes::ActingNodes;
 use crate::error::DeskError;
 use crate::intent::{Intent, Target};
 use crate::keys::KeyCombo;
-use crate::system::Launched;
+use crate::system::{Ending, FrameChange, Launched};
 
 /// How long a focus request may take to show.
 const FOCUS_WAIT: Duration = Duration::from_secs(1);
@@ -169,6 +169,26 @@ impl<'d> Admitted<'d> {
         self.sending("closing a window", || {
             self.desk.backend.input.request_close(&window.id)
         })
+    }
+
+    /// Asks the window manager to change `window`'s frame or state.
+    pub fn frame(&self, window: &Window, change: FrameChange) -> Result<(), DeskError> {
+        self.require(
+            self.admits(&Target::window(window)),
+            "changing a window's frame",
+        )?;
+        self.sending("changing a window's frame", || {
+            self.desk.backend.input.request_frame(&window.id, change)
+        })
+    }
+
+    /// Sends the app that owns `window` (process `pid`) the signal `ending`.
+    pub fn end(&self, window: &Window, pid: u32, ending: Ending) -> Result<(), DeskError> {
+        self.require(
+            self.admits(&Target::window(window)) && window.pid == Some(pid),
+            "ending an app",
+        )?;
+        self.sending("ending an app", || self.desk.backend.apps.end(pid, ending))
     }
 
     /// Checks that keys would still go to `into`, the admitted keyboard target.

@@ -24,7 +24,7 @@ use crate::cancel::Cancel;
 use crate::error::DeskError;
 use crate::image::RgbImage;
 use crate::intent::{Intent, Target};
-use crate::system::{Answer, Backend, Question};
+use crate::system::{Answer, Backend, Opener, Question, WindowState};
 
 /// Who makes a call, and how it may be stopped.
 #[derive(Debug, Clone, Default)]
@@ -443,6 +443,21 @@ impl Desk {
     /// Whether process `pid` is `ancestor` or one of its descendants.
     pub fn descends_from(&self, pid: u32, ancestor: u32) -> bool {
         self.backend.apps.descends_from(pid, ancestor)
+    }
+
+    /// Whether `window` is minimized or maximized.
+    pub fn window_state(&self, window: &Window) -> Result<WindowState, DeskError> {
+        self.backend.display.window_state(&window.id)
+    }
+
+    /// Whether process `pid` still runs.
+    pub fn running(&self, pid: u32) -> bool {
+        self.backend.apps.running(pid)
+    }
+
+    /// The default app for a file or URL.
+    pub fn opener(&self, target: &str) -> Result<Opener, DeskError> {
+        self.backend.apps.opener(target)
     }
 
     /// Whether process `pid` runs a Chromium-based app.

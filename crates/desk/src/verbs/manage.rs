@@ -1,14 +1,16 @@
-//! `focus`, `close` and `launch`.
+//! `focus`, `close`, `launch`, `open` and `quit`.
 
 use std::time::{Duration, Instant};
 
-use desk_core::call::{CloseArgs, FocusArgs, LaunchArgs};
+use desk_core::call::{CloseArgs, FocusArgs, LaunchArgs, OpenArgs, QuitArgs};
+use desk_core::window::Window;
 use serde_json::json;
 
 use crate::done::Done;
 use crate::error::DeskError;
 use crate::guard::Desk;
 use crate::intent::{Intent, Target};
+use crate::system::{Ending, Launched};
 
 /// How long `close` waits for the window to go.
 const CLOSE_WAIT: Duration = Duration::from_secs(3);
@@ -59,19 +61,42 @@ pub(super) fn launch(desk: &Desk, args: &LaunchArgs) -> Result<Done, DeskError> 
     }
     let admitted = desk.admit(Intent::new(what, vec![Target::Program(args.app.clone())]))?;
     let launched = admitted.launch(&args.app, &args.args)?;
+    let window = first_window(desk, &launched, None)?;
+    Ok(Done::json(launched_result(&launched, window)))
+}
+
+/// The first window (or dialog; no splash) of a launched app, within [`LAUNCH_WAIT`]. With
+/// `before` (the windows there were), a new window of another process counts too: an app
+/// that runs once per person hands a file to its running instance and exits.
+fn first_window(
+    desk: &Desk,
+    launched: &Launched,
+    before: Option<&[String]>,
+) -> Result<Option<Window>, DeskError> {
     let deadline = Instant::now() + LAUNCH_WAIT;
-    let window = loop {
-        // A splash screen is not the app's window: wait on for the main window or a dialog.
-        let found = desk.windows()?.into_iter().find(|w| {
+    loop {
+        let windows = desk.windows()?;
+        let ours = windows.iter().find(|w| {
             w.role != "splash"
                 && w.pid
                     .is_some_and(|pid| desk.descends_from(pid, launched.pid))
         });
+        let new = || {
+            before.and_then(|before| {
+                windows
+                    .iter()
+                    .find(|w| w.role != "splash" && !before.contains(&w.id))
+            })
+        };
+        let found = ours.or_else(new).cloned();
         if found.is_some() || Instant::now() >= deadline || desk.cancel().is_cancelled() {
-            break found;
+            return Ok(found);
         }
         std::thread::sleep(POLL);
-    };
+    }
+}
+
+fn launched_result(launched: &Launched, window: Option<Window>) -> serde_json::Value {
     let mut result = json!({
         "pid": launched.pid,
         "scoped": launched.scoped,
@@ -80,5 +105,116 @@ pub(super) fn launch(desk: &Desk, args: &LaunchArgs) -> Result<Done, DeskError> 
     if !launched.added.is_empty() {
         result["added_args"] = json!(launched.added);
     }
+    result
+}
+
+pub(super) fn open(desk: &Desk, args: &OpenArgs) -> Result<Done, DeskError> {
+    let target = args.target.trim();
+    if target.starts_with('/') && !std::path::Path::new(target).exists() {
+        return Err(DeskError::Invalid(format!(
+            "there is no file at {target}; nothing was opened"
+        )));
+    }
+    let opener = desk.opener(target)?;
+    let admitted = desk.admit(Intent::new(
+        format!("open {target} with {}", opener.program),
+        vec![Target::Program(opener.program.clone())],
+    ))?;
+    let before: Vec<String> = desk.windows()?.into_iter().map(|w| w.id).collect();
+    let launched = admitted.launch(&opener.program, &opener.args)?;
+    let window = first_window(desk, &launched, Some(&before))?;
+    let mut result = launched_result(&launched, window);
+    result["opened"] = json!(target);
+    result["kind"] = json!(opener.kind);
+    result["app"] = json!(opener.entry);
+    result["program"] = json!(opener.program);
     Ok(Done::json(result))
+}
+
+/// How long `quit` waits for SIGTERM, then for SIGKILL, to end an app.
+const TERM_WAIT: Duration = Duration::from_secs(2);
+
+pub(super) fn quit(desk: &Desk, args: &QuitArgs) -> Result<Done, DeskError> {
+    let pid = match (args.pid, args.window.as_deref()) {
+        (Some(pid), None) => pid,
+        (_, window) => {
+            let picked = desk.pick(window, args.pid)?;
+            picked.pid.ok_or_else(|| {
+                DeskError::Invalid(format!(
+                    "window {} ({:?}) does not say which process owns it, so its app cannot be \
+                     quit; close it instead",
+                    picked.id, picked.title
+                ))
+            })?
+        }
+    };
+    let windows: Vec<Window> = desk
+        .windows()?
+        .into_iter()
+        .filter(|w| w.pid == Some(pid))
+        .collect();
+    let Some(first) = windows.first().cloned() else {
+        return Err(DeskError::Invalid(format!(
+            "process {pid} shows no window, so it is not an app quit can end (or not one this \
+             agent may see); nothing was sent"
+        )));
+    };
+    let app = first.app.clone().unwrap_or_else(|| format!("pid {pid}"));
+    let admitted = desk.admit(Intent::on(
+        format!("quit {app} (pid {pid}), closing"),
+        windows.iter().map(Target::window).collect(),
+    ))?;
+    for window in &windows {
+        admitted.close(window)?;
+    }
+    let grace = Duration::from_secs(args.grace_s.unwrap_or(5));
+    let ended = |limit: Duration| {
+        let deadline = Instant::now() + limit;
+        while Instant::now() < deadline && !desk.cancel().is_cancelled() {
+            if !desk.running(pid) {
+                return true;
+            }
+            std::thread::sleep(POLL);
+        }
+        !desk.running(pid)
+    };
+    let result = |how: &str, note: &str| {
+        Done::json(json!({
+            "pid": pid, "app": app, "ended": how, "windows_closed": windows.len(), "note": note,
+        }))
+    };
+    if ended(grace) {
+        return Ok(result(
+            "closed",
+            "the app ended when its windows were asked to close",
+        ));
+    }
+    if desk.cancel().is_cancelled() {
+        return Err(DeskError::Cancelled {
+            done: format!("its windows were asked to close; process {pid} still ran"),
+        });
+    }
+    admitted.end(&first, pid, Ending::Terminate)?;
+    if ended(TERM_WAIT) {
+        return Ok(result(
+            "terminated",
+            &format!(
+                "the app was still running {} s after its windows were asked to close, and \
+                 ended on SIGTERM",
+                grace.as_secs()
+            ),
+        ));
+    }
+    admitted.end(&first, pid, Ending::Kill)?;
+    if ended(TERM_WAIT) {
+        return Ok(result(
+            "killed",
+            "the app ignored its close requests and SIGTERM, and ended on SIGKILL; it saved \
+             nothing it had not saved",
+        ));
+    }
+    Err(DeskError::Invalid(format!(
+        "process {pid} still runs after close requests, SIGTERM and SIGKILL: it may be stopped \
+         or stuck in the kernel"
+    )))
 }

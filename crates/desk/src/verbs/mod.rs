@@ -7,6 +7,7 @@ mod changes;
 mod computer;
 mod computer_act;
 mod fields;
+mod frame;
 mod input;
 mod manage;
 mod shot;
@@ -62,6 +63,12 @@ fn poll_until<T>(
 fn verb(desk: &Desk, call: &DeskCall) -> Result<Done, DeskError> {
     match call {
         DeskCall::Windows(_) => Ok(Done::of(desk.windows()?)),
+        DeskCall::SetFrame(args) => frame::set_frame(desk, args),
+        DeskCall::Minimize(args) => frame::minimize(desk, args),
+        DeskCall::Maximize(args) => frame::maximize(desk, args),
+        DeskCall::Restore(args) => frame::restore(desk, args),
+        DeskCall::Open(args) => manage::open(desk, args),
+        DeskCall::Quit(args) => manage::quit(desk, args),
         DeskCall::Screen(_) => {
             let screen = desk.screen()?;
             Ok(Done::json(json!({"width": screen.w, "height": screen.h})))

@@ -1,0 +1,175 @@
+//! `set_frame`, `minimize`, `maximize`, `restore`, `open` and `quit` on the fake desk: what
+//! each answers and sends, and how the safety controls hold them.
+
+mod scene;
+
+use desk::fake::Event;
+use desk::guard::Policy;
+use desk::{Ending, FrameChange};
+use desk_core::outcome::Control;
+use scene::*;
+use serde_json::json;
+
+#[test]
+fn geometry_verbs_ask_the_window_manager_and_answer_what_it_did() {
+    let fake = desktop();
+    let set = json(&run(
+        &fake,
+        &Policy::default(),
+        "set_frame",
+        json!({"window": "Notes", "x": 50, "width": 320}),
+    ));
+    assert_eq!(set["frame"], json!([50, 100, 320, 300]), "{set}");
+    assert_eq!(set["state"], "normal");
+    let max = json(&run(
+        &fake,
+        &Policy::default(),
+        "maximize",
+        json!({"window": "Notes"}),
+    ));
+    assert_eq!(
+        (max["state"].clone(), max["frame"].clone()),
+        (json!("maximized"), json!([0, 0, 1000, 800]))
+    );
+    let min = json(&run(
+        &fake,
+        &Policy::default(),
+        "minimize",
+        json!({"window": "Mail"}),
+    ));
+    assert_eq!(min["state"], "minimized");
+    assert_eq!(min["frame"], json!(null));
+    let back = json(&run(
+        &fake,
+        &Policy::default(),
+        "restore",
+        json!({"window": "Mail"}),
+    ));
+    assert_eq!(back["frame"], json!([600, 100, 300, 300]), "{back}");
+    assert_eq!(
+        fake.log(),
+        [
+            Event::Frame(
+                NOTES.into(),
+                FrameChange::Set {
+                    x: Some(50),
+                    y: None,
+                    width: Some(320),
+                    height: None
+                }
+            ),
+            Event::Frame(NOTES.into(), FrameChange::Maximize),
+            Event::Frame(MAIL.into(), FrameChange::Minimize),
+            Event::Frame(MAIL.into(), FrameChange::Restore),
+        ]
+    );
+    let off = run(
+        &fake,
+        &Policy::default(),
+        "set_frame",
+        json!({"window": "Mail", "x": 4000}),
+    );
+    assert_not_sent(&off, "outside the screen (1000x800); nothing was changed");
+    assert_eq!(fake.log().len(), 4);
+}
+
+#[test]
+fn quit_closes_then_terminates_and_says_how() {
+    let fake = desktop();
+    let polite = json(&run(&fake, &Policy::default(), "quit", json!({"pid": 20})));
+    assert_eq!(polite["ended"], "closed", "{polite}");
+    let fake = desktop();
+    fake.state()
+        .windows
+        .iter_mut()
+        .for_each(|w| w.sticky = true);
+    let stubborn = json(&run(
+        &fake,
+        &Policy::default(),
+        "quit",
+        json!({"window": "Mail", "grace_s": 0}),
+    ));
+    assert_eq!(stubborn["ended"], "terminated", "{stubborn}");
+    assert_eq!(
+        fake.log(),
+        [Event::Close(MAIL.into()), Event::End(20, Ending::Terminate)]
+    );
+    fake.state().ignores_term.push(10);
+    let killed = json(&run(
+        &fake,
+        &Policy::default(),
+        "quit",
+        json!({"pid": 10, "grace_s": 0}),
+    ));
+    assert_eq!(killed["ended"], "killed", "{killed}");
+    let none = run(&fake, &Policy::default(), "quit", json!({"pid": 4242}));
+    assert_not_sent(&none, "process 4242 shows no window");
+}
+
+#[test]
+fn the_safety_controls_hold_the_new_verbs() {
+    let actions = [
+        ("set_frame", json!({"window": "Notes", "x": 10})),
+        ("minimize", json!({"window": "Notes"})),
+        ("maximize", json!({"window": "Notes"})),
+        ("restore", json!({"window": "Notes"})),
+        ("quit", json!({"window": "Notes"})),
+    ];
+    for (verb, args) in &actions {
+        let fake = desktop();
+        // Notes is not in the allowlist: refused as if it did not exist, nothing sent.
+        let refused = run(&fake, &only(&["mail"]), verb, args.clone());
+        assert_eq!(
+            refused.outcome.name(),
+            "refused",
+            "{verb}: {:?}",
+            refused.outcome
+        );
+        let dry = run(
+            &fake,
+            &Policy {
+                dry_run: true,
+                ..Policy::default()
+            },
+            verb,
+            args.clone(),
+        );
+        assert_refused_by(&dry, Control::DryRun, "dry run: would");
+        let read_only = run(
+            &fake,
+            &Policy {
+                read_only: true,
+                ..Policy::default()
+            },
+            verb,
+            args.clone(),
+        );
+        assert_refused_by(&read_only, Control::ReadOnly, "");
+        assert!(fake.log().is_empty(), "{verb} sent {:?}", fake.log());
+    }
+    // open: the program that would open it is what the allowlist judges.
+    let fake = desktop();
+    fake.state()
+        .openers
+        .insert("x-scheme-handler/https".into(), "browser".into());
+    fake.state()
+        .programs
+        .insert("browser".into(), "Example".into());
+    let refused = run(
+        &fake,
+        &only(&["mail"]),
+        "open",
+        json!({"target": "https://example.org"}),
+    );
+    assert_refused_by(&refused, Control::Allowlist, "browser");
+    let opened = json(&run(
+        &fake,
+        &Policy::default(),
+        "open",
+        json!({"target": "https://example.org"}),
+    ));
+    assert_eq!(opened["window"]["title"], "Example", "{opened}");
+    assert_eq!(opened["kind"], "x-scheme-handler/https");
+    let unhandled = run(&fake, &Policy::default(), "open", json!({"target": "/tmp"}));
+    assert_not_sent(&unhandled, "no app opens application/octet-stream");
+}

@@ -1,0 +1,187 @@
+//! End to end: window geometry (`set_frame`, `minimize`, `maximize`, `restore`), `open` and
+//! `quit`, through the real daemon on the rig, judged by `xwininfo`, the fixture's own log and
+//! which processes still run.
+
+mod common;
+
+use std::process::{Command, Stdio};
+
+use common::*;
+use serde_json::{Value, json};
+
+/// What xwininfo says of a window: upper-left x, y, width, height and map state.
+fn xwininfo(id: &str) -> (i64, i64, i64, i64, String) {
+    let out = run("xwininfo", &["-id", id]);
+    let field = |name: &str| {
+        out.lines()
+            .find_map(|l| l.trim().strip_prefix(name))
+            .map(|v| v.trim().to_string())
+            .unwrap_or_default()
+    };
+    let n = |name: &str| field(name).parse::<i64>().unwrap();
+    (
+        n("Absolute upper-left X:"),
+        n("Absolute upper-left Y:"),
+        n("Width:"),
+        n("Height:"),
+        field("Map State:"),
+    )
+}
+
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        let state = stat[stat.rfind(')').unwrap() + 1..]
+            .trim_start()
+            .chars()
+            .next();
+        state != Some('Z')
+    })
+}
+
+#[test]
+fn geometry_verbs_answer_what_the_window_manager_did() {
+    require_desktop();
+    let daemon = Daemon::start();
+    let fixture = Fixture::start("Geometry", &[]);
+    let id = fixture.id();
+    let set = daemon.call(
+        "desk_set_frame",
+        json!({"window": id, "x": 100, "y": 120, "width": 500, "height": 300}),
+    );
+    assert!(!set.is_error, "{}", set.text);
+    let answer = set.json();
+    assert_eq!(answer["frame"], json!([100, 120, 500, 300]), "{answer}");
+    assert_eq!(answer["state"], "normal");
+    assert_eq!(xwininfo(&id), (100, 120, 500, 300, "IsViewable".into()));
+
+    let max = daemon.call("desk_maximize", json!({"window": id})).json();
+    assert_eq!(max["state"], "maximized", "{max}");
+    let (_, _, w, _, _) = xwininfo(&id);
+    assert!(w > 1800, "maximized to {w} wide");
+    assert_eq!(max["frame"][2], w);
+
+    let restored = daemon.call("desk_restore", json!({"window": id})).json();
+    assert_eq!(restored["state"], "normal", "{restored}");
+    let (x, y, w, h, _) = xwininfo(&id);
+    assert_eq!(restored["frame"], json!([x, y, w, h]), "{restored}");
+    assert_eq!((w, h), (500, 300));
+
+    let min = daemon.call("desk_minimize", json!({"window": id})).json();
+    assert_eq!(min["state"], "minimized", "{min}");
+    assert_eq!(min["frame"], Value::Null);
+    assert_eq!(xwininfo(&id).4, "IsUnMapped");
+    let back = daemon.call("desk_restore", json!({"window": id})).json();
+    assert_eq!(back["state"], "normal", "{back}");
+    // Where the window manager put it back is its choice; the answer says where that is.
+    let (x, y, w, h, map) = xwininfo(&id);
+    assert_eq!(back["frame"], json!([x, y, w, h]), "{back}");
+    assert_eq!((w, h, map.as_str()), (500, 300, "IsViewable"));
+
+    // Off every screen: refused, nothing moved.
+    let before = xwininfo(&id);
+    let off = daemon.call(
+        "desk_set_frame",
+        json!({"window": id, "x": 5000, "y": 5000}),
+    );
+    assert!(off.is_error);
+    assert!(off.text.contains("outside the screen"), "{}", off.text);
+    assert_eq!(xwininfo(&id), before);
+    let bad = daemon.call("desk_set_frame", json!({"window": id}));
+    assert!(
+        bad.is_error && bad.text.contains("pass x and y"),
+        "{}",
+        bad.text
+    );
+}
+
+#[test]
+fn quit_closes_politely_and_terminates_an_app_that_ignores_it() {
+    require_desktop();
+    let daemon = Daemon::start();
+    let polite = Fixture::start("Polite App", &[]);
+    let quit = daemon.call("desk_quit", json!({"pid": polite.pid()}));
+    assert!(!quit.is_error, "{}", quit.text);
+    assert_eq!(quit.json()["ended"], "closed", "{}", quit.text);
+    assert!(!alive(polite.pid()));
+
+    let stubborn = Fixture::start("Stubborn App", &["--sticky"]);
+    let quit = daemon.call("desk_quit", json!({"window": "Stubborn App", "grace_s": 1}));
+    assert!(!quit.is_error, "{}", quit.text);
+    let answer = quit.json();
+    assert_eq!(answer["ended"], "terminated", "{answer}");
+    assert!(!alive(stubborn.pid()));
+
+    // A process with no window is no app: refused, left running.
+    let mut sleeper = Command::new("sleep")
+        .arg("30")
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    let refused = daemon.call("desk_quit", json!({"pid": sleeper.id()}));
+    assert!(refused.is_error);
+    assert!(refused.text.contains("shows no window"), "{}", refused.text);
+    assert!(alive(sleeper.id()));
+    stop_child(&mut sleeper);
+}
+
+#[test]
+fn quit_is_refused_for_an_app_outside_the_allowlist() {
+    require_desktop();
+    let daemon = Daemon::start_configured(Some("[safety]\napps = [\"mousepad\"]\n"), &[]);
+    let fixture = Fixture::start("Not Allowed", &["--sticky"]);
+    let refused = daemon.call("desk_quit", json!({"pid": fixture.pid()}));
+    assert!(refused.is_error, "{}", refused.text);
+    assert!(alive(fixture.pid()));
+    assert!(fixture.events_of("close-refused").is_empty());
+}
+
+#[test]
+fn open_starts_the_default_app_for_a_file_and_refuses_what_nothing_opens() {
+    require_desktop();
+    let scratch = Scratch::new("open");
+    // The rig's own associations: text files open in mousepad.
+    let config = scratch.path("config");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("mimeapps.list"),
+        "[Default Applications]\ntext/plain=org.xfce.mousepad.desktop\n",
+    )
+    .unwrap();
+    let daemon = Daemon::start_with(&[("XDG_CONFIG_HOME", config.to_str().unwrap())]);
+    let file = scratch.path("notes-to-open.txt");
+    std::fs::write(&file, "opened by shuttle\n").unwrap();
+    let opened = daemon.call("desk_open", json!({"target": file}));
+    assert!(!opened.is_error, "{}", opened.text);
+    let answer = opened.json();
+    assert_eq!(answer["kind"], "text/plain", "{answer}");
+    assert_eq!(answer["app"], "org.xfce.mousepad.desktop");
+    let title = answer["window"]["title"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(title.contains("notes-to-open"), "{answer}");
+    assert!(run("wmctrl", &["-l"]).contains("notes-to-open"));
+    let pid = answer["window"]["pid"].as_u64().unwrap() as u32;
+    let quit = daemon.call("desk_quit", json!({"pid": pid, "grace_s": 2}));
+    assert!(!quit.is_error, "{}", quit.text);
+
+    let missing = daemon.call("desk_open", json!({"target": "/no/such/file.txt"}));
+    assert!(
+        missing.is_error && missing.text.contains("no file at"),
+        "{}",
+        missing.text
+    );
+    let unhandled = daemon.call("desk_open", json!({"target": "nosuchscheme://x"}));
+    assert!(unhandled.is_error, "{}", unhandled.text);
+    assert!(
+        unhandled.text.contains("x-scheme-handler/nosuchscheme"),
+        "{}",
+        unhandled.text
+    );
+    let relative = daemon.call("desk_open", json!({"target": "notes.txt"}));
+    assert!(
+        relative.is_error && relative.text.contains("neither an absolute path"),
+        "{}",
+        relative.text
+    );
+}
