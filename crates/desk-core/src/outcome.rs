@@ -27,6 +27,8 @@ pub enum Control {
     Person,
     /// Stop and resume answer only the daemon's own user.
     Owner,
+    /// `[safety] clipboard`: the clipboard verbs are off for this display.
+    Clipboard,
 }
 
 impl Control {
@@ -41,6 +43,7 @@ impl Control {
             Control::AuthGuard => "auth_guard",
             Control::Person => "person",
             Control::Owner => "owner",
+            Control::Clipboard => "clipboard",
         }
     }
 }

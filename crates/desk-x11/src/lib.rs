@@ -7,6 +7,7 @@
 mod at;
 mod atoms;
 mod capture;
+mod clipboard;
 mod confirm;
 mod foreign_keys;
 mod hotkey;
@@ -223,6 +224,13 @@ impl Display for X11Backend {
         wm::state(&self.conn, &self.atoms, id)
     }
 
+    fn read_clipboard(
+        &self,
+        format: desk_core::call::ClipFormat,
+    ) -> Result<Option<desk::Clip>, DeskError> {
+        clipboard::read(&self.display, format)
+    }
+
     fn capture(&self, rect: Rect) -> Result<RgbImage, DeskError> {
         self.capturing(|c| c.capture(&self.conn, self.root, rect, None))
     }
@@ -255,6 +263,10 @@ impl Input for X11Backend {
 
     fn request_close(&self, id: &str) -> Result<(), DeskError> {
         wm::request_close(&self.conn, self.root, &self.atoms, id)
+    }
+
+    fn write_clipboard(&self, clip: desk::Clip) -> Result<(), DeskError> {
+        clipboard::write(&self.display, clip)
     }
 
     fn request_frame(&self, id: &str, change: desk::FrameChange) -> Result<(), DeskError> {

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use desk_core::a11y::Node;
-use desk_core::call::{Button, Direction};
+use desk_core::call::{Button, ClipFormat, Direction};
 use desk_core::geometry::Rect;
 use desk_core::window::Window;
 
@@ -20,8 +20,8 @@ use crate::cancel::Cancel;
 use crate::error::DeskError;
 use crate::image::RgbImage;
 use crate::system::{
-    Answer, Apps, Backend, Display, DisplayInfo, Ending, FORCE_ACCESSIBILITY, FrameChange, Hotkey,
-    Input, Launched, Opener, Platform, Presence, Question, WindowState,
+    Answer, Apps, Backend, Clip, Display, DisplayInfo, Ending, FORCE_ACCESSIBILITY, FrameChange,
+    Hotkey, Input, Launched, Opener, Platform, Presence, Question, WindowState,
 };
 
 /// Something the desktop received.
@@ -90,6 +90,8 @@ pub enum Event {
     Frame(String, FrameChange),
     /// A signal sent to a process.
     End(u32, Ending),
+    /// The clipboard written.
+    Clipboard,
 }
 
 /// A window of the fake desktop.
@@ -270,6 +272,8 @@ pub struct State {
     pub exited: Vec<u32>,
     /// The default app per kind of target (`text/plain`, `x-scheme-handler/https`, ...).
     pub openers: HashMap<String, String>,
+    /// What the clipboard holds.
+    pub clipboard: Option<Clip>,
     pending_focus: Option<(String, u32)>,
     captures: u32,
     pointer: (i32, i32),
@@ -444,6 +448,7 @@ impl FakeDesk {
             ignores_term: Vec::new(),
             exited: Vec::new(),
             openers: HashMap::new(),
+            clipboard: None,
             pending_focus: None,
             captures: 0,
             pointer: (0, 0),
@@ -614,6 +619,18 @@ impl Display for FakeDesk {
         Ok(follows && state.focus.as_deref() == Some(id))
     }
 
+    fn read_clipboard(&self, format: ClipFormat) -> Result<Option<Clip>, DeskError> {
+        let held = self.state().clipboard.clone();
+        Ok(held.filter(|clip| {
+            matches!(
+                (clip, format),
+                (Clip::Text(_), ClipFormat::Text)
+                    | (Clip::Png(_), ClipFormat::Image)
+                    | (Clip::Files(_), ClipFormat::Files)
+            )
+        }))
+    }
+
     fn window_state(&self, id: &str) -> Result<WindowState, DeskError> {
         let state = self.state();
         state.window(id)?;
@@ -753,6 +770,13 @@ impl Input for FakeDesk {
     }
 
     fn release(&self) -> Result<(), DeskError> {
+        Ok(())
+    }
+
+    fn write_clipboard(&self, clip: Clip) -> Result<(), DeskError> {
+        let mut state = self.state();
+        state.log.push(Event::Clipboard);
+        state.clipboard = Some(clip);
         Ok(())
     }
 

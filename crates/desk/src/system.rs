@@ -13,7 +13,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use desk_core::call::{Button, Direction};
+use desk_core::call::{Button, ClipFormat, Direction};
 use desk_core::geometry::Rect;
 use desk_core::window::Window;
 use serde::Serialize;
@@ -78,6 +78,10 @@ pub trait Display: Send + Sync {
 
     /// Whether window `id` is minimized or maximized, as the window manager says.
     fn window_state(&self, id: &str) -> Result<WindowState, DeskError>;
+
+    /// What the clipboard holds in `format`: UTF-8 text, PNG bytes, or a file list (one
+    /// absolute path per entry); `None` when it holds nothing of that kind.
+    fn read_clipboard(&self, format: ClipFormat) -> Result<Option<Clip>, DeskError>;
 }
 
 /// Sending input and window-manager requests. Each method returns once the display server has
@@ -133,6 +137,20 @@ pub trait Input: Send + Sync {
     /// Asks the window manager to change window `id`'s frame or state; returns without
     /// waiting.
     fn request_frame(&self, id: &str, change: FrameChange) -> Result<(), DeskError>;
+
+    /// Takes the clipboard and serves `clip` from it until another client takes it.
+    fn write_clipboard(&self, clip: Clip) -> Result<(), DeskError>;
+}
+
+/// Clipboard contents.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Clip {
+    /// Text.
+    Text(String),
+    /// An image, PNG-encoded.
+    Png(Vec<u8>),
+    /// Files, by absolute path.
+    Files(Vec<String>),
 }
 
 /// A window's state beyond its place.

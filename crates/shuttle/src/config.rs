@@ -103,6 +103,22 @@ pub struct SafetyConfig {
     pub kill_hotkey: String,
     /// Show a marker on the screen while an agent acts.
     pub indicator: bool,
+    /// Where the clipboard verbs are served.
+    pub clipboard: ClipboardAccess,
+}
+
+/// Where `clipboard_read` and `clipboard_write` are served (`[safety] clipboard`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ClipboardAccess {
+    /// On an agent's private display only, whose clipboard holds only what its own apps
+    /// copied; refused on the person's display, whose clipboard often holds their secrets.
+    #[default]
+    Private,
+    /// Everywhere, the person's display too.
+    On,
+    /// Nowhere.
+    Off,
 }
 
 impl Default for SafetyConfig {
@@ -116,6 +132,7 @@ impl Default for SafetyConfig {
             auth_guard: true,
             kill_hotkey: "super+shift+Escape".into(),
             indicator: true,
+            clipboard: ClipboardAccess::default(),
         }
     }
 }
@@ -131,6 +148,20 @@ impl From<&SafetyConfig> for desk::guard::Policy {
             dry_run: safety.dry_run,
             read_only: safety.read_only,
             indicator: safety.indicator,
+            no_clipboard: match safety.clipboard {
+                ClipboardAccess::On => None,
+                // The daemon lifts this for calls on an agent's private display.
+                ClipboardAccess::Private => Some(
+                    "refused: the clipboard verbs are served on an agent's private display only \
+                     ([safety] clipboard = \"private\"), and this call is on the person's own \
+                     display, whose clipboard may hold their secrets; the person can set \
+                     clipboard = \"on\""
+                        .into(),
+                ),
+                ClipboardAccess::Off => Some(
+                    "refused: the clipboard verbs are off ([safety] clipboard = \"off\")".into(),
+                ),
+            },
         }
     }
 }

@@ -190,9 +190,12 @@ pub fn redact(tool: &str, args: &Value, record_text: bool) -> Value {
         None if model => &["state", "prompt", "images", "png_b64"][..],
         None => &[],
     };
-    if !record_text {
+    // What goes on the clipboard is kept by length and digest only, whatever record_text says:
+    // the person may paste a secret from it.
+    let clipboard = tool == "desk_clipboard_write";
+    if !record_text || clipboard {
         // Structured secrets are kept as the digest of their JSON text.
-        if run || model {
+        if run || model || clipboard {
             for field in secret {
                 if let Some(value) = fields
                     .get(*field)

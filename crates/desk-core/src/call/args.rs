@@ -44,6 +44,8 @@ verbs! {
     Restore(RestoreArgs) = "restore", Act;
     Open(OpenArgs) = "open", Act;
     Quit(QuitArgs) = "quit", Act;
+    ClipboardRead(ClipboardReadArgs) = "clipboard_read", Observe;
+    ClipboardWrite(ClipboardWriteArgs) = "clipboard_write", Act;
     ComputerState(ComputerStateArgs) = "computer_state", Observe;
     ComputerAct(ComputerActArgs) = "computer_act", Act;
     ComputerEnd(ComputerEndArgs) = "computer_end", Observe;
@@ -821,6 +823,88 @@ impl Args for QuitArgs {
         named(&self.window, self.pid)?;
         if self.grace_s.is_some_and(|g| g > MAX_QUIT_GRACE_S) {
             return Err(format!("grace_s is at most {MAX_QUIT_GRACE_S}"));
+        }
+        Ok(())
+    }
+}
+
+/// The most text `clipboard_write` takes and `clipboard_read` answers, in bytes of UTF-8.
+pub const MAX_CLIPBOARD_TEXT: usize = 16 << 20;
+/// The largest PNG the clipboard verbs take or answer, in bytes.
+pub const MAX_CLIPBOARD_PNG: usize = 32 << 20;
+/// The most pixels a clipboard image may have.
+pub const MAX_CLIPBOARD_PIXELS: u64 = 64 << 20;
+/// The most files a clipboard file list may name.
+pub const MAX_CLIPBOARD_FILES: usize = 10_000;
+
+/// What `clipboard_read` asks for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ClipFormat {
+    /// Text (UTF-8).
+    #[default]
+    Text,
+    /// An image, as PNG.
+    Image,
+    /// A list of files (paths).
+    Files,
+}
+
+/// Read the clipboard: text, image (PNG) or files; present false when it holds none.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClipboardReadArgs {
+    /// text (default), image or files.
+    #[serde(default)]
+    pub format: ClipFormat,
+}
+
+impl Args for ClipboardReadArgs {}
+
+/// Put text, a PNG file's image, or file paths on the clipboard; shuttle serves it until another app takes the clipboard.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClipboardWriteArgs {
+    /// Text.
+    pub text: Option<String>,
+    /// An absolute path of a PNG file.
+    pub image: Option<String>,
+    /// Absolute paths of files.
+    pub files: Option<Vec<String>>,
+}
+
+impl Args for ClipboardWriteArgs {
+    fn secret_fields() -> &'static [&'static str] {
+        &["text", "files"]
+    }
+
+    fn check(&self) -> Result<(), String> {
+        let given = [
+            self.text.is_some(),
+            self.image.is_some(),
+            self.files.is_some(),
+        ];
+        if given.iter().filter(|g| **g).count() != 1 {
+            return Err("pass exactly one of text, image (a PNG file) or files (paths)".into());
+        }
+        if let Some(text) = &self.text
+            && text.len() > MAX_CLIPBOARD_TEXT
+        {
+            return Err(format!(
+                "text is {} bytes; the clipboard takes at most {MAX_CLIPBOARD_TEXT}",
+                text.len()
+            ));
+        }
+        if let Some(files) = &self.files {
+            if files.is_empty() || files.len() > MAX_CLIPBOARD_FILES {
+                return Err(format!("files takes 1 to {MAX_CLIPBOARD_FILES} paths"));
+            }
+            if let Some(relative) = files.iter().find(|f| !f.starts_with('/')) {
+                return Err(format!("{relative:?} is not an absolute path"));
+            }
+        }
+        if self.image.as_ref().is_some_and(|i| !i.starts_with('/')) {
+            return Err("image is the absolute path of a PNG file".into());
         }
         Ok(())
     }

@@ -18,7 +18,7 @@ use super::nodes::ActingNodes;
 use crate::error::DeskError;
 use crate::intent::{Intent, Target};
 use crate::keys::KeyCombo;
-use crate::system::{Ending, FrameChange, Launched};
+use crate::system::{Clip, Ending, FrameChange, Launched};
 
 /// How long a focus request may take to show.
 const FOCUS_WAIT: Duration = Duration::from_secs(1);
@@ -179,6 +179,14 @@ impl<'d> Admitted<'d> {
         )?;
         self.sending("changing a window's frame", || {
             self.desk.backend.input.request_frame(&window.id, change)
+        })
+    }
+
+    /// Puts `clip` on the clipboard.
+    pub fn write_clipboard(&self, clip: Clip) -> Result<(), DeskError> {
+        self.desk.clipboard_allowed()?;
+        self.sending("writing the clipboard", || {
+            self.desk.backend.input.write_clipboard(clip)
         })
     }
 

@@ -24,7 +24,8 @@ use crate::cancel::Cancel;
 use crate::error::DeskError;
 use crate::image::RgbImage;
 use crate::intent::{Intent, Target};
-use crate::system::{Answer, Backend, Opener, Question, WindowState};
+use crate::system::{Answer, Backend, Clip, Opener, Question, WindowState};
+use desk_core::call::ClipFormat;
 
 /// Who makes a call, and how it may be stopped.
 #[derive(Debug, Clone, Default)]
@@ -443,6 +444,20 @@ impl Desk {
     /// Whether process `pid` is `ancestor` or one of its descendants.
     pub fn descends_from(&self, pid: u32, ancestor: u32) -> bool {
         self.backend.apps.descends_from(pid, ancestor)
+    }
+
+    /// Refuses a clipboard verb where `[safety] clipboard` keeps the clipboard off.
+    pub fn clipboard_allowed(&self) -> Result<(), DeskError> {
+        match &self.policy.no_clipboard {
+            Some(reason) => Err(DeskError::refused(Control::Clipboard, reason.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// What the clipboard holds in `format`.
+    pub fn read_clipboard(&self, format: ClipFormat) -> Result<Option<Clip>, DeskError> {
+        self.clipboard_allowed()?;
+        self.backend.display.read_clipboard(format)
     }
 
     /// Whether `window` is minimized or maximized.

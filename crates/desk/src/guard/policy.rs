@@ -22,6 +22,8 @@ pub struct Policy {
     pub read_only: bool,
     /// Show the person a marker while an action runs.
     pub indicator: bool,
+    /// When set, why the clipboard verbs are refused here (`[safety] clipboard`).
+    pub no_clipboard: Option<String>,
 }
 
 impl Policy {

@@ -4,6 +4,7 @@
 
 mod a11y;
 mod changes;
+mod clipboard;
 mod computer;
 mod computer_act;
 mod fields;
@@ -69,6 +70,8 @@ fn verb(desk: &Desk, call: &DeskCall) -> Result<Done, DeskError> {
         DeskCall::Restore(args) => frame::restore(desk, args),
         DeskCall::Open(args) => manage::open(desk, args),
         DeskCall::Quit(args) => manage::quit(desk, args),
+        DeskCall::ClipboardRead(args) => clipboard::read(desk, args),
+        DeskCall::ClipboardWrite(args) => clipboard::write(desk, args),
         DeskCall::Screen(_) => {
             let screen = desk.screen()?;
             Ok(Done::json(json!({"width": screen.w, "height": screen.h})))

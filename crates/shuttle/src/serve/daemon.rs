@@ -70,7 +70,7 @@ impl Daemon {
     /// `platform` connects for every agent, with the plugins of the config's plugin directory.
     /// Starts the services, so it needs a tokio runtime.
     pub fn new(socket: PathBuf, config: ConfigSource, platform: Arc<dyn Platform>) -> Arc<Self> {
-        let seat = Seat::shared(None, platform.clone());
+        let seat = Seat::shared(None, platform.clone(), false);
         Self::with_seats(socket, config, platform, Seats::Shared(Arc::new(seat)))
     }
 

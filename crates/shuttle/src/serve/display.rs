@@ -61,6 +61,7 @@ impl Settled {
             _ => Seats::Shared(Arc::new(Seat::shared(
                 self.desk.clone(),
                 Arc::new(self.platform()),
+                self.private.is_some(),
             ))),
         }
     }

@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 use super::daemon::{Daemon, Peer};
 use super::ended::Ended;
 use super::stop::STOPPED;
-use crate::config::Config;
+use crate::config::{ClipboardAccess, Config};
 use crate::endpoint;
 
 impl Daemon {
@@ -191,7 +191,11 @@ impl Daemon {
         } else {
             None
         };
-        let policy = Arc::new(Policy::from(safety));
+        let mut policy = Policy::from(safety);
+        if seat.private_display && safety.clipboard == ClipboardAccess::Private {
+            policy.no_clipboard = None;
+        }
+        let policy = Arc::new(policy);
         let caller = Caller {
             agent: request.agent_id.clone(),
             allow_auth: call.allow_auth(),

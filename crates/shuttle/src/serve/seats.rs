@@ -32,18 +32,25 @@ pub struct Seat {
     pub turn: Turn,
     /// What runs started for this seat's agent get over the daemon's environment.
     pub env: Vec<(String, String)>,
+    /// Whether its display is a private one (no person works on it).
+    pub private_display: bool,
     last_used: Mutex<Instant>,
     private: Option<PrivateDisplay>,
 }
 
 impl Seat {
     /// The daemon's own display, shared by every agent.
-    pub fn shared(display: Option<String>, platform: Arc<dyn Platform>) -> Self {
+    pub fn shared(
+        display: Option<String>,
+        platform: Arc<dyn Platform>,
+        private_display: bool,
+    ) -> Self {
         Self {
             display,
             desk: Arc::new(DeskHandle::new(platform)),
             turn: Turn::default(),
             env: Vec::new(),
+            private_display,
             last_used: Mutex::new(Instant::now()),
             private: None,
         }
@@ -284,6 +291,7 @@ fn start_seat(dir: &std::path::Path, auth: &Auth, person: Option<String>) -> Res
         desk: Arc::new(DeskHandle::new(Arc::new(platform))),
         turn: Turn::default(),
         env,
+        private_display: true,
         last_used: Mutex::new(Instant::now()),
         private: Some(private),
     })

@@ -1,0 +1,523 @@
+//! The CLIPBOARD selection: reading it in a format, and owning it to serve what an agent wrote
+//! until another client takes it (ICCCM, with INCR transfers for what does not fit one
+//! request). Each read and each write has a connection of its own, so selection events never
+//! mix with the desk's.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use desk::{Clip, DeskError};
+use desk_core::call::{ClipFormat, MAX_CLIPBOARD_FILES, MAX_CLIPBOARD_PNG, MAX_CLIPBOARD_TEXT};
+use x11rb::connection::Connection;
+use x11rb::protocol::Event;
+use x11rb::protocol::xproto::{
+    Atom, AtomEnum, ChangeWindowAttributesAux, ConnectionExt as _, CreateWindowAux, EventMask,
+    PropMode, Property, SELECTION_NOTIFY_EVENT, SelectionNotifyEvent, Window as Xid, WindowClass,
+};
+use x11rb::rust_connection::RustConnection;
+use x11rb::wrapper::ConnectionExt as _;
+
+/// How long the clipboard's owner gets to answer a read.
+const READ_WAIT: Duration = Duration::from_secs(3);
+/// Bytes per INCR chunk.
+const CHUNK: usize = 32 * 1024;
+
+x11rb::atom_manager! {
+    /// The atoms of the selection protocol and its formats.
+    Atoms: AtomsCookie {
+        CLIPBOARD,
+        TARGETS,
+        TIMESTAMP,
+        INCR,
+        UTF8_STRING,
+        TEXT,
+        TEXT_PLAIN_UTF8: b"text/plain;charset=utf-8",
+        IMAGE_PNG: b"image/png",
+        URI_LIST: b"text/uri-list",
+        GNOME_FILES: b"x-special/gnome-copied-files",
+        SHUTTLE_CLIP: b"_SHUTTLE_CLIPBOARD",
+    }
+}
+
+fn failed(what: &str, e: impl std::fmt::Display) -> DeskError {
+    DeskError::Unreachable {
+        system: "x11",
+        reason: format!("clipboard: {what}: {e}"),
+    }
+}
+
+/// A connection, its atoms, and a window of its own to receive selections on.
+struct Client {
+    conn: RustConnection,
+    atoms: Atoms,
+    window: Xid,
+}
+
+impl Client {
+    fn new(display: &str) -> Result<Self, DeskError> {
+        let (conn, screen) =
+            x11rb::connect(Some(display)).map_err(|e| failed("cannot connect", e))?;
+        let root = conn.setup().roots[screen].root;
+        let atoms = Atoms::new(&conn)
+            .map_err(|e| failed("atoms", e))?
+            .reply()
+            .map_err(|e| failed("atoms", e))?;
+        let window = conn.generate_id().map_err(|e| failed("an id", e))?;
+        conn.create_window(
+            0,
+            window,
+            root,
+            0,
+            0,
+            1,
+            1,
+            0,
+            WindowClass::INPUT_ONLY,
+            0,
+            &CreateWindowAux::new().event_mask(EventMask::PROPERTY_CHANGE),
+        )
+        .map_err(|e| failed("a window", e))?;
+        conn.flush().map_err(|e| failed("flush", e))?;
+        Ok(Self {
+            conn,
+            atoms,
+            window,
+        })
+    }
+
+    /// The next event, waiting until `deadline`.
+    fn event_until(&self, deadline: Instant) -> Result<Option<Event>, DeskError> {
+        loop {
+            if let Some(event) = self
+                .conn
+                .poll_for_event()
+                .map_err(|e| failed("events", e))?
+            {
+                return Ok(Some(event));
+            }
+            if Instant::now() >= deadline {
+                return Ok(None);
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    /// Asks the owner for `target`; the reply's bytes and type, or `None` when it refuses.
+    fn convert(&self, target: Atom, limit: usize) -> Result<Option<(Atom, Vec<u8>)>, DeskError> {
+        let a = &self.atoms;
+        self.conn
+            .convert_selection(
+                self.window,
+                a.CLIPBOARD,
+                target,
+                a.SHUTTLE_CLIP,
+                x11rb::CURRENT_TIME,
+            )
+            .map_err(|e| failed("asking the owner", e))?;
+        self.conn.flush().map_err(|e| failed("flush", e))?;
+        let deadline = Instant::now() + READ_WAIT;
+        let property = loop {
+            match self.event_until(deadline)? {
+                Some(Event::SelectionNotify(e)) if e.requestor == self.window => break e.property,
+                Some(_) => {}
+                None => {
+                    return Err(failed(
+                        "reading",
+                        format!(
+                            "the app that holds the clipboard did not answer within {} s",
+                            READ_WAIT.as_secs()
+                        ),
+                    ));
+                }
+            }
+        };
+        if property == x11rb::NONE {
+            return Ok(None);
+        }
+        let reply = self
+            .conn
+            .get_property(true, self.window, property, AtomEnum::ANY, 0, u32::MAX / 4)
+            .map_err(|e| failed("reading", e))?
+            .reply()
+            .map_err(|e| failed("reading", e))?;
+        if reply.type_ != a.INCR {
+            if reply.value.len() > limit {
+                return Err(too_big(reply.value.len(), limit));
+            }
+            return Ok(Some((reply.type_, reply.value)));
+        }
+        // INCR: each chunk arrives as a new value of the property, which we delete to ask for
+        // the next; an empty one ends it.
+        self.conn.flush().map_err(|e| failed("flush", e))?;
+        let mut data = Vec::new();
+        let mut kind = x11rb::NONE;
+        loop {
+            let deadline = Instant::now() + READ_WAIT;
+            let ready = loop {
+                match self.event_until(deadline)? {
+                    Some(Event::PropertyNotify(e))
+                        if e.window == self.window
+                            && e.atom == property
+                            && e.state == Property::NEW_VALUE =>
+                    {
+                        break true;
+                    }
+                    Some(_) => {}
+                    None => break false,
+                }
+            };
+            if !ready {
+                return Err(failed(
+                    "reading",
+                    "the app stopped sending the clipboard midway",
+                ));
+            }
+            let chunk = self
+                .conn
+                .get_property(true, self.window, property, AtomEnum::ANY, 0, u32::MAX / 4)
+                .map_err(|e| failed("reading", e))?
+                .reply()
+                .map_err(|e| failed("reading", e))?;
+            self.conn.flush().map_err(|e| failed("flush", e))?;
+            if chunk.value.is_empty() {
+                return Ok(Some((kind, data)));
+            }
+            kind = chunk.type_;
+            data.extend_from_slice(&chunk.value);
+            if data.len() > limit {
+                return Err(too_big(data.len(), limit));
+            }
+        }
+    }
+
+    /// The formats the owner offers, when it says.
+    fn targets(&self) -> Result<Option<Vec<Atom>>, DeskError> {
+        Ok(self
+            .convert(self.atoms.TARGETS, 1 << 20)?
+            .map(|(_, bytes)| {
+                bytes
+                    .chunks_exact(4)
+                    .map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect()
+            }))
+    }
+}
+
+fn too_big(len: usize, limit: usize) -> DeskError {
+    DeskError::Invalid(format!(
+        "the clipboard holds {len} bytes or more, over the {limit} the clipboard verbs take"
+    ))
+}
+
+/// What the clipboard of `display` holds in `format`.
+pub(crate) fn read(display: &str, format: ClipFormat) -> Result<Option<Clip>, DeskError> {
+    let client = Client::new(display)?;
+    let a = &client.atoms;
+    let owner = client
+        .conn
+        .get_selection_owner(a.CLIPBOARD)
+        .map_err(|e| failed("owner", e))?
+        .reply()
+        .map_err(|e| failed("owner", e))?
+        .owner;
+    if owner == x11rb::NONE {
+        return Ok(None);
+    }
+    let (wanted, limit): (Vec<Atom>, usize) = match format {
+        ClipFormat::Text => (
+            vec![
+                a.UTF8_STRING,
+                a.TEXT_PLAIN_UTF8,
+                u32::from(AtomEnum::STRING),
+            ],
+            MAX_CLIPBOARD_TEXT,
+        ),
+        ClipFormat::Image => (vec![a.IMAGE_PNG], MAX_CLIPBOARD_PNG),
+        ClipFormat::Files => (vec![a.URI_LIST, a.GNOME_FILES], MAX_CLIPBOARD_FILES * 4096),
+    };
+    let offered = client.targets()?;
+    let Some(target) = wanted
+        .iter()
+        .copied()
+        .find(|t| offered.as_ref().is_none_or(|offered| offered.contains(t)))
+    else {
+        return Ok(None);
+    };
+    let Some((_, bytes)) = client.convert(target, limit)? else {
+        return Ok(None);
+    };
+    Ok(Some(match format {
+        ClipFormat::Text if target == u32::from(AtomEnum::STRING) => {
+            Clip::Text(bytes.iter().map(|&b| char::from(b)).collect())
+        }
+        ClipFormat::Text => Clip::Text(String::from_utf8_lossy(&bytes).into_owned()),
+        ClipFormat::Image => Clip::Png(bytes),
+        ClipFormat::Files => Clip::Files(paths_of_uris(&String::from_utf8_lossy(&bytes))),
+    }))
+}
+
+/// The local paths of a `text/uri-list` (or GNOME's list, whose first line says copy or cut).
+pub(crate) fn paths_of_uris(list: &str) -> Vec<String> {
+    list.lines()
+        .map(str::trim)
+        .filter_map(|line| line.strip_prefix("file://"))
+        .map(|rest| rest.strip_prefix("localhost").unwrap_or(rest))
+        .map(percent_decode)
+        .collect()
+}
+
+fn percent_decode(text: &str) -> String {
+    let hex = |b: u8| char::from(b).to_digit(16).map(|d| d as u8);
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let escaped = (bytes[i] == b'%' && i + 2 < bytes.len())
+            .then(|| Some(hex(bytes[i + 1])? * 16 + hex(bytes[i + 2])?))
+            .flatten();
+        match escaped {
+            Some(byte) => {
+                out.push(byte);
+                i += 3;
+            }
+            None => {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// `file://` URI of an absolute path, with everything but unreserved characters and `/`
+/// percent-encoded.
+pub(crate) fn uri_of(path: &str) -> String {
+    let mut uri = String::from("file://");
+    for byte in path.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
+            uri.push(char::from(byte));
+        } else {
+            uri.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    uri
+}
+
+/// The formats an agent's clip is offered in, with their bytes.
+fn offers(atoms: &Atoms, clip: &Clip) -> Vec<(Atom, Arc<Vec<u8>>)> {
+    match clip {
+        Clip::Text(text) => {
+            let utf8 = Arc::new(text.clone().into_bytes());
+            let latin1: Vec<u8> = text
+                .chars()
+                .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
+                .collect();
+            vec![
+                (atoms.UTF8_STRING, utf8.clone()),
+                (atoms.TEXT_PLAIN_UTF8, utf8.clone()),
+                (atoms.TEXT, utf8),
+                (u32::from(AtomEnum::STRING), Arc::new(latin1)),
+            ]
+        }
+        Clip::Png(png) => vec![(atoms.IMAGE_PNG, Arc::new(png.clone()))],
+        Clip::Files(files) => {
+            let uris: Vec<String> = files.iter().map(|f| uri_of(f)).collect();
+            let list = uris.iter().map(|u| format!("{u}\r\n")).collect::<String>();
+            let gnome = format!("copy\n{}", uris.join("\n"));
+            vec![
+                (atoms.URI_LIST, Arc::new(list.into_bytes())),
+                (atoms.GNOME_FILES, Arc::new(gnome.into_bytes())),
+            ]
+        }
+    }
+}
+
+/// Takes the clipboard of `display` and serves `clip` on a thread of its own until another
+/// client takes the clipboard.
+pub(crate) fn write(display: &str, clip: Clip) -> Result<(), DeskError> {
+    let client = Client::new(display)?;
+    let a = client.atoms;
+    // ICCCM: take the selection at a real server time, which a property change gives.
+    client
+        .conn
+        .change_property8(
+            PropMode::APPEND,
+            client.window,
+            a.SHUTTLE_CLIP,
+            AtomEnum::STRING,
+            &[],
+        )
+        .map_err(|e| failed("a timestamp", e))?;
+    client.conn.flush().map_err(|e| failed("flush", e))?;
+    let deadline = Instant::now() + READ_WAIT;
+    let time = loop {
+        match client.event_until(deadline)? {
+            Some(Event::PropertyNotify(e)) if e.window == client.window => break e.time,
+            Some(_) => {}
+            None => return Err(failed("a timestamp", "the X server sent none")),
+        }
+    };
+    client
+        .conn
+        .set_selection_owner(client.window, a.CLIPBOARD, time)
+        .map_err(|e| failed("taking the clipboard", e))?;
+    let owner = client
+        .conn
+        .get_selection_owner(a.CLIPBOARD)
+        .map_err(|e| failed("taking the clipboard", e))?
+        .reply()
+        .map_err(|e| failed("taking the clipboard", e))?
+        .owner;
+    if owner != client.window {
+        return Err(failed(
+            "taking the clipboard",
+            "the X server kept another owner",
+        ));
+    }
+    let offers = offers(&a, &clip);
+    drop(clip);
+    std::thread::Builder::new()
+        .name("clipboard".into())
+        .spawn(move || serve(client, time, offers))
+        .map_err(|e| failed("a thread", e))?;
+    Ok(())
+}
+
+/// An INCR transfer in progress: what is left to send to a requestor's property.
+struct Transfer {
+    kind: Atom,
+    data: Arc<Vec<u8>>,
+    sent: usize,
+}
+
+/// Answers requests for the clipboard until another client takes it.
+fn serve(client: Client, time: u32, offers: Vec<(Atom, Arc<Vec<u8>>)>) {
+    let (conn, a) = (&client.conn, &client.atoms);
+    let mut transfers: HashMap<(Xid, Atom), Transfer> = HashMap::new();
+    loop {
+        let Ok(event) = conn.wait_for_event() else {
+            return;
+        };
+        match event {
+            Event::SelectionClear(e) if e.owner == client.window => return,
+            Event::SelectionRequest(request) => {
+                let property = if request.property == x11rb::NONE {
+                    request.target
+                } else {
+                    request.property
+                };
+                let answered = if request.target == a.TARGETS {
+                    let mut targets = vec![a.TARGETS, a.TIMESTAMP];
+                    targets.extend(offers.iter().map(|(t, _)| *t));
+                    conn.change_property32(
+                        PropMode::REPLACE,
+                        request.requestor,
+                        property,
+                        AtomEnum::ATOM,
+                        &targets,
+                    )
+                    .is_ok()
+                } else if request.target == a.TIMESTAMP {
+                    conn.change_property32(
+                        PropMode::REPLACE,
+                        request.requestor,
+                        property,
+                        AtomEnum::INTEGER,
+                        &[time],
+                    )
+                    .is_ok()
+                } else if let Some((kind, data)) = offers.iter().find(|(t, _)| *t == request.target)
+                {
+                    if data.len() > CHUNK {
+                        let watched = conn.change_window_attributes(
+                            request.requestor,
+                            &ChangeWindowAttributesAux::new()
+                                .event_mask(EventMask::PROPERTY_CHANGE),
+                        );
+                        transfers.insert(
+                            (request.requestor, property),
+                            Transfer {
+                                kind: *kind,
+                                data: data.clone(),
+                                sent: 0,
+                            },
+                        );
+                        watched.is_ok()
+                            && conn
+                                .change_property32(
+                                    PropMode::REPLACE,
+                                    request.requestor,
+                                    property,
+                                    a.INCR,
+                                    &[data.len() as u32],
+                                )
+                                .is_ok()
+                    } else {
+                        conn.change_property8(
+                            PropMode::REPLACE,
+                            request.requestor,
+                            property,
+                            *kind,
+                            data,
+                        )
+                        .is_ok()
+                    }
+                } else {
+                    false
+                };
+                let notify = SelectionNotifyEvent {
+                    response_type: SELECTION_NOTIFY_EVENT,
+                    sequence: 0,
+                    time: request.time,
+                    requestor: request.requestor,
+                    selection: request.selection,
+                    target: request.target,
+                    property: if answered { property } else { x11rb::NONE },
+                };
+                let _ = conn.send_event(false, request.requestor, EventMask::NO_EVENT, notify);
+                let _ = conn.flush();
+            }
+            Event::PropertyNotify(e) if e.state == Property::DELETE => {
+                let key = (e.window, e.atom);
+                let Some(transfer) = transfers.get_mut(&key) else {
+                    continue;
+                };
+                let end = (transfer.sent + CHUNK).min(transfer.data.len());
+                let chunk = &transfer.data[transfer.sent..end];
+                let _ = conn.change_property8(
+                    PropMode::REPLACE,
+                    e.window,
+                    e.atom,
+                    transfer.kind,
+                    chunk,
+                );
+                let _ = conn.flush();
+                if chunk.is_empty() {
+                    transfers.remove(&key);
+                } else {
+                    transfer.sent = end;
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_uris_round_trip_with_odd_characters() {
+        let path = "/tmp/a b/ünï%cödé#1.txt";
+        let uri = uri_of(path);
+        assert!(uri.starts_with("file:///tmp/a%20b/"), "{uri}");
+        assert!(!uri.contains(' ') && !uri.contains('#'));
+        assert_eq!(paths_of_uris(&format!("{uri}\r\n")), [path]);
+        assert_eq!(
+            paths_of_uris("copy\nfile:///x/y\nfile://localhost/z\n# comment\nhttp://no"),
+            ["/x/y", "/z"]
+        );
+    }
+}

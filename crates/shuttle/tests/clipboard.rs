@@ -1,0 +1,230 @@
+//! End to end: `clipboard_read` and `clipboard_write` over the X CLIPBOARD selection, with a
+//! real GTK app on the other side (its entry copies and pastes), judged by the fixture's log,
+//! the selection's owner on the person's display, and the journal.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use serde_json::json;
+use x11rb::protocol::xproto::ConnectionExt;
+
+const ON: &str = "[safety]\nclipboard = \"on\"\n";
+
+fn entry_text(fixture: &Fixture) -> String {
+    fixture
+        .events_of("text")
+        .last()
+        .and_then(|e| e["text"].as_str().map(String::from))
+        .unwrap_or_default()
+}
+
+/// Who owns CLIPBOARD on the person's display.
+fn clipboard_owner() -> u32 {
+    let (conn, _) = x11rb::connect(None).unwrap();
+    let atom = conn
+        .intern_atom(false, b"CLIPBOARD")
+        .unwrap()
+        .reply()
+        .unwrap()
+        .atom;
+    conn.get_selection_owner(atom)
+        .unwrap()
+        .reply()
+        .unwrap()
+        .owner
+}
+
+#[test]
+fn text_round_trips_with_a_gtk_app_both_ways() {
+    require_desktop();
+    let daemon = Daemon::start_configured(Some(ON), &[]);
+    let fixture = Fixture::start("Clipboard App", &[]);
+    let window = fixture.id();
+
+    // Copied in the app, read by shuttle.
+    let copied = "copied in GTK ✓ ünï";
+    assert!(
+        !daemon
+            .call("desk_type", json!({"window": window, "text": copied}))
+            .is_error
+    );
+    fixture.await_events("text", 1);
+    assert!(
+        !daemon
+            .call("desk_key", json!({"window": window, "keys": "ctrl+a"}))
+            .is_error
+    );
+    assert!(
+        !daemon
+            .call("desk_key", json!({"window": window, "keys": "ctrl+c"}))
+            .is_error
+    );
+    let read = wait_for("the app's copy", Duration::from_secs(5), || {
+        let read = daemon.call("desk_clipboard_read", json!({})).json();
+        (read["text"] == copied).then_some(read)
+    });
+    assert_eq!(read["present"], true);
+
+    // Written by shuttle, pasted in the app.
+    let written = "written by shuttle → pasted";
+    let write = daemon.call("desk_clipboard_write", json!({"text": written}));
+    assert!(!write.is_error, "{}", write.text);
+    assert!(
+        !daemon
+            .call("desk_key", json!({"window": window, "keys": "ctrl+a"}))
+            .is_error
+    );
+    assert!(
+        !daemon
+            .call("desk_key", json!({"window": window, "keys": "ctrl+v"}))
+            .is_error
+    );
+    wait_for("the paste", Duration::from_secs(5), || {
+        (entry_text(&fixture) == written).then_some(())
+    });
+
+    // 60 KB (a GTK entry holds at most 65535 characters): more than one 32 KiB chunk, so the
+    // app receives it by INCR.
+    let long: String = "0123456789".repeat(6_000);
+    assert!(
+        !daemon
+            .call("desk_clipboard_write", json!({"text": long}))
+            .is_error
+    );
+    assert!(
+        !daemon
+            .call("desk_key", json!({"window": window, "keys": "ctrl+a"}))
+            .is_error
+    );
+    assert!(
+        !daemon
+            .call("desk_key", json!({"window": window, "keys": "ctrl+v"}))
+            .is_error
+    );
+    wait_for("the long paste", Duration::from_secs(10), || {
+        (entry_text(&fixture) == long).then_some(())
+    });
+
+    // The journal keeps its length and digest, never the text.
+    let line = daemon
+        .journal()
+        .into_iter()
+        .find(|l| l["tool"] == "desk_clipboard_write")
+        .unwrap();
+    assert!(!line.to_string().contains("pasted"), "{line}");
+    assert_eq!(line["args"]["text"]["chars"], written.chars().count());
+}
+
+#[test]
+fn large_text_files_and_images_round_trip_and_bad_input_changes_nothing() {
+    require_desktop();
+    let daemon = Daemon::start_configured(Some(ON), &[]);
+    let scratch = Scratch::new("clipboard");
+
+    // 1 MB: more than one request, so both sides go by INCR.
+    let big: String = (0..1_000_000)
+        .map(|i| char::from(b'a' + (i % 26) as u8))
+        .collect();
+    assert!(
+        !daemon
+            .call("desk_clipboard_write", json!({"text": big}))
+            .is_error
+    );
+    let back = daemon
+        .call("desk_clipboard_read", json!({"format": "text"}))
+        .json();
+    assert_eq!(back["bytes"], 1_000_000);
+    assert!(back["text"] == big.as_str(), "the text came back changed");
+    let none = daemon
+        .call("desk_clipboard_read", json!({"format": "image"}))
+        .json();
+    assert_eq!(none["present"], false, "{none}");
+
+    let a = scratch.path("a file.txt");
+    let b = scratch.path("ünï #2.txt");
+    std::fs::write(&a, "a").unwrap();
+    std::fs::write(&b, "b").unwrap();
+    let files = json!([a, b]);
+    assert!(
+        !daemon
+            .call("desk_clipboard_write", json!({"files": files}))
+            .is_error
+    );
+    let back = daemon
+        .call("desk_clipboard_read", json!({"format": "files"}))
+        .json();
+    assert_eq!(back["files"], files, "{back}");
+
+    let png = scratch.path("picture.png");
+    {
+        let file = std::fs::File::create(&png).unwrap();
+        let mut encoder = png::Encoder::new(file, 300, 200);
+        encoder.set_color(png::ColorType::Rgb);
+        let pixels: Vec<u8> = (0..300 * 200 * 3).map(|i| (i % 251) as u8).collect();
+        encoder
+            .write_header()
+            .unwrap()
+            .write_image_data(&pixels)
+            .unwrap();
+    }
+    let wrote = daemon.call("desk_clipboard_write", json!({"image": png}));
+    assert!(!wrote.is_error, "{}", wrote.text);
+    let back = daemon.call("desk_clipboard_read", json!({"format": "image"}));
+    assert_eq!(back.json()["width"], 300);
+    assert_eq!(back.image.unwrap(), std::fs::read(&png).unwrap());
+
+    // Bad input: an error, and the clipboard still holds the image.
+    let not_png = daemon.call("desk_clipboard_write", json!({"image": a}));
+    assert!(
+        not_png.is_error && not_png.text.contains("not a PNG"),
+        "{}",
+        not_png.text
+    );
+    let missing = daemon.call("desk_clipboard_write", json!({"files": ["/no/such/file"]}));
+    assert!(
+        missing.is_error && missing.text.contains("no file at"),
+        "{}",
+        missing.text
+    );
+    let two = daemon.call("desk_clipboard_write", json!({"text": "x", "files": [a]}));
+    assert!(
+        two.is_error && two.text.contains("exactly one"),
+        "{}",
+        two.text
+    );
+    let still = daemon
+        .call("desk_clipboard_read", json!({"format": "image"}))
+        .json();
+    assert_eq!(still["present"], true);
+}
+
+#[test]
+fn the_persons_clipboard_is_off_by_default_and_an_agents_own_is_on() {
+    require_desktop();
+    let person = Daemon::start();
+    let refused = person.call("desk_clipboard_read", json!({}));
+    assert!(refused.is_error);
+    assert!(
+        refused.text.contains("private display only"),
+        "{}",
+        refused.text
+    );
+    let refused = person.call("desk_clipboard_write", json!({"text": "x"}));
+    assert!(refused.is_error, "{}", refused.text);
+    drop(person);
+
+    let owner = clipboard_owner();
+    let daemon = Daemon::start_configured(Some("[daemon]\ndisplay = \"per-agent\"\n"), &[]);
+    let mut wire = Wire::connect_as(&daemon.socket, "copier");
+    let wrote = wire.call("desk_clipboard_write", json!({"text": "the agent's own"}));
+    assert!(!wrote.is_error, "{}", wrote.text);
+    let read = wire.call("desk_clipboard_read", json!({})).json();
+    assert_eq!(read["text"], "the agent's own");
+    assert_eq!(
+        clipboard_owner(),
+        owner,
+        "the person's clipboard changed hands"
+    );
+}
