@@ -89,6 +89,7 @@ echo
 /usr/bin/python3 scripts/bench_scripts.py "$SHUTTLE" "$work"
 /usr/bin/python3 scripts/bench_models.py "$SHUTTLE" "$work"
 cargo test -q -p shuttle --release --test private_display display_costs -- --ignored --nocapture 2>/dev/null | grep -E '^(####|\||$)'
+cargo test -q -p shuttle --release --test clipboard clipboard_costs -- --ignored --nocapture 2>/dev/null | grep -E '^(####|\||$)'
 
 echo "#### A service call: spliced through the daemon against the service's socket directly"
 echo

@@ -15,7 +15,7 @@ PACKAGES=(
   # `open`: the XDG MIME associations
   xdg-utils
   # independent readings in tests, and the peer tools in the benchmarks
-  xdotool wmctrl imagemagick hyperfine python3-pyatspi
+  xdotool wmctrl imagemagick hyperfine python3-pyatspi xclip
   # build
   pkg-config gcc
 )

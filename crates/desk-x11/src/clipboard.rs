@@ -88,6 +88,7 @@ impl Client {
 
     /// The next event, waiting until `deadline`.
     fn event_until(&self, deadline: Instant) -> Result<Option<Event>, DeskError> {
+        use std::os::fd::AsRawFd;
         loop {
             if let Some(event) = self
                 .conn
@@ -96,10 +97,17 @@ impl Client {
             {
                 return Ok(Some(event));
             }
-            if Instant::now() >= deadline {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
                 return Ok(None);
             }
-            std::thread::sleep(Duration::from_millis(2));
+            let mut fd = libc::pollfd {
+                fd: self.conn.stream().as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one live pollfd, for at most the time left.
+            unsafe { libc::poll(&mut fd, 1, left.as_millis().min(1000) as i32) };
         }
     }
 
@@ -308,16 +316,14 @@ pub(crate) fn uri_of(path: &str) -> String {
 fn offers(atoms: &Atoms, clip: &Clip) -> Vec<(Atom, Arc<Vec<u8>>)> {
     match clip {
         Clip::Text(text) => {
+            // STRING (Latin-1) is made when asked for: few apps ask, and a large text would
+            // otherwise be held twice.
             let utf8 = Arc::new(text.clone().into_bytes());
-            let latin1: Vec<u8> = text
-                .chars()
-                .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
-                .collect();
             vec![
                 (atoms.UTF8_STRING, utf8.clone()),
                 (atoms.TEXT_PLAIN_UTF8, utf8.clone()),
-                (atoms.TEXT, utf8),
-                (u32::from(AtomEnum::STRING), Arc::new(latin1)),
+                (atoms.TEXT, utf8.clone()),
+                (u32::from(AtomEnum::STRING), utf8),
             ]
         }
         Clip::Png(png) => vec![(atoms.IMAGE_PNG, Arc::new(png.clone()))],
@@ -384,6 +390,14 @@ pub(crate) fn write(display: &str, clip: Clip) -> Result<(), DeskError> {
     Ok(())
 }
 
+/// UTF-8 text as Latin-1, what it cannot say as `?`.
+fn latin1(utf8: &[u8]) -> Vec<u8> {
+    String::from_utf8_lossy(utf8)
+        .chars()
+        .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
+        .collect()
+}
+
 /// An INCR transfer in progress: what is left to send to a requestor's property.
 struct Transfer {
     kind: Atom,
@@ -400,7 +414,14 @@ fn serve(client: Client, time: u32, offers: Vec<(Atom, Arc<Vec<u8>>)>) {
             return;
         };
         match event {
-            Event::SelectionClear(e) if e.owner == client.window => return,
+            Event::SelectionClear(e) if e.owner == client.window => {
+                drop(offers);
+                drop(transfers);
+                // Give what served a large clipboard back to the system now.
+                // SAFETY: malloc_trim only returns free heap pages.
+                unsafe { libc::malloc_trim(0) };
+                return;
+            }
             Event::SelectionRequest(request) => {
                 let property = if request.property == x11rb::NONE {
                     request.target
@@ -429,6 +450,11 @@ fn serve(client: Client, time: u32, offers: Vec<(Atom, Arc<Vec<u8>>)>) {
                     .is_ok()
                 } else if let Some((kind, data)) = offers.iter().find(|(t, _)| *t == request.target)
                 {
+                    let data = &if *kind == u32::from(AtomEnum::STRING) {
+                        Arc::new(latin1(data))
+                    } else {
+                        data.clone()
+                    };
                     if data.len() > CHUNK {
                         let watched = conn.change_window_attributes(
                             request.requestor,

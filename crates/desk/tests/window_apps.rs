@@ -173,3 +173,74 @@ fn the_safety_controls_hold_the_new_verbs() {
     let unhandled = run(&fake, &Policy::default(), "open", json!({"target": "/tmp"}));
     assert_not_sent(&unhandled, "no app opens application/octet-stream");
 }
+
+#[test]
+fn the_clipboard_verbs_answer_what_it_holds_and_obey_the_controls() {
+    use desk::Clip;
+    let fake = desktop();
+    let empty = json(&run(&fake, &Policy::default(), "clipboard_read", json!({})));
+    assert_eq!(empty, json!({"present": false, "format": "text"}));
+    let wrote = json(&run(
+        &fake,
+        &Policy::default(),
+        "clipboard_write",
+        json!({"text": "secret"}),
+    ));
+    assert_eq!(wrote["bytes"], 6);
+    assert_eq!(fake.state().clipboard, Some(Clip::Text("secret".into())));
+    let read = json(&run(
+        &fake,
+        &Policy::default(),
+        "clipboard_read",
+        json!({"format": "text"}),
+    ));
+    assert_eq!(read["text"], "secret");
+    let as_files = json(&run(
+        &fake,
+        &Policy::default(),
+        "clipboard_read",
+        json!({"format": "files"}),
+    ));
+    assert_eq!(as_files["present"], false);
+
+    let off = Policy {
+        no_clipboard: Some("the clipboard is off here".into()),
+        ..Policy::default()
+    };
+    assert_refused_by(
+        &run(&fake, &off, "clipboard_read", json!({})),
+        Control::Clipboard,
+        "off here",
+    );
+    assert_refused_by(
+        &run(&fake, &off, "clipboard_write", json!({"text": "x"})),
+        Control::Clipboard,
+        "off here",
+    );
+    let dry = Policy {
+        dry_run: true,
+        ..Policy::default()
+    };
+    assert_refused_by(
+        &run(&fake, &dry, "clipboard_write", json!({"text": "y"})),
+        Control::DryRun,
+        "would put 1 character of text on the clipboard",
+    );
+    let read_only = Policy {
+        read_only: true,
+        ..Policy::default()
+    };
+    assert_refused_by(
+        &run(&fake, &read_only, "clipboard_write", json!({"text": "z"})),
+        Control::ReadOnly,
+        "",
+    );
+    assert_eq!(fake.state().clipboard, Some(Clip::Text("secret".into())));
+    let not_png = run(
+        &fake,
+        &Policy::default(),
+        "clipboard_write",
+        json!({"image": "/etc/hostname"}),
+    );
+    assert_not_sent(&not_png, "not a PNG");
+}

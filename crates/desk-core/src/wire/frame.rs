@@ -10,6 +10,8 @@ pub const MAX_FRAME: usize = 64 * 1024 * 1024;
 
 /// Bytes of the length header.
 const HEADER: usize = 4;
+/// The most read buffer a connection keeps between frames.
+const KEPT_CAPACITY: usize = 64 * 1024;
 
 /// Why a frame could not be read. Every variant except [`FrameError::Io`] means the peer sent
 /// something the stream cannot recover from, so the connection must be closed after reporting it.
@@ -102,6 +104,10 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
         }
         let payload = self.buf[HEADER..total].to_vec();
         self.buf.drain(..total);
+        // A large frame's room is given back, so a long-lived connection does not keep it.
+        if self.buf.capacity() > KEPT_CAPACITY {
+            self.buf.shrink_to(KEPT_CAPACITY.max(self.buf.len()));
+        }
         Ok(Some(payload))
     }
 

@@ -75,10 +75,10 @@ pub(super) fn write(desk: &Desk, args: &ClipboardWriteArgs) -> Result<Done, Desk
             json!({"wrote": "text", "bytes": text.len(), "sha256_64": digest(text.as_bytes())});
         (
             Clip::Text(text.clone()),
-            format!(
-                "put {} characters of text on the clipboard",
-                text.chars().count()
-            ),
+            match text.chars().count() {
+                1 => "put 1 character of text on the clipboard".to_string(),
+                n => format!("put {n} characters of text on the clipboard"),
+            },
             result,
         )
     } else if let Some(path) = &args.image {
