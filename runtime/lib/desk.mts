@@ -43,6 +43,8 @@ export const VERBS = [
   "restore",
   "open",
   "quit",
+  "clipboard_read",
+  "clipboard_write",
   "computer_state",
   "computer_act",
   "computer_end",
@@ -281,6 +283,18 @@ export interface QuitArgs extends WindowTarget {
   grace_s?: number;
 }
 
+export interface ClipboardReadArgs {
+  /** text (default), image (answered as a PNG) or files. */
+  format?: "text" | "image" | "files";
+}
+
+/** Exactly one of text, image (the absolute path of a PNG file) or files (absolute paths). */
+export interface ClipboardWriteArgs {
+  text?: string;
+  image?: string;
+  files?: string[];
+}
+
 export interface ComputerStateArgs {
   /** Whose elements and scale to keep (default: this agent's own session). */
   session?: string;
@@ -428,6 +442,8 @@ export interface Desk {
   restore(args: RestoreArgs): Promise<DeskResult>;
   open(args: OpenArgs): Promise<DeskResult>;
   quit(args: QuitArgs): Promise<DeskResult>;
+  clipboard_read(args?: ClipboardReadArgs): Promise<DeskResult>;
+  clipboard_write(args: ClipboardWriteArgs): Promise<DeskResult>;
   computer_state(args?: ComputerStateArgs): Promise<DeskResult>;
   computer_act(args: ComputerActArgs): Promise<DeskResult>;
   computer_end(args: ComputerEndArgs): Promise<DeskResult>;
@@ -536,6 +552,8 @@ export function createDesk(options: DeskOptions = {}): Desk {
     restore: verb("restore"),
     open: verb("open"),
     quit: verb("quit"),
+    clipboard_read: verb("clipboard_read"),
+    clipboard_write: verb("clipboard_write"),
     computer_state: verb("computer_state"),
     computer_act: verb("computer_act"),
     computer_end: verb("computer_end"),
