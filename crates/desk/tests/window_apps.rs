@@ -243,4 +243,12 @@ fn the_clipboard_verbs_answer_what_it_holds_and_obey_the_controls() {
         json!({"image": "/etc/hostname"}),
     );
     assert_not_sent(&not_png, "not a PNG");
+    // A device or a pipe is never read: it could fill the daemon or block the desk.
+    let device = run(
+        &fake,
+        &Policy::default(),
+        "clipboard_write",
+        json!({"image": "/dev/zero"}),
+    );
+    assert_not_sent(&device, "not a regular file");
 }

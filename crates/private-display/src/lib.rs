@@ -99,7 +99,7 @@ impl Auth {
             inherited: inherited.map(Path::to_path_buf),
             numbers: std::sync::Mutex::new(Vec::new()),
         };
-        auth.rewrite().map_err(dir_error)?;
+        auth.rewrite(&[]).map_err(dir_error)?;
         Ok(auth)
     }
 
@@ -109,29 +109,23 @@ impl Auth {
     }
 
     fn add(&self, number: u32) -> std::io::Result<()> {
-        {
-            let mut numbers = self
-                .numbers
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            if numbers.contains(&number) {
-                return Ok(());
-            }
-            numbers.push(number);
+        let mut numbers = self
+            .numbers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if numbers.contains(&number) {
+            return Ok(());
         }
-        self.rewrite()
+        numbers.push(number);
+        // Written under the lock: two displays starting at once never interleave their files.
+        self.rewrite(&numbers)
     }
 
     /// Writes the file anew beside itself and renames it into place, so a reader never sees
     /// half of it.
-    fn rewrite(&self) -> std::io::Result<()> {
-        let numbers = self
-            .numbers
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone();
+    fn rewrite(&self, numbers: &[u32]) -> std::io::Result<()> {
         let staging = self.file.with_extension("new");
-        xauth::write(&staging, &numbers, &self.cookie, self.inherited.as_deref())?;
+        xauth::write(&staging, numbers, &self.cookie, self.inherited.as_deref())?;
         std::fs::rename(&staging, &self.file)
     }
 }
@@ -292,9 +286,18 @@ impl PrivateDisplay {
 
 impl Drop for PrivateDisplay {
     fn drop(&mut self) {
-        let ended = reap::end(&self.record, END_GRACE);
+        let children = &mut self.children;
+        let ended = reap::end(&self.record, END_GRACE, || {
+            for child in children.iter_mut() {
+                let _ = child.try_wait();
+            }
+        });
+        // What SIGKILL ended is collected here, so no zombie of the display stays behind.
+        let deadline = Instant::now() + END_GRACE;
         for child in &mut self.children {
-            let _ = child.try_wait();
+            while matches!(child.try_wait(), Ok(None)) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(10));
+            }
         }
         let _ = std::fs::remove_file(&self.record_path);
         tracing::info!(display = %self.record.display, processes = ended, "private display ended");
@@ -317,7 +320,7 @@ pub fn reap(dir: &Path) -> Vec<Record> {
         let Ok(record) = serde_json::from_slice::<Record>(&text) else {
             continue;
         };
-        let ended = reap::end(&record, END_GRACE);
+        let ended = reap::end(&record, END_GRACE, || {});
         tracing::warn!(display = %record.display, processes = ended, "ended a private display left by a daemon that did not exit");
         reaped.push(record);
     }
@@ -395,6 +398,7 @@ fn start_server(
             if Instant::now() >= deadline {
                 let _ = server.kill();
                 let _ = server.wait();
+                let _ = std::fs::remove_file(record_path);
                 return Err(DisplayError::Start {
                     part: "X server",
                     reason: format!(

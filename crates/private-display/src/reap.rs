@@ -1,7 +1,8 @@
 //! Finding and ending what belongs to a private display: its own processes (one process
 //! group, led by the X server) and the apps that run on it (their environment names its
-//! DISPLAY). Both are matched by start time too, so a pid or display number reused since is
-//! never touched.
+//! DISPLAY), started after its X server. `end` signals only what it found at its start, again
+//! checked by start time, so a process that reused a pid, or a display started since on the
+//! same number, is never touched.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -61,8 +62,9 @@ pub(crate) fn names_display(environ: &[u8], display: &str) -> bool {
         .any(|var| var == wanted.as_bytes())
 }
 
-/// The processes of this user that belong to `record`'s display, the X server's group first.
-pub(crate) fn members(record: &Record) -> Vec<i32> {
+/// The running processes of this user that belong to `record`'s display, with their start
+/// times.
+pub(crate) fn members(record: &Record) -> Vec<(i32, u64)> {
     let me = unsafe { libc::getuid() };
     let own = std::process::id() as i32;
     let Ok(entries) = std::fs::read_dir("/proc") else {
@@ -81,7 +83,7 @@ pub(crate) fn members(record: &Record) -> Vec<i32> {
             continue;
         }
         let Some(stat) = stat(pid) else { continue };
-        if stat.started < record.started {
+        if stat.started < record.started || !running(pid) {
             continue;
         }
         let in_group = stat.group == record.group;
@@ -90,7 +92,7 @@ pub(crate) fn members(record: &Record) -> Vec<i32> {
                 .is_ok_and(|environ| names_display(&environ, &record.display))
         };
         if in_group || on_display() {
-            found.push(pid);
+            found.push((pid, stat.started));
         }
     }
     found
@@ -101,23 +103,33 @@ fn owned_by(proc_dir: &Path, uid: u32) -> bool {
     std::fs::metadata(proc_dir).is_ok_and(|m| m.uid() == uid)
 }
 
-/// Ends every process of `record`'s display: SIGTERM, then SIGKILL to those still there after
-/// `grace`. Answers how many there were.
-pub fn end(record: &Record, grace: Duration) -> usize {
-    let pids = members(record);
-    for pid in &pids {
-        // SAFETY: signalling a pid that was just checked to be ours and the display's.
+/// Ends every process of `record`'s display: SIGTERM, then SIGKILL to those still running
+/// after `grace`. Only the processes found at the start are signalled, each checked again by
+/// its start time, so a display started meanwhile on the same number is never touched.
+/// `reap_children` collects the caller's own exited children while it waits. Answers how
+/// many processes there were.
+pub fn end(record: &Record, grace: Duration, mut reap_children: impl FnMut()) -> usize {
+    let found = members(record);
+    let same = |&(pid, started): &(i32, u64)| {
+        running(pid) && stat(pid).is_some_and(|s| s.started == started)
+    };
+    for (pid, _) in &found {
+        // SAFETY: signalling a pid just checked to be ours and the display's.
         unsafe { libc::kill(*pid, libc::SIGTERM) };
     }
     let deadline = Instant::now() + grace;
-    while Instant::now() < deadline && !members(record).is_empty() {
+    loop {
+        reap_children();
+        if !found.iter().any(same) || Instant::now() >= deadline {
+            break;
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
-    for pid in members(record) {
-        // SAFETY: as above; what ignored SIGTERM gets SIGKILL.
-        unsafe { libc::kill(pid, libc::SIGKILL) };
+    for (pid, _) in found.iter().filter(|p| same(p)) {
+        // SAFETY: as above, the same process (same start time); it ignored SIGTERM.
+        unsafe { libc::kill(*pid, libc::SIGKILL) };
     }
-    pids.len()
+    found.len()
 }
 
 #[cfg(test)]

@@ -850,7 +850,7 @@ pub enum ClipFormat {
     Files,
 }
 
-/// Read the clipboard: text, image (PNG) or files; present false when it holds none.
+/// Read the clipboard (text, image or files); present false if none.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClipboardReadArgs {
@@ -861,13 +861,13 @@ pub struct ClipboardReadArgs {
 
 impl Args for ClipboardReadArgs {}
 
-/// Put text, a PNG file's image, or file paths on the clipboard; shuttle serves it until another app takes the clipboard.
+/// Put text, a PNG file or file paths on the clipboard.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClipboardWriteArgs {
     /// Text.
     pub text: Option<String>,
-    /// An absolute path of a PNG file.
+    /// A PNG file's absolute path.
     pub image: Option<String>,
     /// Absolute paths of files.
     pub files: Option<Vec<String>>,

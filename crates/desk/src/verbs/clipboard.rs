@@ -68,6 +68,28 @@ fn png_size(bytes: &[u8]) -> Result<(u32, u32), DeskError> {
     Ok((info.width, info.height))
 }
 
+/// A regular file's bytes, at most [`MAX_CLIPBOARD_PNG`] of them: never a device or a pipe,
+/// which could hold the call (and the desk) for ever or fill the daemon's memory.
+fn read_png_file(path: &str) -> Result<Vec<u8>, DeskError> {
+    use std::io::Read;
+    let refuse = |why: String| DeskError::Invalid(format!("{path}: {why}; nothing was written"));
+    let meta = std::fs::metadata(path).map_err(|e| refuse(format!("cannot read it ({e})")))?;
+    if !meta.is_file() {
+        return Err(refuse("not a regular file".into()));
+    }
+    if meta.len() > MAX_CLIPBOARD_PNG as u64 {
+        return Err(refuse(format!(
+            "{} bytes, over the {MAX_CLIPBOARD_PNG} the clipboard takes",
+            meta.len()
+        )));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_CLIPBOARD_PNG as u64 + 1).read_to_end(&mut bytes))
+        .map_err(|e| refuse(format!("cannot read it ({e})")))?;
+    Ok(bytes)
+}
+
 pub(super) fn write(desk: &Desk, args: &ClipboardWriteArgs) -> Result<Done, DeskError> {
     desk.clipboard_allowed()?;
     let (clip, what, result) = if let Some(text) = &args.text {
@@ -82,11 +104,7 @@ pub(super) fn write(desk: &Desk, args: &ClipboardWriteArgs) -> Result<Done, Desk
             result,
         )
     } else if let Some(path) = &args.image {
-        let png = std::fs::read(path).map_err(|e| {
-            DeskError::Invalid(format!(
-                "cannot read the image {path}: {e}; nothing was written"
-            ))
-        })?;
+        let png = read_png_file(path)?;
         let (width, height) = png_size(&png)
             .map_err(|e| DeskError::Invalid(format!("{path}: {e}; nothing was written")))?;
         let result =

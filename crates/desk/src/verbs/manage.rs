@@ -123,7 +123,16 @@ pub(super) fn open(desk: &Desk, args: &OpenArgs) -> Result<Done, DeskError> {
     let before: Vec<String> = desk.windows()?.into_iter().map(|w| w.id).collect();
     let launched = admitted.launch(&opener.program, &opener.args)?;
     let window = first_window(desk, &launched, Some(&before))?;
+    // A new window of another process may be the running instance the file went to, or
+    // anything else that opened meanwhile: say so.
+    let elsewhere = window.as_ref().is_some_and(|w| {
+        !w.pid
+            .is_some_and(|pid| desk.descends_from(pid, launched.pid))
+    });
     let mut result = launched_result(&launched, window);
+    if elsewhere {
+        result["from_other_process"] = json!(true);
+    }
     result["opened"] = json!(target);
     result["kind"] = json!(opener.kind);
     result["app"] = json!(opener.entry);

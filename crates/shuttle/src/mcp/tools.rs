@@ -439,11 +439,11 @@ mod tests {
 
     #[test]
     fn descriptions_stay_short() {
-        // About 1,000 tokens at most for the desk tool (36 verbs): every verb, limit and
+        // About 1,050 tokens at most for the desk tool (38 verbs): every verb, limit and
         // result field in a line.
         for tool in list(Mode::default(), &none()) {
             let len = tool.description.as_deref().unwrap_or_default().len();
-            assert!(len < 4100, "{} description is {len} bytes", tool.name);
+            assert!(len < 4200, "{} description is {len} bytes", tool.name);
         }
     }
 

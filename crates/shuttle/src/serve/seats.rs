@@ -136,6 +136,11 @@ impl Seats {
             } => (settings, seats, starting, started),
         };
         let agent = agent_of(agent_id).to_string();
+        // An agent with a live display never waits on another's starting.
+        if let Some(seat) = lock(seats).get(&agent).filter(|s| s.alive()).cloned() {
+            seat.touch();
+            return Ok(seat);
+        }
         let _one_at_a_time = starting.lock().await;
         let existing = lock(seats).get(&agent).cloned();
         if let Some(seat) = existing {
