@@ -99,11 +99,11 @@ fn lists_the_built_in_tools_with_short_exact_descriptions() {
         ])
     );
     assert!(!verbs.as_array().unwrap().contains(&json!("computer_state")));
-    // About 1,700 tokens: every desk verb, limit and result field, and the vision verbs; then
-    // about 500 for scripts and plans.
+    // About 1,900 tokens: every desk verb (38 of them), limit and result field, and the vision
+    // verbs; then about 500 for scripts and plans.
     let cost = |tools: &[Value]| -> usize { tools.iter().map(|t| t.to_string().len()).sum() };
     let desk_tools = cost(&tools[..4]);
-    assert!(desk_tools < 7000, "the desk tools cost {desk_tools} bytes");
+    assert!(desk_tools < 7700, "the desk tools cost {desk_tools} bytes");
     let run_tools = cost(&tools[4..]);
     assert!(
         run_tools < 2300,
