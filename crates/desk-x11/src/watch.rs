@@ -153,7 +153,8 @@ pub fn watch(options: &WatchOptions, ready: impl FnOnce(u32)) -> Result<WatchEnd
             | EventMask::BUTTON_RELEASE
             | EventMask::POINTER_MOTION
             | EventMask::KEY_PRESS
-            | EventMask::KEY_RELEASE;
+            | EventMask::KEY_RELEASE
+            | EventMask::FOCUS_CHANGE;
     }
     dst.create_window(
         x11rb::COPY_DEPTH_FROM_PARENT,
@@ -255,13 +256,16 @@ pub fn watch(options: &WatchOptions, ready: impl FnOnce(u32)) -> Result<WatchEnd
 
     let mut ready = Some(ready);
     let mut mapped = false;
-    loop {
+    // Keys replayed down on the agent's display, to let go when the viewer loses the focus
+    // (their releases then go elsewhere) or ends.
+    let mut held: Vec<u8> = Vec::new();
+    let end = 'watch: loop {
         let mut pending = Pending::default();
         loop {
             let event = match src.poll_for_event() {
                 Ok(Some(event)) => event,
                 Ok(None) => break,
-                Err(_) => return Ok(WatchEnd::SourceGone),
+                Err(_) => break 'watch WatchEnd::SourceGone,
             };
             if let Event::DamageNotify(notify) = event {
                 let area = notify.area;
@@ -299,9 +303,9 @@ pub fn watch(options: &WatchOptions, ready: impl FnOnce(u32)) -> Result<WatchEnd
                 Event::ClientMessage(message)
                     if message.type_ == protocols && message.data.as_data32()[0] == delete =>
                 {
-                    return Ok(WatchEnd::Closed);
+                    break 'watch WatchEnd::Closed;
                 }
-                Event::DestroyNotify(_) => return Ok(WatchEnd::Closed),
+                Event::DestroyNotify(_) => break 'watch WatchEnd::Closed,
                 Event::MotionNotify(e) if options.control => replay(
                     &src,
                     src_root.root,
@@ -337,23 +341,36 @@ pub fn watch(options: &WatchOptions, ready: impl FnOnce(u32)) -> Result<WatchEnd
                     0,
                 )?,
                 Event::KeyPress(e) if options.control => {
-                    replay(&src, src_root.root, xproto::KEY_PRESS_EVENT, e.detail, 0, 0)?
+                    replay(&src, src_root.root, xproto::KEY_PRESS_EVENT, e.detail, 0, 0)?;
+                    held.push(e.detail);
                 }
-                Event::KeyRelease(e) if options.control => replay(
-                    &src,
-                    src_root.root,
-                    xproto::KEY_RELEASE_EVENT,
-                    e.detail,
-                    0,
-                    0,
-                )?,
+                Event::KeyRelease(e) if options.control => {
+                    replay(
+                        &src,
+                        src_root.root,
+                        xproto::KEY_RELEASE_EVENT,
+                        e.detail,
+                        0,
+                        0,
+                    )?;
+                    held.retain(|k| *k != e.detail);
+                }
+                Event::FocusOut(_) if options.control => {
+                    for key in held.drain(..) {
+                        replay(&src, src_root.root, xproto::KEY_RELEASE_EVENT, key, 0, 0)?;
+                    }
+                }
                 _ => {}
             }
         }
         if !wait_readable(&[src.stream().as_raw_fd(), dst.stream().as_raw_fd()]) {
-            return Ok(WatchEnd::SourceGone);
+            break 'watch WatchEnd::SourceGone;
         }
+    };
+    for key in held {
+        let _ = replay(&src, src_root.root, xproto::KEY_RELEASE_EVENT, key, 0, 0);
     }
+    Ok(end)
 }
 
 /// Replays one input event on the agent's display.
@@ -384,10 +401,13 @@ fn wait_readable(fds: &[i32]) -> bool {
     let timeout = Duration::from_secs(1).as_millis() as i32;
     // SAFETY: `polled` is a live array of pollfd of the length passed.
     let ready = unsafe { libc::poll(polled.as_mut_ptr(), polled.len() as libc::nfds_t, timeout) };
-    ready >= 0
-        && polled
-            .iter()
-            .all(|p| p.revents & (libc::POLLHUP | libc::POLLERR) == 0)
+    if ready < 0 {
+        // A signal that interrupted the wait is no hang-up.
+        return std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted;
+    }
+    polled
+        .iter()
+        .all(|p| p.revents & (libc::POLLHUP | libc::POLLERR) == 0)
 }
 
 #[cfg(test)]

@@ -792,3 +792,22 @@ fn stop_and_resume_reach_every_agents_display() {
         });
     }
 }
+
+#[test]
+fn a_session_is_judged_by_the_process_behind_its_connection() {
+    require_desktop();
+    // An MCP proxy in a pid namespace names a pid the daemon cannot see; its connection's
+    // process (this test) is what counts, so its display stays past a sweep (every 5 s).
+    let daemon = per_agent("");
+    let mut wire = Wire::connect_as(&daemon.socket, "mcp-999999999");
+    assert!(!wire.call("desk_windows", json!({})).is_error);
+    let (_, server) = seats(&daemon)["mcp-999999999"].clone();
+    let kept_until = std::time::Instant::now() + Duration::from_secs(7);
+    while std::time::Instant::now() < kept_until {
+        assert!(
+            alive(server) && seats(&daemon).contains_key("mcp-999999999"),
+            "the display of a live session was ended"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}

@@ -26,6 +26,8 @@ use crate::plugins::Plugins;
 pub struct Peer {
     /// The peer process's user.
     pub uid: u32,
+    /// The peer process, as this daemon's pid namespace numbers it (when the kernel says).
+    pub pid: Option<u32>,
 }
 
 /// The daemon's shared state.

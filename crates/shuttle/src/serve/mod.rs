@@ -230,7 +230,10 @@ fn check_peer(stream: &tokio::net::UnixStream, group: Option<u32>) -> Result<Pee
         })
     };
     if uid == endpoint::current_uid() || member() {
-        Ok(Peer { uid })
+        Ok(Peer {
+            uid,
+            pid: cred.pid().and_then(|pid| u32::try_from(pid).ok()),
+        })
     } else {
         Err(format!(
             "peer uid {uid} is neither the daemon's user nor in its socket_group"

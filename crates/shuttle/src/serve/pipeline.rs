@@ -81,6 +81,9 @@ impl Daemon {
             },
         };
         let kind = tool.map_or(Kind::Run, Tool::kind);
+        if let Some(pid) = peer.pid {
+            self.seats.note_session(&request.agent_id, pid);
+        }
         let config = match self.config() {
             Ok(config) => config,
             Err(e) => {

@@ -91,6 +91,8 @@ pub struct PerAgentSettings {
 }
 
 /// Every seat of the daemon.
+// One per daemon, so the variants' difference in size costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Seats {
     /// One seat for every agent.
     Shared(Arc<Seat>),
@@ -102,6 +104,9 @@ pub enum Seats {
         /// share one display.
         starting: tokio::sync::Mutex<()>,
         started: AtomicU64,
+        /// The process behind each MCP session, as this daemon sees it (its socket peer): the
+        /// pid in the agent id is the proxy's own view, which differs inside a pid namespace.
+        sessions: Mutex<HashMap<String, u32>>,
     },
 }
 
@@ -121,6 +126,17 @@ impl Seats {
             seats: Mutex::default(),
             starting: tokio::sync::Mutex::new(()),
             started: AtomicU64::new(0),
+            sessions: Mutex::default(),
+        }
+    }
+
+    /// Records which process speaks for session `agent_id` (an MCP session's own id, not a
+    /// run's): the peer of its connection.
+    pub fn note_session(&self, agent_id: &str, pid: u32) {
+        if let Self::PerAgent { sessions, .. } = self
+            && desk_core::wire::session_pid(agent_id).is_some()
+        {
+            lock(sessions).entry(agent_id.to_string()).or_insert(pid);
         }
     }
 
@@ -133,6 +149,7 @@ impl Seats {
                 seats,
                 starting,
                 started,
+                ..
             } => (settings, seats, starting, started),
         };
         let agent = agent_of(agent_id).to_string();
@@ -205,23 +222,28 @@ impl Seats {
     /// MCP session's process is gone; answers the agents whose seats ended.
     pub fn sweep(&self) -> Vec<String> {
         let Self::PerAgent {
-            settings, seats, ..
+            settings,
+            seats,
+            sessions,
+            ..
         } = self
         else {
             return Vec::new();
         };
         let mut ended = Vec::new();
+        let mut sessions = lock(sessions);
         let mut seats = lock(seats);
         seats.retain(|agent, seat| {
             let keep = seat.alive()
                 && (seat.turn.describe_holder().is_some() || seat.idle() < settings.idle)
-                && session_alive(agent);
+                && session_alive(agent, sessions.get(agent).copied());
             if !keep {
                 ended.push(agent.clone());
                 end_later(seat.clone());
             }
             keep
         });
+        sessions.retain(|agent, _| seats.contains_key(agent));
         ended
     }
 
@@ -261,10 +283,11 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Whether the MCP session an agent id names (`mcp-PID`) still runs; other agents (the CLI's,
-/// a script's own name) have no session to outlive.
-fn session_alive(agent: &str) -> bool {
-    match desk_core::wire::session_pid(agent) {
+/// Whether the MCP session an agent id names (`mcp-PID`) still runs: the process behind its
+/// connection when known, else the pid it names. Other agents (the CLI's, a script's own name)
+/// have no session to outlive.
+fn session_alive(agent: &str, peer: Option<u32>) -> bool {
+    match peer.or_else(|| desk_core::wire::session_pid(agent)) {
         Some(pid) => std::path::Path::new(&format!("/proc/{pid}")).exists(),
         None => true,
     }
