@@ -346,3 +346,37 @@ fn clipboard_costs() {
     println!("| {before:.1} MiB | {serving:.1} MiB | {after:.1} MiB |");
     println!();
 }
+
+#[test]
+fn an_image_written_is_pasted_into_a_gtk_app() {
+    require_desktop();
+    let daemon = Daemon::start_configured(Some(ON), &[]);
+    let scratch = Scratch::new("clipboard-image");
+    let png = scratch.path("picture.png");
+    {
+        let file = std::fs::File::create(&png).unwrap();
+        let mut encoder = png::Encoder::new(file, 120, 80);
+        encoder.set_color(png::ColorType::Rgb);
+        let pixels: Vec<u8> = (0..120 * 80 * 3).map(|i| (i % 251) as u8).collect();
+        encoder
+            .write_header()
+            .unwrap()
+            .write_image_data(&pixels)
+            .unwrap();
+    }
+    let fixture = Fixture::start("Image Taker", &["--paste-image"]);
+    let wrote = daemon.call("desk_clipboard_write", json!({"image": png}));
+    assert!(!wrote.is_error, "{}", wrote.text);
+    let key = daemon.call(
+        "desk_key",
+        json!({"window": fixture.id(), "keys": "ctrl+i"}),
+    );
+    assert!(!key.is_error, "{}", key.text);
+    let image = fixture.await_events("image", 1)[0].clone();
+    assert_eq!(image["present"], true, "{image}");
+    assert_eq!(
+        (image["width"].clone(), image["height"].clone()),
+        (json!(120), json!(80))
+    );
+    assert_eq!(image["first"], json!([0, 1, 2]), "the app got other pixels");
+}
