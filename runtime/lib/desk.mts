@@ -281,6 +281,8 @@ export interface OpenArgs {
 export interface QuitArgs extends WindowTarget {
   /** Seconds its windows get to close before SIGTERM (default 5, at most 30). */
   grace_s?: number;
+  /** End it by SIGTERM even when it answered the close with a question (such as whether to save). */
+  force?: boolean;
 }
 
 export interface ClipboardReadArgs {

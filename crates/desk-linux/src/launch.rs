@@ -1,16 +1,20 @@
 //! Starting apps detached from the daemon.
 //!
-//! An app is started in a session of its own with its output sent nowhere, so it neither dies
-//! with the daemon nor writes into its log. Where a systemd user manager runs, the app also gets
-//! a scope of its own (`systemd-run --user --scope`), so it is not accounted to, or killed with,
-//! the daemon's cgroup.
+//! An app is started in a session of its own, so it does not die with the daemon. Its output
+//! goes to a file with no name (kept under 1 MiB while the daemon runs), whose end the desk
+//! reads when the app exits before showing a window: that is where it says why. Where a systemd
+//! user manager runs, the app also gets a scope of its own (`systemd-run --user --scope`), so it
+//! is not accounted to, or killed with, the daemon's cgroup.
 
+use std::fs::File;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::OnceLock;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
-use desk::{DeskError, Launched};
+use desk::{DeskError, Exit, Launched};
 
 use crate::chromium;
 
@@ -64,16 +68,97 @@ pub fn spawn(app: &str, args: &[String], env: &Env) -> Result<Launched, DeskErro
     }
     command.envs(env.set.iter().map(|(k, v)| (k, v)));
     detach(&mut command);
-    let mut child = command.spawn().map_err(|e| {
+    let output = output_file();
+    if let Some(file) = &output
+        && let (Ok(out), Ok(err)) = (file.try_clone(), file.try_clone())
+    {
+        command.stdout(out).stderr(err);
+    }
+    let child = command.spawn().map_err(|e| {
         unsent(DeskError::Invalid(format!(
             "cannot start {}: {e}",
             program.display()
         )))
     })?;
     let pid = child.id();
-    // Reap the app when it exits, so it leaves no zombie behind in the daemon.
-    std::thread::spawn(move || child.wait());
-    Ok(Launched { pid, scoped, added })
+    let exit = Arc::new(OnceLock::new());
+    let noted = exit.clone();
+    std::thread::spawn(move || reap(child, output, &noted));
+    Ok(Launched {
+        pid,
+        scoped,
+        added,
+        exit,
+    })
+}
+
+/// The most of an app's output kept on disk while the daemon runs.
+const OUTPUT_MAX: u64 = 1 << 20;
+/// How much of its end an exit reports.
+const OUTPUT_TAIL: u64 = 2048;
+/// How often the reaper looks while an app starts (when an early exit is news), and after.
+const REAP_POLL_STARTING: Duration = Duration::from_millis(50);
+const REAP_POLL: Duration = Duration::from_secs(5);
+/// How long an app counts as starting.
+const STARTING: Duration = Duration::from_secs(20);
+
+/// A file with no name for an app's output, readable and writable by this user only, or none
+/// where the temporary directory cannot make one (the output then goes nowhere).
+fn output_file() -> Option<File> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .append(true)
+        .mode(0o600)
+        .custom_flags(libc::O_TMPFILE)
+        .open(std::env::temp_dir())
+        .ok()
+}
+
+/// Waits for the app to exit, keeping its output file small meanwhile (the app appends, so
+/// emptying it is safe), then notes how it ended and the end of what it wrote. Reaping also
+/// leaves no zombie behind in the daemon.
+fn reap(mut child: Child, output: Option<File>, exit: &OnceLock<Exit>) {
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) => {}
+            Err(_) => break child.wait().ok(),
+        }
+        if let Some(file) = &output
+            && file.metadata().is_ok_and(|m| m.len() > OUTPUT_MAX)
+        {
+            let _ = file.set_len(0);
+        }
+        std::thread::sleep(if started.elapsed() < STARTING {
+            REAP_POLL_STARTING
+        } else {
+            REAP_POLL
+        });
+    };
+    let Some(status) = status else { return };
+    let _ = exit.set(Exit {
+        status: status.to_string(),
+        success: status.success(),
+        output: output.as_ref().map(tail).unwrap_or_default(),
+    });
+}
+
+/// The last lines of `file`, at most [`OUTPUT_TAIL`] bytes of them.
+fn tail(file: &File) -> String {
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let from = len.saturating_sub(OUTPUT_TAIL);
+    let mut bytes = vec![0; (len - from) as usize];
+    if file.read_exact_at(&mut bytes, from).is_err() {
+        return String::new();
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    // A cut through a line drops the part before the first whole line.
+    let text = match (from > 0, text.find('\n')) {
+        (true, Some(newline)) => &text[newline + 1..],
+        _ => &text[..],
+    };
+    text.trim().to_string()
 }
 
 /// The program `app` names: a path, or a name found on PATH.
@@ -111,6 +196,31 @@ fn scopes_work() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_exit_is_noted_with_the_end_of_the_apps_output() {
+        let script = "echo starting; echo 'it failed: no display' >&2; exit 3".to_string();
+        let launched = spawn("sh", &["-c".into(), script], &Env::default()).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let exit = loop {
+            if let Some(exit) = launched.exit.get() {
+                break exit.clone();
+            }
+            assert!(Instant::now() < deadline, "the exit was never noted");
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        assert!(!exit.success);
+        assert!(exit.status.contains('3'), "{}", exit.status);
+        assert_eq!(exit.output, "starting\nit failed: no display");
+    }
+
+    #[test]
+    fn the_tail_starts_at_a_whole_line() {
+        let file = output_file().unwrap();
+        let long = "x".repeat(OUTPUT_TAIL as usize);
+        std::io::Write::write_all(&mut &file, format!("{long}\nlast line\n").as_bytes()).unwrap();
+        assert_eq!(tail(&file), "last line");
+    }
 
     #[test]
     fn unknown_programs_are_refused_by_name() {

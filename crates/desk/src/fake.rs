@@ -7,7 +7,7 @@
 //! what the desktop got rather than by the verb's reply.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
 use desk_core::a11y::Node;
@@ -20,8 +20,8 @@ use crate::cancel::Cancel;
 use crate::error::DeskError;
 use crate::image::RgbImage;
 use crate::system::{
-    Answer, Apps, Backend, Clip, Display, DisplayInfo, Ending, FORCE_ACCESSIBILITY, FrameChange,
-    Hotkey, Input, Launched, Opener, Platform, Presence, Question, WindowState,
+    Answer, Apps, Backend, Clip, Display, DisplayInfo, Ending, Exit, FORCE_ACCESSIBILITY,
+    FrameChange, Hotkey, Input, Launched, Opener, Platform, Presence, Question, WindowState,
 };
 
 /// Something the desktop received.
@@ -105,6 +105,8 @@ pub struct FakeWindow {
     pub colour: [u8; 3],
     /// Whether it ignores close requests.
     pub sticky: bool,
+    /// A question it asks instead of closing: the title of a window it opens then.
+    pub asks_on_close: Option<String>,
     /// Whether it refuses the focus.
     pub refuses_focus: bool,
     /// Whether the window manager makes it active but the keyboard focus stays elsewhere.
@@ -134,6 +136,7 @@ impl FakeWindow {
             rect: Some(rect),
             colour: [(pid % 251) as u8, 100, 200],
             sticky: false,
+            asks_on_close: None,
             refuses_focus: false,
             focus_stays_out: false,
             closes_on_focus: false,
@@ -272,6 +275,8 @@ pub struct State {
     pub exited: Vec<u32>,
     /// The default app per kind of target (`text/plain`, `x-scheme-handler/https`, ...).
     pub openers: HashMap<String, String>,
+    /// Programs that exit at once, showing no window, and how.
+    pub crashes: HashMap<String, Exit>,
     /// What the clipboard holds.
     pub clipboard: Option<Clip>,
     pending_focus: Option<(String, u32)>,
@@ -448,6 +453,7 @@ impl FakeDesk {
             ignores_term: Vec::new(),
             exited: Vec::new(),
             openers: HashMap::new(),
+            crashes: HashMap::new(),
             clipboard: None,
             pending_focus: None,
             captures: 0,
@@ -660,8 +666,19 @@ impl Input for FakeDesk {
     fn request_close(&self, id: &str) -> Result<(), DeskError> {
         let mut state = self.state();
         let sticky = state.window(id)?.sticky;
+        let asks = state.window(id)?.asks_on_close.clone();
         state.log.push(Event::Close(id.into()));
-        if !sticky {
+        if let Some(question) = asks {
+            let asking = state.window(id)?.clone();
+            let mut dialog = FakeWindow::new(
+                &format!("{id}-ask"),
+                &question,
+                asking.window.pid.unwrap_or_default(),
+                asking.rect.unwrap_or(Rect::new(0, 0, 200, 100)),
+            );
+            dialog.window.role = "dialog".into();
+            state.windows.push(dialog);
+        } else if !sticky {
             let pid = state.window(id)?.window.pid;
             state.windows.retain(|w| w.window.id != id);
             if state.focus.as_deref() == Some(id) {
@@ -863,13 +880,28 @@ impl Apps for FakeDesk {
 
     fn launch(&self, app: &str, _args: &[String]) -> Result<Launched, DeskError> {
         let mut state = self.state();
-        let Some(title) = state.programs.get(app).cloned() else {
+        let crash = state.crashes.get(app).cloned();
+        let Some(title) = state
+            .programs
+            .get(app)
+            .cloned()
+            .or(crash.as_ref().map(|_| String::new()))
+        else {
             let missing = DeskError::Invalid(format!("cannot launch {app:?}: no such program"));
             return Err(missing.unsent());
         };
         state.log.push(Event::Launch(app.into()));
         let pid = state.next_pid;
         state.next_pid += 1;
+        if let Some(exit) = crash {
+            state.exited.push(pid);
+            return Ok(Launched {
+                pid,
+                scoped: false,
+                added: Vec::new(),
+                exit: Arc::new(OnceLock::from(exit)),
+            });
+        }
         let id = format!("0x{pid:x}");
         let rect = Rect::new(10, 10, 200, 100);
         state.windows.push(FakeWindow::new(&id, &title, pid, rect));
@@ -888,6 +920,7 @@ impl Apps for FakeDesk {
             pid,
             scoped: false,
             added,
+            exit: Arc::default(),
         })
     }
 

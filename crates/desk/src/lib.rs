@@ -36,6 +36,6 @@ pub use error::{DeskError, Link};
 pub use intent::{Intent, Target};
 pub use run::run;
 pub use system::{
-    Answer, Apps, Backend, Clip, Display, DisplayInfo, Ending, FORCE_ACCESSIBILITY, FrameChange,
-    Hotkey, Input, Launched, Opener, Platform, Presence, Question, WindowState,
+    Answer, Apps, Backend, Clip, Display, DisplayInfo, Ending, Exit, FORCE_ACCESSIBILITY,
+    FrameChange, Hotkey, Input, Launched, Opener, Platform, Presence, Question, WindowState,
 };

@@ -10,7 +10,7 @@
 //! controls live in [`crate::guard`], which is the only code that holds a `Backend` while a
 //! call runs.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use desk_core::call::{Button, ClipFormat, Direction};
@@ -243,7 +243,7 @@ pub trait Presence: Send + Sync {
 }
 
 /// A started app.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Launched {
     /// Its process id.
     pub pid: u32,
@@ -252,6 +252,19 @@ pub struct Launched {
     /// Arguments the desk added so that the app exposes its accessibility tree (Chromium's
     /// `--force-renderer-accessibility`).
     pub added: Vec<String>,
+    /// How the process ended, set once it has.
+    pub exit: Arc<OnceLock<Exit>>,
+}
+
+/// How a started process ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exit {
+    /// In words: `exit status 1`, `killed by signal 9`.
+    pub status: String,
+    /// Whether it exited with status 0.
+    pub success: bool,
+    /// The end of what it wrote to its output and error streams (empty when none was kept).
+    pub output: String,
 }
 
 /// The switch that makes a Chromium-based app (a browser or an Electron app) expose its pages

@@ -5,10 +5,11 @@ mod scene;
 
 use desk::fake::Event;
 use desk::guard::Policy;
-use desk::{Ending, FrameChange};
+use desk::{Ending, Exit, FrameChange};
 use desk_core::outcome::Control;
 use scene::*;
 use serde_json::json;
+use std::time::{Duration, Instant};
 
 #[test]
 fn geometry_verbs_ask_the_window_manager_and_answer_what_it_did() {
@@ -104,6 +105,121 @@ fn quit_closes_then_terminates_and_says_how() {
     assert_eq!(killed["ended"], "killed", "{killed}");
     let none = run(&fake, &Policy::default(), "quit", json!({"pid": 4242}));
     assert_not_sent(&none, "process 4242 shows no window");
+}
+
+#[test]
+fn quit_leaves_an_app_that_asks_a_question_unless_forced() {
+    let fake = desktop();
+    fake.state()
+        .windows
+        .iter_mut()
+        .for_each(|w| w.asks_on_close = Some("Save changes?".into()));
+    let asked = run(
+        &fake,
+        &Policy::default(),
+        "quit",
+        json!({"window": "Mail", "grace_s": 5}),
+    );
+    assert_eq!(asked.outcome.name(), "unknown", "{:?}", asked.outcome);
+    let reason = asked.outcome.reason().unwrap_or_default();
+    assert!(reason.contains("\"Save changes?\""), "{reason}");
+    assert!(reason.contains("nothing was terminated"), "{reason}");
+    assert!(reason.contains("force: true"), "{reason}");
+    assert_eq!(fake.log(), [Event::Close(MAIL.into())]);
+    assert!(fake.state().exited.is_empty());
+
+    let fake = desktop();
+    fake.state()
+        .windows
+        .iter_mut()
+        .for_each(|w| w.asks_on_close = Some("Save changes?".into()));
+    let forced = json(&run(
+        &fake,
+        &Policy::default(),
+        "quit",
+        json!({"window": "Mail", "force": true}),
+    ));
+    assert_eq!(forced["ended"], "terminated", "{forced}");
+    assert_eq!(forced["questions"][0]["title"], "Save changes?", "{forced}");
+    assert!(
+        forced["note"].as_str().unwrap().contains("went unanswered"),
+        "{forced}"
+    );
+    assert_eq!(
+        fake.log(),
+        [Event::Close(MAIL.into()), Event::End(20, Ending::Terminate)]
+    );
+}
+
+#[test]
+fn an_app_that_exits_before_its_window_is_reported_with_its_last_words() {
+    let fake = desktop();
+    fake.state().crashes.insert(
+        "chromium".into(),
+        Exit {
+            status: "exit status: 1".into(),
+            success: false,
+            output: "Running as root without --no-sandbox is not supported.".into(),
+        },
+    );
+    let crashed = run(
+        &fake,
+        &Policy::default(),
+        "launch",
+        json!({"app": "chromium"}),
+    );
+    assert_eq!(crashed.outcome.name(), "unknown", "{:?}", crashed.outcome);
+    let reason = crashed.outcome.reason().unwrap_or_default();
+    assert!(
+        reason.contains("ended (exit status: 1) before showing a window"),
+        "{reason}"
+    );
+    assert!(reason.contains("without --no-sandbox"), "{reason}");
+
+    fake.state().crashes.insert(
+        "true".into(),
+        Exit {
+            status: "exit status: 0".into(),
+            success: true,
+            output: String::new(),
+        },
+    );
+    let started = Instant::now();
+    let quiet = json(&run(
+        &fake,
+        &Policy::default(),
+        "launch",
+        json!({"app": "true"}),
+    ));
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "it waited for a window"
+    );
+    assert!(quiet["window"].is_null(), "{quiet}");
+    assert!(
+        quiet["note"]
+            .as_str()
+            .unwrap()
+            .contains("ended (exit status: 0)"),
+        "{quiet}"
+    );
+}
+
+#[test]
+fn close_names_the_question_an_app_asks_instead() {
+    let fake = desktop();
+    fake.state()
+        .windows
+        .iter_mut()
+        .for_each(|w| w.asks_on_close = Some("Save changes?".into()));
+    let closed = json(&run(
+        &fake,
+        &Policy::default(),
+        "close",
+        json!({"window": "Mail"}),
+    ));
+    assert_eq!(closed["closed"], false, "{closed}");
+    assert_eq!(closed["questions"][0]["title"], "Save changes?", "{closed}");
 }
 
 #[test]

@@ -371,7 +371,8 @@ fn launch_starts_a_detached_app_and_finds_its_window() {
         reply["scoped"], false,
         "the virtual desktop has no systemd user manager"
     );
-    // Detached: a session of its own, and output that goes nowhere near the daemon.
+    // Detached: a session of its own, and output into a file with no name, apart from the
+    // daemon's log.
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
     let fields: Vec<&str> = stat
         .rsplit_once(')')
@@ -380,12 +381,45 @@ fn launch_starts_a_detached_app_and_finds_its_window() {
         .split_whitespace()
         .collect();
     assert_eq!(fields[3], pid.to_string(), "session id");
-    for fd in [0, 1, 2] {
-        let target = std::fs::read_link(format!("/proc/{pid}/fd/{fd}")).unwrap();
-        assert_eq!(target, std::path::Path::new("/dev/null"), "fd {fd}");
-    }
+    let fd = |n: u32| std::fs::read_link(format!("/proc/{pid}/fd/{n}")).unwrap();
+    assert_eq!(fd(0), std::path::Path::new("/dev/null"));
+    assert_eq!(fd(1), fd(2));
+    assert!(
+        fd(2).to_string_lossy().ends_with("(deleted)"),
+        "{:?}",
+        fd(2)
+    );
     // SAFETY: kill on the app this test launched, by the pid the daemon reported.
     unsafe { libc::kill(pid as i32, libc::SIGTERM) };
+}
+
+#[test]
+fn an_app_that_fails_to_start_says_why() {
+    require_desktop();
+    let daemon = Daemon::start();
+    let started = std::time::Instant::now();
+    let script = "echo 'cannot open display: no such thing' >&2; exit 4";
+    let reply = daemon.call("desk_launch", json!({"app": "sh", "args": ["-c", script]}));
+    assert!(reply.is_error, "{}", reply.text);
+    assert!(
+        reply
+            .text
+            .contains("ended (exit status: 4) before showing a window"),
+        "{}",
+        reply.text
+    );
+    assert!(
+        reply
+            .text
+            .contains("its last output: cannot open display: no such thing"),
+        "{}",
+        reply.text
+    );
+    assert!(reply.text.contains("outcome: unknown"), "{}", reply.text);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "it waited out the whole launch wait"
+    );
 }
 
 #[test]

@@ -111,6 +111,34 @@ fn quit_closes_politely_and_terminates_an_app_that_ignores_it() {
     assert_eq!(answer["ended"], "terminated", "{answer}");
     assert!(!alive(stubborn.pid()));
 
+    // An app that asks whether to save is left running, its question named, unless forced.
+    let asking = Fixture::start("Asking App", &["--ask-on-close", "Save Changes?"]);
+    let quit = daemon.call("desk_quit", json!({"window": "Asking App"}));
+    assert!(quit.is_error, "{}", quit.text);
+    assert!(quit.text.contains("\"Save Changes?\""), "{}", quit.text);
+    assert!(
+        quit.text.contains("nothing was terminated"),
+        "{}",
+        quit.text
+    );
+    assert!(alive(asking.pid()));
+    assert_eq!(asking.events_of("close-asked").len(), 1);
+    let forced = daemon.call("desk_quit", json!({"window": "Asking App", "force": true}));
+    assert!(!forced.is_error, "{}", forced.text);
+    let answer = forced.json();
+    assert_eq!(answer["ended"], "terminated", "{answer}");
+    assert_eq!(answer["questions"][0]["title"], "Save Changes?", "{answer}");
+    assert!(!alive(asking.pid()));
+
+    // close names the question too, and leaves the window.
+    let closing = Fixture::start("Closing App", &["--ask-on-close", "Keep Edits?"]);
+    let close = daemon.call("desk_close", json!({"window": "Closing App"}));
+    assert!(!close.is_error, "{}", close.text);
+    let answer = close.json();
+    assert_eq!(answer["closed"], false, "{answer}");
+    assert_eq!(answer["questions"][0]["title"], "Keep Edits?", "{answer}");
+    assert!(alive(closing.pid()));
+
     // A process with no window is no app: refused, left running.
     let mut sleeper = Command::new("sleep")
         .arg("30")

@@ -804,6 +804,8 @@ impl Args for OpenArgs {
 }
 
 /// Quit an app: close its windows, SIGTERM after grace_s, SIGKILL 2 s later; answers how it ended.
+/// An app that opens a window instead of closing (a "save changes?" question) is left running
+/// unless `force`.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QuitArgs {
@@ -813,6 +815,9 @@ pub struct QuitArgs {
     pub pid: Option<u32>,
     /// Seconds before SIGTERM (default 5, at most 30).
     pub grace_s: Option<u64>,
+    /// SIGTERM even if the app asked a question (such as whether to save) instead of closing.
+    #[serde(default)]
+    pub force: bool,
 }
 
 /// The longest `quit` waits for an app to close its windows.

@@ -18,6 +18,8 @@ const CLOSE_WAIT: Duration = Duration::from_secs(3);
 const LAUNCH_WAIT: Duration = Duration::from_secs(15);
 /// How often they look.
 const POLL: Duration = Duration::from_millis(20);
+/// How often `quit` looks for a window its app opened instead of closing.
+const DIALOG_POLL: Duration = Duration::from_millis(100);
 
 pub(super) fn focus(desk: &Desk, args: &FocusArgs) -> Result<Done, DeskError> {
     let window = desk.pick(args.window.as_deref(), args.pid)?;
@@ -31,13 +33,30 @@ pub(super) fn focus(desk: &Desk, args: &FocusArgs) -> Result<Done, DeskError> {
 pub(super) fn close(desk: &Desk, args: &CloseArgs) -> Result<Done, DeskError> {
     let window = desk.pick(args.window.as_deref(), args.pid)?;
     let admitted = desk.admit(Intent::on("close", vec![Target::window(&window)]))?;
+    let before = desk.windows()?;
     admitted.close(&window)?;
     let deadline = Instant::now() + CLOSE_WAIT;
     loop {
-        if !desk.windows()?.iter().any(|w| w.id == window.id) {
+        let now = desk.windows()?;
+        if !now.iter().any(|w| w.id == window.id) {
             return Ok(Done::json(
                 json!({"closed": true, "window": window.id, "title": window.title}),
             ));
+        }
+        let asked = window
+            .pid
+            .map(|pid| opened_since(&before, &now, pid))
+            .unwrap_or_default();
+        if !asked.is_empty() {
+            return Ok(Done::json(json!({
+                "closed": false, "window": window.id, "title": window.title,
+                "questions": asked.iter().map(window_ref).collect::<Vec<_>>(),
+                "note": format!(
+                    "asked to close, the app opened {} instead, most likely a question such as \
+                     whether to save: read it and answer it",
+                    titles(&asked)
+                )
+            })));
         }
         if Instant::now() >= deadline || desk.cancel().is_cancelled() {
             return Ok(Done::json(json!({
@@ -61,19 +80,25 @@ pub(super) fn launch(desk: &Desk, args: &LaunchArgs) -> Result<Done, DeskError> 
     }
     let admitted = desk.admit(Intent::new(what, vec![Target::Program(args.app.clone())]))?;
     let launched = admitted.launch(&args.app, &args.args)?;
-    let window = first_window(desk, &launched, None)?;
+    let window = first_window(desk, &launched, None, &args.app)?;
     Ok(Done::json(launched_result(&launched, window)))
 }
 
 /// The first window (or dialog; no splash) of a launched app, within [`LAUNCH_WAIT`]. With
 /// `before` (the windows there were), a new window of another process counts too: an app
 /// that runs once per person hands a file to its running instance and exits.
+///
+/// An app that exits first ends the wait: with a failure, as an error that says how and what it
+/// wrote last; with success, at once for `launch` (a window its children open later is no
+/// longer its own), and at the deadline for `open` (it may have handed the file on).
 fn first_window(
     desk: &Desk,
     launched: &Launched,
     before: Option<&[String]>,
+    program: &str,
 ) -> Result<Option<Window>, DeskError> {
     let deadline = Instant::now() + LAUNCH_WAIT;
+    let mut looked_after_exit = false;
     loop {
         let windows = desk.windows()?;
         let ours = windows.iter().find(|w| {
@@ -92,6 +117,30 @@ fn first_window(
         if found.is_some() || Instant::now() >= deadline || desk.cancel().is_cancelled() {
             return Ok(found);
         }
+        if let Some(exit) = launched.exit.get() {
+            // One more look: its window may have been listed just before it exited.
+            if !looked_after_exit {
+                looked_after_exit = true;
+                continue;
+            }
+            if !exit.success {
+                let said = if exit.output.is_empty() {
+                    " and wrote nothing".to_string()
+                } else {
+                    format!("; its last output: {}", exit.output)
+                };
+                return Err(DeskError::After {
+                    done: format!("started {program} (pid {})", launched.pid),
+                    source: Box::new(DeskError::Invalid(format!(
+                        "it ended ({}) before showing a window{said}",
+                        exit.status
+                    ))),
+                });
+            }
+            if before.is_none() {
+                return Ok(None);
+            }
+        }
         std::thread::sleep(POLL);
     }
 }
@@ -104,6 +153,21 @@ fn launched_result(launched: &Launched, window: Option<Window>) -> serde_json::V
     });
     if !launched.added.is_empty() {
         result["added_args"] = json!(launched.added);
+    }
+    if result["window"].is_null() {
+        result["note"] = json!(match launched.exit.get() {
+            Some(exit) => format!(
+                "the process ended ({}) without showing a window of its own; if it handed the \
+                 work to another process, look with windows",
+                exit.status
+            ),
+            None => format!(
+                "no window within {} s, and process {} still runs: it may be slow to start or \
+                 show no window; look with windows or wait",
+                LAUNCH_WAIT.as_secs(),
+                launched.pid
+            ),
+        });
     }
     result
 }
@@ -122,7 +186,7 @@ pub(super) fn open(desk: &Desk, args: &OpenArgs) -> Result<Done, DeskError> {
     ))?;
     let before: Vec<String> = desk.windows()?.into_iter().map(|w| w.id).collect();
     let launched = admitted.launch(&opener.program, &opener.args)?;
-    let window = first_window(desk, &launched, Some(&before))?;
+    let window = first_window(desk, &launched, Some(&before), &opener.program)?;
     // A new window of another process may be the running instance the file went to, or
     // anything else that opened meanwhile: say so.
     let elsewhere = window.as_ref().is_some_and(|w| {
@@ -143,6 +207,29 @@ pub(super) fn open(desk: &Desk, args: &OpenArgs) -> Result<Done, DeskError> {
 /// How long `quit` waits for SIGTERM, then for SIGKILL, to end an app.
 const TERM_WAIT: Duration = Duration::from_secs(2);
 
+/// The windows of process `pid` in `now` that were not in `before`: what an app opened when
+/// asked to close, such as a "save changes?" dialog.
+fn opened_since(before: &[Window], now: &[Window], pid: u32) -> Vec<Window> {
+    now.iter()
+        .filter(|w| w.pid == Some(pid) && !before.iter().any(|b| b.id == w.id))
+        .cloned()
+        .collect()
+}
+
+/// A window as a reply names it.
+fn window_ref(window: &Window) -> serde_json::Value {
+    json!({"id": window.id, "title": window.title})
+}
+
+/// `"Save changes?" (0x1)`, comma-separated.
+fn titles(windows: &[Window]) -> String {
+    windows
+        .iter()
+        .map(|w| format!("{:?} ({})", w.title, w.id))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 pub(super) fn quit(desk: &Desk, args: &QuitArgs) -> Result<Done, DeskError> {
     let pid = match (args.pid, args.window.as_deref()) {
         (Some(pid), None) => pid,
@@ -157,10 +244,11 @@ pub(super) fn quit(desk: &Desk, args: &QuitArgs) -> Result<Done, DeskError> {
             })?
         }
     };
-    let windows: Vec<Window> = desk
-        .windows()?
-        .into_iter()
+    let before = desk.windows()?;
+    let windows: Vec<Window> = before
+        .iter()
         .filter(|w| w.pid == Some(pid))
+        .cloned()
         .collect();
     let Some(first) = windows.first().cloned() else {
         return Err(DeskError::Invalid(format!(
@@ -177,6 +265,25 @@ pub(super) fn quit(desk: &Desk, args: &QuitArgs) -> Result<Done, DeskError> {
         admitted.close(window)?;
     }
     let grace = Duration::from_secs(args.grace_s.unwrap_or(5));
+    // Waits out the grace, unless the app ends or opens a window (it is asking something).
+    let answered = || -> Result<Vec<Window>, DeskError> {
+        let deadline = Instant::now() + grace;
+        let mut looked = Instant::now();
+        while Instant::now() < deadline && !desk.cancel().is_cancelled() {
+            if !desk.running(pid) {
+                return Ok(Vec::new());
+            }
+            if looked.elapsed() >= DIALOG_POLL {
+                looked = Instant::now();
+                let asked = opened_since(&before, &desk.windows()?, pid);
+                if !asked.is_empty() {
+                    return Ok(asked);
+                }
+            }
+            std::thread::sleep(POLL);
+        }
+        Ok(opened_since(&before, &desk.windows()?, pid))
+    };
     let ended = |limit: Duration| {
         let deadline = Instant::now() + limit;
         while Instant::now() < deadline && !desk.cancel().is_cancelled() {
@@ -187,12 +294,17 @@ pub(super) fn quit(desk: &Desk, args: &QuitArgs) -> Result<Done, DeskError> {
         }
         !desk.running(pid)
     };
+    let asked = answered()?;
     let result = |how: &str, note: &str| {
-        Done::json(json!({
-            "pid": pid, "app": app, "ended": how, "windows_closed": windows.len(), "note": note,
-        }))
+        let mut result = json!({
+            "pid": pid, "app": app, "ended": how, "close_requests": windows.len(), "note": note,
+        });
+        if !asked.is_empty() {
+            result["questions"] = json!(asked.iter().map(window_ref).collect::<Vec<_>>());
+        }
+        Done::json(result)
     };
-    if ended(grace) {
+    if !desk.running(pid) {
         return Ok(result(
             "closed",
             "the app ended when its windows were asked to close",
@@ -203,23 +315,43 @@ pub(super) fn quit(desk: &Desk, args: &QuitArgs) -> Result<Done, DeskError> {
             done: format!("its windows were asked to close; process {pid} still ran"),
         });
     }
+    if !asked.is_empty() && !args.force {
+        return Err(DeskError::Invalid(format!(
+            "{app} (pid {pid}) did not quit: asked to close its windows, it opened {} instead, \
+             most likely a question such as whether to save its work; nothing was terminated. \
+             Read it and answer it, or quit again with force: true to end the app by SIGTERM \
+             and lose what it asked about",
+            titles(&asked)
+        )));
+    }
+    let unanswered = if asked.is_empty() {
+        String::new()
+    } else {
+        format!("; it had opened {}, which went unanswered", titles(&asked))
+    };
     admitted.end(&first, pid, Ending::Terminate)?;
     if ended(TERM_WAIT) {
+        let waited = if asked.is_empty() {
+            format!(
+                "the app was still running {} s after its windows were asked to close",
+                grace.as_secs()
+            )
+        } else {
+            "forced: the app asked something instead of closing".to_string()
+        };
         return Ok(result(
             "terminated",
-            &format!(
-                "the app was still running {} s after its windows were asked to close, and \
-                 ended on SIGTERM",
-                grace.as_secs()
-            ),
+            &format!("{waited}, and ended on SIGTERM{unanswered}"),
         ));
     }
     admitted.end(&first, pid, Ending::Kill)?;
     if ended(TERM_WAIT) {
         return Ok(result(
             "killed",
-            "the app ignored its close requests and SIGTERM, and ended on SIGKILL; it saved \
-             nothing it had not saved",
+            &format!(
+                "the app ignored its close requests and SIGTERM, and ended on SIGKILL; it saved \
+                 nothing it had not saved{unanswered}"
+            ),
         ));
     }
     Err(DeskError::Invalid(format!(
