@@ -758,6 +758,56 @@ fn libreoffice_calc_reads_the_cells_that_show_without_walking_the_whole_sheet() 
     bystander.assert_untouched();
 }
 
+/// The auth guard asks which control has the focus before typing. Searching Calc for it while
+/// no cell has the focus made Calc list its sheet's 2^31 cells and freeze for minutes.
+#[test]
+fn typing_into_calc_as_it_opens_leaves_it_answering() {
+    require_desktop();
+    let scratch = common::Scratch::new("calc-typing");
+    let daemon = Daemon::start();
+    let profile = format!(
+        "-env:UserInstallation=file://{}",
+        scratch.path("profile").display()
+    );
+    let launched = daemon
+        .call(
+            "desk_launch",
+            json!({"app": "localc", "args": ["--norestore", "--nologo", profile]}),
+        )
+        .json();
+    let _calc = Launched(launched["pid"].as_u64().expect("a pid") as u32);
+    let window = wait_for("Calc's window", Duration::from_secs(30), || {
+        let windows = daemon.call("desk_windows", json!({})).json();
+        windows
+            .as_array()?
+            .iter()
+            .find(|w| {
+                w["title"]
+                    .as_str()
+                    .is_some_and(|t| t.ends_with("LibreOffice Calc"))
+            })
+            .map(|w| w["id"].as_str().unwrap().to_string())
+    });
+    let typed = daemon
+        .call("desk_type", json!({"window": window, "text": "42\n"}))
+        .json();
+    assert_eq!(typed["typed"], 3, "{typed}");
+    let a1 = wait_for("A1 to hold 42", Duration::from_secs(20), || {
+        let reply = daemon.call(
+            "desk_find",
+            json!({"window": window, "name": "A1", "role": "table cell"}),
+        );
+        let found = (!reply.is_error).then(|| reply.json())?;
+        let cell = found["nodes"][0].clone();
+        (cell["value"] == "42").then_some(cell)
+    });
+    assert_eq!(a1["value"], "42");
+    let key = daemon
+        .call("desk_key", json!({"window": window, "keys": "Escape"}))
+        .json();
+    assert_eq!(key["confirmed"], true, "Calc stopped answering: {key}");
+}
+
 #[test]
 fn qt_fields_take_what_the_agent_sets_and_the_app_saves_it() {
     require_desktop();
@@ -817,11 +867,23 @@ fn qt_fields_take_what_the_agent_sets_and_the_app_saves_it() {
     );
     let news = node_named(&ours, "check box", "Newsletter");
     daemon.call("desk_press", json!({"id": news["id"]})).json();
+    // Qt keeps no accessibility cache: the auth guard still finds its focused password field.
+    let pin = node_named(&ours, "password text", "PIN");
+    let focused = daemon
+        .call("desk_act", json!({"id": pin["id"], "action": "focus"}))
+        .json();
+    assert_eq!(focused["outcome"], "completed", "{focused}");
+    let refused = daemon.call("desk_type", json!({"window": "Qt form", "text": "1234"}));
+    assert!(
+        refused.error().contains("password field"),
+        "{}",
+        refused.text
+    );
     let save = node_named(&ours, "button", "Save");
     daemon.call("desk_press", json!({"id": save["id"]})).json();
     wait_for("the app to save", Duration::from_secs(5), || {
         let saved = std::fs::read_to_string(&log).ok()?;
-        (saved == "saved | Ada Lovelace | news | Blue | 42\n").then_some(())
+        (saved == "saved | Ada Lovelace | news | Blue | 42 | pin of 0\n").then_some(())
     });
     bystander.assert_untouched();
 }

@@ -36,6 +36,8 @@ use ids::{Ids, NodeRef};
 
 /// How long one accessibility call may take before the app counts as not answering.
 pub const CALL_TIMEOUT: Duration = Duration::from_millis(1500);
+/// The most nodes walked to find the focus in an app that keeps no cache.
+const FOCUS_WALK_NODES: usize = 2000;
 
 /// How long finding and connecting to the accessibility bus may take, all steps together.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
@@ -691,6 +693,26 @@ impl Accessibility for AtSpi {
             let Some((app, _)) = self.apps().await?.into_iter().find(|(_, p)| *p == pid) else {
                 return Ok(None);
             };
+            match tree::focus_in_cache(self, &app).await? {
+                tree::CachedFocus::Found(node) => {
+                    return Ok(Some(tree::read_one(self, &node, Want::default()).await?));
+                }
+                tree::CachedFocus::NotInCache => return Ok(None),
+                tree::CachedFocus::NoCache => {
+                    let want = Want {
+                        shown_only: true,
+                        max_nodes: Some(FOCUS_WALK_NODES),
+                        ..Want::default()
+                    };
+                    let walked = tree::read(self, &app, want).await?;
+                    return Ok(walked
+                        .nodes
+                        .into_iter()
+                        .filter(|n| n.states.iter().any(|s| s == "focused"))
+                        .max_by_key(|n| n.role == Role::PasswordText.name()));
+                }
+                tree::CachedFocus::Search => {}
+            }
             // One Collection call asks the app itself for its focused object, instead of
             // walking its tree.
             // Every criterion needs a match type: the toolkits match nothing on an invalid one,

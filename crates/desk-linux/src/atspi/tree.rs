@@ -211,9 +211,20 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Tree,
     // Of a crowded table, what shows on the screen.
     for (node, count) in &crowded_all {
         let mut reason = crowded_reason(&infos[node], *count, budget);
-        if infos[node].may_have(Interface::Table)
-            && let Some(shown) = cells::visible(at, node, budget.saturating_sub(seen)).await?
-        {
+        let shown = if infos[node].may_have(Interface::Table) {
+            match cells::visible(at, node, budget.saturating_sub(seen)).await {
+                Ok(shown) => shown,
+                Err(e @ DeskError::NotAnswering { .. }) => return Err(e),
+                // A sheet still loading lacks parts of its Table: the rest of the tree stands.
+                Err(e) => {
+                    reason.push_str(&format!("; the cells that show could not be read: {e}"));
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        if let Some(shown) = shown {
             let unknown: Vec<&NodeRef> = shown
                 .cells
                 .iter()
@@ -415,6 +426,52 @@ fn skip_gone<T>(result: Result<T, DeskError>) -> Result<Option<T>, DeskError> {
 type Children = HashMap<NodeRef, Vec<NodeRef>>;
 
 /// What the app's cache says, keyed by object, and the children it lists, in order.
+/// What an app's cache says of its keyboard focus.
+pub(super) enum CachedFocus {
+    /// The focused object (a password field first, should two say they have the focus).
+    Found(NodeRef),
+    /// None in the cache, and the app holds a container that manages its descendants (a
+    /// spreadsheet): searching it would make the app list every one of them.
+    NotInCache,
+    /// None in the cache, and searching the app is safe.
+    Search,
+    /// The app keeps no cache (LibreOffice, Qt, GTK 4): only a walk, which leaves crowded
+    /// containers alone, can tell safely.
+    NoCache,
+}
+
+/// Which object has the focus in the app at `root`, as far as its cache tells.
+///
+/// A `Collection.GetMatches` search walks every descendant of the app, and LibreOffice Calc
+/// answers it by making each of its sheet's 2^31 cells, freezing for minutes; the cache is
+/// read instead, and a search is only safe where no container manages its descendants and
+/// the cache says so.
+pub(super) async fn focus_in_cache(at: &AtSpi, root: &NodeRef) -> Result<CachedFocus, DeskError> {
+    let (infos, _) = cached(at, root).await?;
+    if infos.is_empty() {
+        return Ok(CachedFocus::NoCache);
+    }
+    let focused = infos
+        .iter()
+        .filter(|(_, info)| info.states.contains(State::Focused))
+        .max_by_key(|(_, info)| info.role == Role::PasswordText);
+    if let Some((node, _)) = focused {
+        return Ok(CachedFocus::Found(node.clone()));
+    }
+    let crowded = infos.values().any(|info| {
+        info.states.contains(State::ManagesDescendants)
+            || usize::try_from(info.child_count).unwrap_or(0) > CROWDED
+    });
+    Ok(if crowded {
+        CachedFocus::NotInCache
+    } else {
+        CachedFocus::Search
+    })
+}
+
+/// More children than a search should make an app list.
+const CROWDED: usize = 10_000;
+
 async fn cached(
     at: &AtSpi,
     root: &NodeRef,
