@@ -79,7 +79,7 @@ pub struct ScreenArgs {}
 
 impl Args for ScreenArgs {}
 
-/// A PNG of the screen, of a rectangle x,y,w,h of it, or of one window's own pixels (x,y,w,h crop it; origin is the crop's top left in the window image, screen_origin on the screen).
+/// A PNG of the screen, a rectangle x,y,w,h of it, or one window's own pixels (x,y,w,h crop them; origin: the crop's corner in the window, screen_origin on the screen).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShotArgs {
@@ -803,9 +803,8 @@ impl Args for OpenArgs {
     }
 }
 
-/// Quit an app: close its windows, SIGTERM after grace_s, SIGKILL 2 s later; answers how it ended.
-/// An app that opens a window instead of closing (a "save changes?" question) is left running
-/// unless `force`.
+/// Quit an app: close its windows, SIGTERM after grace_s, SIGKILL 2 s on; says how it ended.
+/// One that asks (save?) stays unless force.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QuitArgs {
@@ -915,7 +914,7 @@ impl Args for ClipboardWriteArgs {
     }
 }
 
-/// Start an app detached; answers pid, its first window or dialog (null after 15 s; no splash), scoped (outlives the daemon), added_args (for accessibility, as Chromium needs).
+/// Start an app detached; answers pid, its first window or dialog (no splash; null after 15 s), scoped, added_args; an app that exits first errs with its output.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LaunchArgs {
