@@ -54,9 +54,9 @@ fn geometry_verbs_ask_the_window_manager_and_answer_what_it_did() {
                 NOTES.into(),
                 FrameChange::Set {
                     x: Some(50),
-                    y: None,
+                    y: Some(100),
                     width: Some(320),
-                    height: None
+                    height: Some(300)
                 }
             ),
             Event::Frame(NOTES.into(), FrameChange::Maximize),

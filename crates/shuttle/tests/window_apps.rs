@@ -53,6 +53,14 @@ fn geometry_verbs_answer_what_the_window_manager_did() {
     assert_eq!(answer["frame"], json!([100, 120, 500, 300]), "{answer}");
     assert_eq!(answer["state"], "normal");
     assert_eq!(xwininfo(&id), (100, 120, 500, 300, "IsViewable".into()));
+    // A new size alone leaves the window where it is.
+    let resized = daemon
+        .call("desk_set_frame", json!({"window": id, "width": 420}))
+        .json();
+    assert_eq!(resized["frame"], json!([100, 120, 420, 300]), "{resized}");
+    assert!(resized["note"].is_null(), "{resized}");
+    assert_eq!(xwininfo(&id), (100, 120, 420, 300, "IsViewable".into()));
+    daemon.call("desk_set_frame", json!({"window": id, "width": 500}));
 
     let max = daemon.call("desk_maximize", json!({"window": id})).json();
     assert_eq!(max["state"], "maximized", "{max}");

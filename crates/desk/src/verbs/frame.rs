@@ -86,11 +86,17 @@ fn change(
         "asked": asked,
     });
     if !done(&last) {
-        result["note"] = json!(format!(
-            "the window manager did not do all that was asked within {} s: frame and state \
-             are what it did",
-            FRAME_WAIT.as_secs()
-        ));
+        result["note"] = json!(if started.elapsed() >= FRAME_WAIT {
+            format!(
+                "the window manager had not done all that was asked after {} s: frame and \
+                 state are what it had done",
+                FRAME_WAIT.as_secs()
+            )
+        } else {
+            "the window manager (or the app) settled on something other than what was asked: \
+             frame and state are what it did"
+                .to_string()
+        });
     }
     Ok(Done::json(result))
 }
@@ -120,11 +126,13 @@ pub(super) fn set_frame(desk: &Desk, args: &SetFrameArgs) -> Result<Done, DeskEr
     change(
         desk,
         &window,
+        // What was not asked is asked to stay: openbox, given only a size with static
+        // gravity, moves the window by its title bar.
         FrameChange::Set {
-            x: args.x,
-            y: args.y,
-            width: args.width,
-            height: args.height,
+            x: Some(wanted.x),
+            y: Some(wanted.y),
+            width: Some(wanted.w),
+            height: Some(wanted.h),
         },
         format!(
             "set the frame to {},{} {}x{} of",
