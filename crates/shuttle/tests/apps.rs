@@ -646,6 +646,22 @@ fn fill_in_the_form(daemon: &Daemon, app: &str) {
     assert_eq!(read["value"], expected, "{read}");
 }
 
+/// Launches LibreOffice Calc through the daemon with a profile of its own in `scratch`, opening
+/// `files`; answers the launch's reply and the app, ended on drop.
+fn launch_calc(daemon: &Daemon, scratch: &common::Scratch, files: &[&str]) -> (Value, Launched) {
+    let profile = format!(
+        "-env:UserInstallation=file://{}",
+        scratch.path("profile").display()
+    );
+    let mut args = vec!["--norestore", "--nologo", profile.as_str()];
+    args.extend_from_slice(files);
+    let launched = daemon
+        .call("desk_launch", json!({"app": "localc", "args": args}))
+        .json();
+    let calc = Launched(launched["pid"].as_u64().expect("a pid") as u32);
+    (launched, calc)
+}
+
 #[test]
 fn libreoffice_calc_reads_the_cells_that_show_without_walking_the_whole_sheet() {
     require_desktop();
@@ -654,17 +670,7 @@ fn libreoffice_calc_reads_the_cells_that_show_without_walking_the_whole_sheet() 
     let csv = scratch.path("fruit.csv");
     std::fs::write(&csv, "name,qty\nApples,3\nPears,5\n").unwrap();
     let daemon = Daemon::start();
-    let profile = format!(
-        "-env:UserInstallation=file://{}",
-        scratch.path("profile").display()
-    );
-    let launched = daemon
-        .call(
-            "desk_launch",
-            json!({"app": "localc", "args": ["--norestore", "--nologo", profile, csv]}),
-        )
-        .json();
-    let _calc = Launched(launched["pid"].as_u64().expect("a pid") as u32);
+    let (launched, _calc) = launch_calc(&daemon, &scratch, &[csv.to_str().unwrap()]);
     // Launch answers the app's first dialog, not a splash screen.
     let title = launched["window"]["title"].as_str().unwrap_or_default();
     assert!(title.starts_with("Text Import"), "{launched}");
@@ -765,17 +771,7 @@ fn typing_into_calc_as_it_opens_leaves_it_answering() {
     require_desktop();
     let scratch = common::Scratch::new("calc-typing");
     let daemon = Daemon::start();
-    let profile = format!(
-        "-env:UserInstallation=file://{}",
-        scratch.path("profile").display()
-    );
-    let launched = daemon
-        .call(
-            "desk_launch",
-            json!({"app": "localc", "args": ["--norestore", "--nologo", profile]}),
-        )
-        .json();
-    let _calc = Launched(launched["pid"].as_u64().expect("a pid") as u32);
+    let (_, _calc) = launch_calc(&daemon, &scratch, &[]);
     let window = wait_for("Calc's window", Duration::from_secs(30), || {
         let windows = daemon.call("desk_windows", json!({})).json();
         windows

@@ -12,12 +12,10 @@ use x11rb::protocol::xproto::ConnectionExt;
 
 const ON: &str = "[safety]\nclipboard = \"on\"\n";
 
-fn entry_text(fixture: &Fixture) -> String {
-    fixture
-        .events_of("text")
-        .last()
-        .and_then(|e| e["text"].as_str().map(String::from))
-        .unwrap_or_default()
+/// Presses `keys` in `window`, failing the test if the call failed.
+fn press(daemon: &Daemon, window: &str, keys: &str) {
+    let reply = daemon.call("desk_key", json!({"window": window, "keys": keys}));
+    assert!(!reply.is_error, "{keys}: {}", reply.text);
 }
 
 /// Who owns CLIPBOARD on the person's display.
@@ -51,16 +49,8 @@ fn text_round_trips_with_a_gtk_app_both_ways() {
             .is_error
     );
     fixture.await_events("text", 1);
-    assert!(
-        !daemon
-            .call("desk_key", json!({"window": window, "keys": "ctrl+a"}))
-            .is_error
-    );
-    assert!(
-        !daemon
-            .call("desk_key", json!({"window": window, "keys": "ctrl+c"}))
-            .is_error
-    );
+    press(&daemon, &window, "ctrl+a");
+    press(&daemon, &window, "ctrl+c");
     let read = wait_for("the app's copy", Duration::from_secs(5), || {
         let read = daemon.call("desk_clipboard_read", json!({})).json();
         (read["text"] == copied).then_some(read)
@@ -71,18 +61,10 @@ fn text_round_trips_with_a_gtk_app_both_ways() {
     let written = "written by shuttle → pasted";
     let write = daemon.call("desk_clipboard_write", json!({"text": written}));
     assert!(!write.is_error, "{}", write.text);
-    assert!(
-        !daemon
-            .call("desk_key", json!({"window": window, "keys": "ctrl+a"}))
-            .is_error
-    );
-    assert!(
-        !daemon
-            .call("desk_key", json!({"window": window, "keys": "ctrl+v"}))
-            .is_error
-    );
+    press(&daemon, &window, "ctrl+a");
+    press(&daemon, &window, "ctrl+v");
     wait_for("the paste", Duration::from_secs(5), || {
-        (entry_text(&fixture) == written).then_some(())
+        (fixture.entry_text() == written).then_some(())
     });
 
     // 60 KB (a GTK entry holds at most 65535 characters): more than one 32 KiB chunk, so the
@@ -93,18 +75,10 @@ fn text_round_trips_with_a_gtk_app_both_ways() {
             .call("desk_clipboard_write", json!({"text": long}))
             .is_error
     );
-    assert!(
-        !daemon
-            .call("desk_key", json!({"window": window, "keys": "ctrl+a"}))
-            .is_error
-    );
-    assert!(
-        !daemon
-            .call("desk_key", json!({"window": window, "keys": "ctrl+v"}))
-            .is_error
-    );
+    press(&daemon, &window, "ctrl+a");
+    press(&daemon, &window, "ctrl+v");
     wait_for("the long paste", Duration::from_secs(10), || {
-        (entry_text(&fixture) == long).then_some(())
+        (fixture.entry_text() == long).then_some(())
     });
 
     // The journal keeps its length and digest, never the text.

@@ -26,15 +26,17 @@ fn pointer_and_focus() -> ((i16, i16), u32) {
     ((pointer.root_x, pointer.root_y), focus.focus)
 }
 
-/// Whether `pid` is a live process (a zombie nobody reaped yet counts as gone).
-fn alive(pid: i64) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|stat| {
-            let rest = stat[stat.rfind(')')? + 1..].trim_start().to_string();
-            Some(!rest.starts_with('Z'))
-        })
-        .unwrap_or(false)
+/// A window on the person's display with their focus, and their pointer at `x`,`y`; answers
+/// the window and that pointer position and focus.
+fn persons_window_with_pointer_at(x: i16, y: i16) -> (Fixture, ((i16, i16), u32)) {
+    let window = Fixture::start("Person's Window", &[]);
+    run("wmctrl", &["-i", "-a", &window.id()]);
+    run("xdotool", &["mousemove", &x.to_string(), &y.to_string()]);
+    let now = wait_for("the person's focus", Duration::from_secs(5), || {
+        let now = pointer_and_focus();
+        (now.0 == (x, y) && now.1 > 1).then_some(now)
+    });
+    (window, now)
 }
 
 fn display_status(daemon: &Daemon) -> Value {
@@ -75,13 +77,7 @@ fn log_events(log: &Path, kind: &str) -> Vec<Value> {
 #[test]
 fn an_agent_on_a_private_display_leaves_the_persons_display_untouched() {
     require_desktop();
-    let bystander = Fixture::start("Person's Window", &[]);
-    run("wmctrl", &["-i", "-a", &bystander.id()]);
-    run("xdotool", &["mousemove", "123", "321"]);
-    let before = wait_for("the person's focus", Duration::from_secs(5), || {
-        let now = pointer_and_focus();
-        (now.0 == (123, 321) && now.1 > 1).then_some(now)
-    });
+    let (bystander, before) = persons_window_with_pointer_at(123, 321);
 
     let daemon = Daemon::start_configured(Some(PRIVATE), &[]);
     let display = display_status(&daemon);
@@ -223,13 +219,7 @@ fn launch_as(wire: &mut Wire, title: &str, log: &Path) -> i64 {
 #[test]
 fn two_agents_type_different_texts_at_once_each_on_a_display_of_its_own() {
     require_desktop();
-    let bystander = Fixture::start("Person's Window", &[]);
-    run("wmctrl", &["-i", "-a", &bystander.id()]);
-    run("xdotool", &["mousemove", "222", "111"]);
-    let before = wait_for("the person's focus", Duration::from_secs(5), || {
-        let now = pointer_and_focus();
-        (now.0 == (222, 111) && now.1 > 1).then_some(now)
-    });
+    let (bystander, before) = persons_window_with_pointer_at(222, 111);
     let daemon = per_agent("");
     let scratch = Scratch::new("per-agent");
     let agents = [
@@ -351,16 +341,7 @@ fn an_agents_display_ends_with_its_mcp_session() {
 
 /// The confirm dialog on the person's display.
 fn dialog() -> String {
-    wait_for("the confirm dialog", Duration::from_secs(10), || {
-        let out = Command::new("xdotool")
-            .args(["search", "--name", "shuttle: allow this action"])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .next()
-            .map(String::from)
-    })
+    confirm_dialog(Duration::from_secs(10))
 }
 
 #[test]

@@ -8,20 +8,13 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{Daemon, Fixture, Mcp, Reply, decode_png, require_desktop, run, wait_for};
+use common::{
+    Daemon, Fixture, Mcp, Reply, confirm_dialog, decode_png, require_desktop, run, wait_for,
+};
 use serde_json::{Value, json};
 
 fn desk(daemon: &Daemon, verb: &str, args: Value) -> Reply {
     daemon.call(&format!("desk_{verb}"), args)
-}
-
-/// The text the fixture's entry last reported.
-fn entry_text(fixture: &Fixture) -> String {
-    fixture
-        .events_of("text")
-        .last()
-        .and_then(|e| e["text"].as_str().map(String::from))
-        .unwrap_or_default()
 }
 
 /// The centre of a fixture's client area, in desk coordinates.
@@ -295,7 +288,7 @@ fn the_kill_hotkey_stops_a_long_type_midway() {
         }
     });
     wait_for("typing to begin", Duration::from_secs(5), || {
-        (!entry_text(&fixture).is_empty()).then_some(())
+        (!fixture.entry_text().is_empty()).then_some(())
     });
     // The person presses the hotkey (xdotool sends it as a keyboard would, over XTest).
     run("xdotool", &["key", "super+shift+Escape"]);
@@ -309,7 +302,7 @@ fn the_kill_hotkey_stops_a_long_type_midway() {
         "the fixture to read what was sent",
         Duration::from_secs(5),
         || {
-            let now = entry_text(&fixture);
+            let now = fixture.entry_text();
             (now.len() == typed).then_some(now)
         },
     );
@@ -459,7 +452,7 @@ fn the_allowlist_limits_what_agents_see_and_touch_and_the_journal_keeps_the_refu
     .json();
     assert_eq!(typed["outcome"], "completed");
     wait_for("the text", Duration::from_secs(3), || {
-        (entry_text(&allowed) == "secret words").then_some(())
+        (allowed.entry_text() == "secret words").then_some(())
     });
     foreign.assert_untouched();
 
@@ -499,16 +492,7 @@ fn the_allowlist_limits_what_agents_see_and_touch_and_the_journal_keeps_the_refu
 
 /// The confirm dialog's window, once it shows.
 fn dialog() -> String {
-    wait_for("the confirm dialog", Duration::from_secs(5), || {
-        let out = Command::new("xdotool")
-            .args(["search", "--name", "shuttle: allow this action"])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .next()
-            .map(String::from)
-    })
+    confirm_dialog(Duration::from_secs(5))
 }
 
 fn no_dialog() -> bool {

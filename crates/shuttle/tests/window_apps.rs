@@ -28,16 +28,6 @@ fn xwininfo(id: &str) -> (i64, i64, i64, i64, String) {
     )
 }
 
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        let state = stat[stat.rfind(')').unwrap() + 1..]
-            .trim_start()
-            .chars()
-            .next();
-        state != Some('Z')
-    })
-}
-
 #[test]
 fn geometry_verbs_answer_what_the_window_manager_did() {
     require_desktop();

@@ -398,6 +398,14 @@ impl Fixture {
             .collect()
     }
 
+    /// The text the fixture's entry last reported (empty before any).
+    pub fn entry_text(&self) -> String {
+        self.events_of("text")
+            .last()
+            .and_then(|e| e["text"].as_str().map(String::from))
+            .unwrap_or_default()
+    }
+
     pub fn events_of(&self, kind: &str) -> Vec<Value> {
         self.events()
             .into_iter()
@@ -599,6 +607,29 @@ pub fn result_text(result: &Value) -> String {
         .map(|c| c["text"].as_str().unwrap().to_string())
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// Whether `pid` is a live process (a zombie nobody reaped yet counts as gone).
+pub fn alive(pid: impl std::fmt::Display) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rfind(')')
+            .is_some_and(|end| !stat[end + 1..].trim_start().starts_with('Z'))
+    })
+}
+
+/// The window of shuttle's confirm dialog on the person's display, once it shows within
+/// `limit`.
+pub fn confirm_dialog(limit: Duration) -> String {
+    wait_for("the confirm dialog", limit, || {
+        let out = Command::new("xdotool")
+            .args(["search", "--name", "shuttle: allow this action"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()
+            .map(String::from)
+    })
 }
 
 /// Runs a command and returns its stdout, panicking with its stderr when it fails.
