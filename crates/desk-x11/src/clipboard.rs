@@ -13,7 +13,8 @@ use x11rb::connection::Connection;
 use x11rb::protocol::Event;
 use x11rb::protocol::xproto::{
     Atom, AtomEnum, ChangeWindowAttributesAux, ConnectionExt as _, CreateWindowAux, EventMask,
-    PropMode, Property, SELECTION_NOTIFY_EVENT, SelectionNotifyEvent, Window as Xid, WindowClass,
+    GetPropertyReply, PropMode, Property, SELECTION_NOTIFY_EVENT, SelectionNotifyEvent,
+    Window as Xid, WindowClass,
 };
 use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
@@ -86,16 +87,23 @@ impl Client {
         })
     }
 
-    /// The next event, waiting until `deadline`.
-    fn event_until(&self, deadline: Instant) -> Result<Option<Event>, DeskError> {
+    /// The first event `pick` takes, skipping the others, within [`READ_WAIT`]; `None` when
+    /// none came.
+    fn await_event<T>(
+        &self,
+        mut pick: impl FnMut(Event) -> Option<T>,
+    ) -> Result<Option<T>, DeskError> {
         use std::os::fd::AsRawFd;
+        let deadline = Instant::now() + READ_WAIT;
         loop {
-            if let Some(event) = self
+            while let Some(event) = self
                 .conn
                 .poll_for_event()
                 .map_err(|e| failed("events", e))?
             {
-                return Ok(Some(event));
+                if let Some(picked) = pick(event) {
+                    return Ok(Some(picked));
+                }
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -111,6 +119,15 @@ impl Client {
         }
     }
 
+    /// Reads `property` of our window and deletes it, which in INCR asks for the next chunk.
+    fn take_property(&self, property: Atom) -> Result<GetPropertyReply, DeskError> {
+        self.conn
+            .get_property(true, self.window, property, AtomEnum::ANY, 0, u32::MAX / 4)
+            .map_err(|e| failed("reading", e))?
+            .reply()
+            .map_err(|e| failed("reading", e))
+    }
+
     /// Asks the owner for `target`; the reply's bytes and type, or `None` when it refuses.
     fn convert(&self, target: Atom, limit: usize) -> Result<Option<(Atom, Vec<u8>)>, DeskError> {
         let a = &self.atoms;
@@ -124,31 +141,24 @@ impl Client {
             )
             .map_err(|e| failed("asking the owner", e))?;
         self.conn.flush().map_err(|e| failed("flush", e))?;
-        let deadline = Instant::now() + READ_WAIT;
-        let property = loop {
-            match self.event_until(deadline)? {
-                Some(Event::SelectionNotify(e)) if e.requestor == self.window => break e.property,
-                Some(_) => {}
-                None => {
-                    return Err(failed(
-                        "reading",
-                        format!(
-                            "the app that holds the clipboard did not answer within {} s",
-                            READ_WAIT.as_secs()
-                        ),
-                    ));
-                }
-            }
-        };
+        let property = self
+            .await_event(|event| match event {
+                Event::SelectionNotify(e) if e.requestor == self.window => Some(e.property),
+                _ => None,
+            })?
+            .ok_or_else(|| {
+                failed(
+                    "reading",
+                    format!(
+                        "the app that holds the clipboard did not answer within {} s",
+                        READ_WAIT.as_secs()
+                    ),
+                )
+            })?;
         if property == x11rb::NONE {
             return Ok(None);
         }
-        let reply = self
-            .conn
-            .get_property(true, self.window, property, AtomEnum::ANY, 0, u32::MAX / 4)
-            .map_err(|e| failed("reading", e))?
-            .reply()
-            .map_err(|e| failed("reading", e))?;
+        let reply = self.take_property(property)?;
         if reply.type_ != a.INCR {
             if reply.value.len() > limit {
                 return Err(too_big(reply.value.len(), limit));
@@ -161,32 +171,18 @@ impl Client {
         let mut data = Vec::new();
         let mut kind = x11rb::NONE;
         loop {
-            let deadline = Instant::now() + READ_WAIT;
-            let ready = loop {
-                match self.event_until(deadline)? {
-                    Some(Event::PropertyNotify(e))
-                        if e.window == self.window
-                            && e.atom == property
-                            && e.state == Property::NEW_VALUE =>
-                    {
-                        break true;
-                    }
-                    Some(_) => {}
-                    None => break false,
+            self.await_event(|event| match event {
+                Event::PropertyNotify(e)
+                    if e.window == self.window
+                        && e.atom == property
+                        && e.state == Property::NEW_VALUE =>
+                {
+                    Some(())
                 }
-            };
-            if !ready {
-                return Err(failed(
-                    "reading",
-                    "the app stopped sending the clipboard midway",
-                ));
-            }
-            let chunk = self
-                .conn
-                .get_property(true, self.window, property, AtomEnum::ANY, 0, u32::MAX / 4)
-                .map_err(|e| failed("reading", e))?
-                .reply()
-                .map_err(|e| failed("reading", e))?;
+                _ => None,
+            })?
+            .ok_or_else(|| failed("reading", "the app stopped sending the clipboard midway"))?;
+            let chunk = self.take_property(property)?;
             self.conn.flush().map_err(|e| failed("flush", e))?;
             if chunk.value.is_empty() {
                 return Ok(Some((kind, data)));
@@ -356,14 +352,12 @@ pub(crate) fn write(display: &str, clip: Clip) -> Result<(), DeskError> {
         )
         .map_err(|e| failed("a timestamp", e))?;
     client.conn.flush().map_err(|e| failed("flush", e))?;
-    let deadline = Instant::now() + READ_WAIT;
-    let time = loop {
-        match client.event_until(deadline)? {
-            Some(Event::PropertyNotify(e)) if e.window == client.window => break e.time,
-            Some(_) => {}
-            None => return Err(failed("a timestamp", "the X server sent none")),
-        }
-    };
+    let time = client
+        .await_event(|event| match event {
+            Event::PropertyNotify(e) if e.window == client.window => Some(e.time),
+            _ => None,
+        })?
+        .ok_or_else(|| failed("a timestamp", "the X server sent none"))?;
     client
         .conn
         .set_selection_owner(client.window, a.CLIPBOARD, time)
