@@ -363,6 +363,30 @@ impl AtSpi {
             other => DeskError::Accessibility(format!("cannot {what} in {app}: {other}")),
         }
     }
+
+    /// The focused object of `app`, by one Collection call that asks the app itself instead of
+    /// walking its tree. Only for apps whose containers list their children plainly: the app
+    /// searches all of them.
+    async fn search_focus(&self, app: &NodeRef) -> Result<Option<NodeRef>, DeskError> {
+        // Every criterion needs a match type: the toolkits match nothing on an invalid one,
+        // even for an empty set.
+        let rule = ObjectMatchRule::builder()
+            .states([State::Focused], MatchType::All)
+            .attributes(HashMap::new(), MatchType::All)
+            .roles(&[], MatchType::All)
+            .interfaces(Vec::<atspi::Interface>::new(), MatchType::All)
+            .build();
+        let found: Vec<atspi::ObjectRefOwned> = self
+            .call(
+                app,
+                "org.a11y.atspi.Collection",
+                "GetMatches",
+                &(rule, SortOrder::Canonical as u32, 1i32, true),
+            )
+            .await
+            .map_err(|e| self.failed(app, "find its focused object", e))?;
+        Ok(found.first().and_then(NodeRef::from_object))
+    }
 }
 
 impl Accessibility for AtSpi {
@@ -693,46 +717,15 @@ impl Accessibility for AtSpi {
             let Some((app, _)) = self.apps().await?.into_iter().find(|(_, p)| *p == pid) else {
                 return Ok(None);
             };
-            match tree::focus_in_cache(self, &app).await? {
-                tree::CachedFocus::Found(node) => {
-                    return Ok(Some(tree::read_one(self, &node, Want::default()).await?));
-                }
-                tree::CachedFocus::NotInCache => return Ok(None),
+            let focused = match tree::focus_in_cache(self, &app).await? {
+                tree::CachedFocus::Found(node) => Some(node),
+                tree::CachedFocus::NotInCache => None,
                 tree::CachedFocus::NoCache => {
-                    let want = Want {
-                        shown_only: true,
-                        max_nodes: Some(FOCUS_WALK_NODES),
-                        ..Want::default()
-                    };
-                    let walked = tree::read(self, &app, want).await?;
-                    return Ok(walked
-                        .nodes
-                        .into_iter()
-                        .filter(|n| n.states.iter().any(|s| s == "focused"))
-                        .max_by_key(|n| n.role == Role::PasswordText.name()));
+                    tree::focused_by_walk(self, &app, FOCUS_WALK_NODES).await?
                 }
-                tree::CachedFocus::Search => {}
-            }
-            // One Collection call asks the app itself for its focused object, instead of
-            // walking its tree.
-            // Every criterion needs a match type: the toolkits match nothing on an invalid one,
-            // even for an empty set.
-            let rule = ObjectMatchRule::builder()
-                .states([State::Focused], MatchType::All)
-                .attributes(HashMap::new(), MatchType::All)
-                .roles(&[], MatchType::All)
-                .interfaces(Vec::<atspi::Interface>::new(), MatchType::All)
-                .build();
-            let found: Vec<atspi::ObjectRefOwned> = self
-                .call(
-                    &app,
-                    "org.a11y.atspi.Collection",
-                    "GetMatches",
-                    &(rule, SortOrder::Canonical as u32, 1i32, true),
-                )
-                .await
-                .map_err(|e| self.failed(&app, "find its focused object", e))?;
-            match found.first().and_then(NodeRef::from_object) {
+                tree::CachedFocus::Search => self.search_focus(&app).await?,
+            };
+            match focused {
                 Some(node) => Ok(Some(tree::read_one(self, &node, Want::default()).await?)),
                 None => Ok(None),
             }

@@ -85,22 +85,14 @@ const VALUE_ROLES: [Role; 5] = [
     Role::LevelBar,
 ];
 
-/// The tree under `root`, root first, in document order, within `want`'s node budget and
-/// [`WALK_LIMIT`]. A container reporting more children than the budget (a spreadsheet's
-/// 2^30 cells) is not walked child by child.
-pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Tree, DeskError> {
+/// Reads the objects under `root` level by level, within `want`'s node budget and
+/// [`WALK_LIMIT`], leaving crowded containers unwalked and, for a view of what shows, what is
+/// under a node that does not show (a spreadsheet's closed menus are most of its tree).
+async fn walk(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Walked, DeskError> {
     let budget = want.budget();
     let started = std::time::Instant::now();
-    // What a view that leaves out hidden nodes needs: a node that does not show is read, but
-    // not what is under it (a spreadsheet's closed menus are most of its tree).
-    // A toolkit not known to set `showing` below its windows is walked whole: the view then
-    // decides what shows from the whole tree, as `showing` below does.
     let sets_showing = want.shown_only && at.surely_sets_showing(&root.bus).await;
-    let hides_below = |info: &Info| {
-        want.shown_only
-            && !info.states.contains(State::Showing)
-            && (sets_showing || !info.states.contains(State::Visible))
-    };
+    let hides_below = |info: &Info| hides_below(want, sets_showing, info);
     let mut truncated: Option<String> = None;
     let (mut infos, mut children) = cached(at, root).await?;
     if !infos.contains_key(root) {
@@ -207,6 +199,79 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Tree,
             .filter(|n| infos.get(n).is_some_and(|info| !hides_below(info)))
             .collect();
     }
+    Ok(Walked {
+        infos,
+        children,
+        crowded: crowded_all,
+        truncated,
+        seen,
+        saw,
+        sets_showing,
+    })
+}
+
+/// The focused object under `root` found by a walk of what shows (never into a crowded
+/// container, so a spreadsheet's cells are not made), a password field first should two say
+/// they have the focus.
+pub(super) async fn focused_by_walk(
+    at: &AtSpi,
+    root: &NodeRef,
+    budget: usize,
+) -> Result<Option<NodeRef>, DeskError> {
+    let want = Want {
+        shown_only: true,
+        max_nodes: Some(budget),
+        ..Want::default()
+    };
+    let walked = walk(at, root, want).await?;
+    Ok(walked
+        .infos
+        .into_iter()
+        .filter(|(_, info)| info.states.contains(State::Focused))
+        .max_by_key(|(_, info)| info.role == Role::PasswordText)
+        .map(|(node, _)| node))
+}
+
+/// What a walk gathered: every object it read, the children it listed, and what it left out.
+struct Walked {
+    infos: HashMap<NodeRef, Info>,
+    children: Children,
+    /// Containers with more children than the budget, and how many they report.
+    crowded: Vec<(NodeRef, usize)>,
+    /// Why the walk stopped short, if it did.
+    truncated: Option<String>,
+    /// Objects read.
+    seen: usize,
+    /// Objects listed by their parents, read or not.
+    saw: usize,
+    /// Whether the app is known to set `showing` below its windows.
+    sets_showing: bool,
+}
+
+/// Whether a view of what shows leaves out what is under a node. A toolkit not known to set
+/// `showing` below its windows is walked whole: the view then decides what shows from the
+/// whole tree, as [`showing`] does.
+fn hides_below(want: Want, sets_showing: bool, info: &Info) -> bool {
+    want.shown_only
+        && !info.states.contains(State::Showing)
+        && (sets_showing || !info.states.contains(State::Visible))
+}
+
+/// The tree under `root`, root first, in document order, within `want`'s node budget and
+/// [`WALK_LIMIT`]. A container reporting more children than the budget (a spreadsheet's
+/// 2^30 cells) is not walked child by child.
+pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Tree, DeskError> {
+    let budget = want.budget();
+    let Walked {
+        mut infos,
+        mut children,
+        crowded: crowded_all,
+        mut truncated,
+        mut seen,
+        mut saw,
+        sets_showing,
+    } = walk(at, root, want).await?;
+    let hides_below = |info: &Info| hides_below(want, sets_showing, info);
 
     // Of a crowded table, what shows on the screen.
     for (node, count) in &crowded_all {
