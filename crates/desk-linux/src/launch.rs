@@ -140,7 +140,7 @@ fn reap(mut child: Child, output: Option<File>, exit: &OnceLock<Exit>) {
     let _ = exit.set(Exit {
         status: status.to_string(),
         success: status.success(),
-        output: output.as_ref().map(tail).unwrap_or_default(),
+        output: output.as_ref().map(tail),
     });
 }
 
@@ -211,7 +211,10 @@ mod tests {
         };
         assert!(!exit.success);
         assert!(exit.status.contains('3'), "{}", exit.status);
-        assert_eq!(exit.output, "starting\nit failed: no display");
+        assert_eq!(
+            exit.output.as_deref(),
+            Some("starting\nit failed: no display")
+        );
     }
 
     #[test]

@@ -263,8 +263,9 @@ pub struct Exit {
     pub status: String,
     /// Whether it exited with status 0.
     pub success: bool,
-    /// The end of what it wrote to its output and error streams (empty when none was kept).
-    pub output: String,
+    /// The end of what it wrote to its output and error streams; `None` when its output could
+    /// not be kept.
+    pub output: Option<String>,
 }
 
 /// The switch that makes a Chromium-based app (a browser or an Electron app) expose its pages

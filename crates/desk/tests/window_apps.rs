@@ -159,7 +159,7 @@ fn an_app_that_exits_before_its_window_is_reported_with_its_last_words() {
         Exit {
             status: "exit status: 1".into(),
             success: false,
-            output: "Running as root without --no-sandbox is not supported.".into(),
+            output: Some("Running as root without --no-sandbox is not supported.".into()),
         },
     );
     let crashed = run(
@@ -181,7 +181,7 @@ fn an_app_that_exits_before_its_window_is_reported_with_its_last_words() {
         Exit {
             status: "exit status: 0".into(),
             success: true,
-            output: String::new(),
+            output: Some(String::new()),
         },
     );
     let started = Instant::now();

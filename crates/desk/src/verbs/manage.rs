@@ -124,10 +124,10 @@ fn first_window(
                 continue;
             }
             if !exit.success {
-                let said = if exit.output.is_empty() {
-                    " and wrote nothing".to_string()
-                } else {
-                    format!("; its last output: {}", exit.output)
+                let said = match exit.output.as_deref() {
+                    None => " (its output was not kept)".to_string(),
+                    Some("") => " and wrote nothing".to_string(),
+                    Some(output) => format!("; its last output: {output}"),
                 };
                 return Err(DeskError::After {
                     done: format!("started {program} (pid {})", launched.pid),
