@@ -378,7 +378,18 @@ export interface LookArgs {
   workspace_only?: boolean;
   /** That part of the latest screenshot, at full resolution. */
   region?: Region;
+  /**
+   * Questions about what the screen shows: the screenshot then goes to model_decide (the verify
+   * role, at most 5000 ms), and look answers its {answers, from_logprobs, served, usage}.
+   */
+  questions?: ModelDecideArgs["questions"];
 }
+
+/** How long desk.look lets a model look at the screen. */
+export const LOOK_TIMEOUT_MS = 5000;
+
+/** The wire tools only the person sends: a script cannot stop or resume shuttle. */
+const PERSON_ONLY = new Set(["safety_stop", "safety_resume"]);
 
 export interface TitleAtArgs {
   x: number;
@@ -450,6 +461,7 @@ export interface Desk {
   computer_act(args: ComputerActArgs): Promise<DeskResult>;
   computer_end(args: ComputerEndArgs): Promise<DeskResult>;
   computer_scale(args?: ComputerScaleArgs): Promise<DeskResult>;
+  /** A screenshot; with questions, a model's answers about it instead (see LookArgs). */
   look(args?: LookArgs): Promise<DeskResult>;
   title_at(args: TitleAtArgs): Promise<DeskResult>;
 
@@ -462,7 +474,10 @@ export interface Desk {
   /** Answers {x, y} in desk pixels, {model_point, served, usage}. */
   model_ground(args: ModelGroundArgs): Promise<DeskResult>;
 
-  /** Any wire tool by name; answers the reply as it came, an error reply included. */
+  /**
+   * Any wire tool by name but safety_stop and safety_resume, which only the person sends;
+   * answers the reply as it came, an error reply included.
+   */
   call(tool: string, args?: object): Promise<Reply>;
   /** Ends the connection to the daemon; a later call opens a new one. */
   disconnect(): Promise<void>;
@@ -515,6 +530,12 @@ export function createDesk(options: DeskOptions = {}): Desk {
   };
 
   const call = async (tool: string, args?: object): Promise<Reply> => {
+    if (PERSON_ONLY.has(tool)) {
+      throw new DeskError(
+        tool,
+        `${tool} is not sent from a script: only the person stops and resumes shuttle (shuttle stop, shuttle resume, the kill hotkey)`,
+      );
+    }
     const wire = connection();
     return wire.call(tool, args ?? {}, agentId);
   };
@@ -522,6 +543,22 @@ export function createDesk(options: DeskOptions = {}): Desk {
   const run = async (tool: string, args?: object): Promise<DeskResult> => resultOf(tool, await call(tool, args));
 
   const verb = (name: Verb) => (args?: object) => run(`desk_${name}`, args);
+
+  // A look with questions shows the screenshot to a model instead of to the script.
+  const look = async (args: LookArgs = {}): Promise<DeskResult> => {
+    const { questions, ...shot } = args;
+    const seen = await run("desk_look", shot);
+    if (questions === undefined) return seen;
+    const image = typeof seen === "object" && seen !== null && "image" in seen ? (seen.image as Image) : undefined;
+    if (image === undefined) throw new DeskError("desk_look", "the look answered no screenshot to ask a model about");
+    const url = `data:${image.mime};base64,${image.data.toString("base64")}`;
+    return run("model_decide", {
+      state: [{ type: "image_url", image_url: { url } }],
+      questions,
+      image: true,
+      timeout_ms: LOOK_TIMEOUT_MS,
+    });
+  };
 
   return {
     windows: verb("windows"),
@@ -560,7 +597,7 @@ export function createDesk(options: DeskOptions = {}): Desk {
     computer_act: verb("computer_act"),
     computer_end: verb("computer_end"),
     computer_scale: verb("computer_scale"),
-    look: verb("look"),
+    look,
     title_at: verb("title_at"),
 
     status: () => run("status"),

@@ -101,6 +101,47 @@ test("an image comes as a Buffer with its media type", limit, async () => {
   assert.deepEqual(acted, { text: "outcome: completed\nclicked [3]", image: { mime: "image/jpeg", data: jpeg } });
 });
 
+test("look with questions asks the verify model about its screenshot, within 5000 ms", limit, async () => {
+  const jpeg = Buffer.from([0xff, 0xd8, 0xff, 9]);
+  fake.canned.set("desk_look", {
+    text: '{"scale":2}',
+    is_error: false,
+    image_b64: jpeg.toString("base64"),
+    image_mime: "image/jpeg",
+  });
+  fake.canned.set("model_decide", ok('{"answers":{"saved":{"probability":0.97}}}'));
+  const d = scriptDesk();
+  const questions = { saved: { type: "noul" as const, instructions: "Does the title bar say Saved?" } };
+  const answer = await d.look({ max_edge: 512, questions });
+  assert.deepEqual(answer, { answers: { saved: { probability: 0.97 } } });
+  assert.deepEqual(fake.requests, [
+    { agent_id: "agent-7", tool: "desk_look", args: { max_edge: 512 } },
+    {
+      agent_id: "agent-7",
+      tool: "model_decide",
+      args: {
+        state: [{ type: "image_url", image_url: { url: `data:image/jpeg;base64,${jpeg.toString("base64")}` } }],
+        questions,
+        image: true,
+        timeout_ms: 5000,
+      },
+    },
+  ]);
+});
+
+test("a script cannot send safety_stop or safety_resume, even as a raw call", limit, async () => {
+  const d = scriptDesk();
+  for (const tool of ["safety_stop", "safety_resume"]) {
+    const error = await d.call(tool).then(
+      () => assert.fail(`${tool} should have been refused`),
+      (e: unknown) => e,
+    );
+    assert.ok(error instanceof DeskError);
+    assert.match(error.text, /only the person stops and resumes shuttle/);
+  }
+  assert.deepEqual(fake.requests, [], "nothing reached the daemon");
+});
+
 test("plain text replies come back as strings", limit, async () => {
   fake.canned.set("desk_snapshot", ok("window 'a'\n  button 'OK'"));
   const d = scriptDesk();

@@ -81,6 +81,8 @@ pub fn spawn(app: &str, args: &[String], env: &Env) -> Result<Launched, DeskErro
         )))
     })?;
     let pid = child.id();
+    // It leads a session of its own: whatever it starts stays known as the agent's.
+    crate::lineage::note_leader(pid);
     let exit = Arc::new(OnceLock::new());
     let noted = exit.clone();
     std::thread::spawn(move || reap(child, output, &noted));

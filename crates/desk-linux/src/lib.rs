@@ -1,11 +1,13 @@
 //! The Linux parts of a desk, shared by every display server shuttle drives there (X11 today,
 //! Wayland next): accessibility over AT-SPI ([`atspi`]), what `/proc` says about processes
-//! ([`proc`]), Chromium's ways ([`chromium`]), and starting apps detached from the daemon ([`launch`]). [`LinuxApps`] is the
-//! [`desk::Apps`] of a Linux desktop.
+//! ([`proc`]), Chromium's ways ([`chromium`]), starting apps detached from the daemon
+//! ([`launch`]), and telling the processes it started from the person's ([`lineage`]).
+//! [`LinuxApps`] is the [`desk::Apps`] of a Linux desktop.
 
 pub mod atspi;
 pub mod chromium;
 pub mod launch;
+pub mod lineage;
 pub mod open;
 pub mod proc;
 

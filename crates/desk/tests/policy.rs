@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use desk::fake::{Event, FakeDesk, FakeNode, FakeWindow};
 use desk::guard::{Caller, Desk, Policy, Seen, Spot};
-use desk::{Answer, Cancel, Intent, Target};
+use desk::{Answer, Cancel, Ending, Intent, Target};
 use desk_core::call::Button;
 use desk_core::geometry::Rect;
 use desk_core::outcome::{Control, Outcome};
@@ -658,6 +658,10 @@ fn admitted_input_goes_only_to_what_was_admitted() {
         admitted.nodes().do_action("m:2", 0).map(|_| ()).err(),
         admitted.nodes().select("m:1").map(|_| ()).err(),
         admitted.nodes().grab_focus("m:1").map(|_| ()).err(),
+        // Ending an app takes the admitted window and that window's own process: Mail's pid
+        // with Notes' window is refused, and so is Mail's window with its own pid.
+        admitted.end(&notes, 20, Ending::Terminate).err(),
+        admitted.end(&mail, 20, Ending::Terminate).err(),
     ];
     for (i, error) in attempts.into_iter().enumerate() {
         let error = error
@@ -674,7 +678,9 @@ fn admitted_input_goes_only_to_what_was_admitted() {
     // What was admitted goes through.
     admitted.nodes().grab_focus("n:1").unwrap();
     admitted.press_keys(&combo, Some(&notes)).unwrap();
-    assert_eq!(fake.log().len(), 2);
+    admitted.end(&notes, 10, Ending::Terminate).unwrap();
+    assert_eq!(fake.log().len(), 3);
+    assert_eq!(fake.log()[2], Event::End(10, Ending::Terminate));
 
     // A node of an app with no window on the screen admits no window at all.
     let nameless = desk

@@ -260,6 +260,21 @@ fn scrolls_go_to_a_point_or_the_centre_of_the_focused_window() {
         "scroll",
         json!({"direction": "left", "amount": 7, "x": x, "y": y}),
     );
+    // More than 50 notches scroll 50, as the reply says.
+    let capped = json(&run(
+        &fake,
+        &open(),
+        "scroll",
+        json!({"direction": "up", "amount": 120, "x": x, "y": y}),
+    ));
+    assert_eq!(capped["amount"], 50);
+    assert!(
+        capped["note"]
+            .as_str()
+            .unwrap()
+            .contains("120 notches asked"),
+        "{capped}"
+    );
     assert_eq!(
         input(&fake),
         [
@@ -272,6 +287,11 @@ fn scrolls_go_to_a_point_or_the_centre_of_the_focused_window() {
                 window: Some(MAIL.into()),
                 direction: Direction::Left,
                 amount: 7
+            },
+            Event::Scroll {
+                window: Some(MAIL.into()),
+                direction: Direction::Up,
+                amount: 50
             },
         ]
     );
@@ -517,6 +537,39 @@ fn press_selects_tabs_and_opens_the_menus_above_a_hidden_item() {
 }
 
 #[test]
+fn press_clicks_a_menu_at_its_centre_and_runs_a_menu_item_by_its_action() {
+    let fake = desktop();
+    fake.node(
+        FakeNode::new("m:4", "menu", "File", 20, Some("m:0"))
+            .actions(&["click"])
+            .bounds([610, 250, 40, 20]),
+    );
+    fake.node(
+        FakeNode::new("m:5", "menu item", "Open", 20, Some("m:0"))
+            .actions(&["click"])
+            .bounds([610, 280, 40, 20]),
+    );
+    let menu = json(&run(&fake, &open(), "press", json!({"id": "m:4"})));
+    assert_eq!(menu["how"], "clicked", "{menu}");
+    assert_eq!(menu["at"], json!([630, 260]));
+    let item = json(&run(&fake, &open(), "press", json!({"id": "m:5"})));
+    assert_eq!(item["how"], "action", "{item}");
+    assert_eq!(
+        input(&fake),
+        [
+            Event::Click {
+                window: Some(MAIL.into()),
+                x: 630,
+                y: 260,
+                button: Button::Left,
+                count: 1
+            },
+            Event::Action("m:5".into(), 0),
+        ]
+    );
+}
+
+#[test]
 fn act_runs_one_chosen_action() {
     let fake = desktop();
     for (action, event) in [
@@ -591,6 +644,47 @@ fn at_names_the_node_at_a_point_and_who_covers_it() {
     assert_eq!(below["window"]["title"], "Notes");
     let nothing = run(&fake, &open(), "at", json!({"x": 950, "y": 750}));
     assert_ended(&nothing, "failed", "no app window is at");
+}
+
+#[test]
+fn at_counts_a_window_of_the_same_app_on_top_as_a_cover_unless_it_is_the_one_read() {
+    let fake = desktop();
+    // A second Mail window of the same process, with the same title, lies over the first.
+    fake.add(
+        FakeWindow::new("0x21", "Mail", 20, Rect::new(620, 150, 200, 100)),
+        &["mail"],
+    );
+    let covered = json(&run(
+        &fake,
+        &open(),
+        "at",
+        json!({"x": 50, "y": 75, "window": MAIL}),
+    ));
+    assert_eq!(covered["node"]["id"], "m:2");
+    assert_eq!(
+        covered["covered"],
+        json!({"title": "Mail", "pid": 20}),
+        "two windows of Mail share the title, so neither is known to be the one read"
+    );
+    // Retitled, the top window is no longer the accessible window's, and still covers it;
+    // the window read, alone with its title, is its own.
+    fake.state()
+        .windows
+        .iter_mut()
+        .find(|w| w.window.id == "0x21")
+        .unwrap()
+        .window
+        .title = "Mail — draft".into();
+    let still = json(&run(
+        &fake,
+        &open(),
+        "at",
+        json!({"x": 50, "y": 75, "window": MAIL}),
+    ));
+    assert_eq!(
+        still["covered"],
+        json!({"title": "Mail — draft", "pid": 20})
+    );
 }
 
 #[test]

@@ -16,7 +16,8 @@ use crate::error::ModelError;
 
 const SYSTEM: &str = "You judge the state of a computer desktop. Answer every question on a line \
 of its own, in the order asked, as `KEY: ANSWER`, and write nothing else. A yes-or-no question's \
-ANSWER is yes or no. A choice question's ANSWER is exactly one of its choices, as written.";
+ANSWER is yes or no. A choice question's ANSWER is exactly one of its choices, as written; where \
+the question lists none, the choice its instructions ask for, in a few words.";
 
 /// What kind of answer a question wants.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,6 +26,9 @@ pub enum QuestionType {
     YesNo,
     /// `choice`: one of `choices`; answered with the choice and each choice's probability.
     Choice(Vec<String>),
+    /// `choice` without a list: the instructions say what to choose from. Answered with the
+    /// model's words as the choice, and the probability of their first token as its confidence.
+    OpenChoice,
 }
 
 /// One question.
@@ -181,6 +185,7 @@ fn question(key: &str, value: &Value) -> Result<Question, String> {
             }
             QuestionType::YesNo
         }
+        Some("choice") if !fields.contains_key("choices") => QuestionType::OpenChoice,
         Some("choice") => {
             let choices: Vec<String> = fields
                 .get("choices")
@@ -202,7 +207,9 @@ fn question(key: &str, value: &Value) -> Result<Question, String> {
                     .any(|c| c.trim().is_empty() || c.contains('\n'))
             {
                 return Err(
-                    "a choice question needs choices: at least two one-line strings".into(),
+                    "choices must be at least two one-line strings (or left out, for the \
+                     instructions to name them)"
+                        .into(),
                 );
             }
             QuestionType::Choice(choices)
@@ -292,6 +299,7 @@ fn prompt(questions: &[Question]) -> String {
         let kind = match &q.kind {
             QuestionType::YesNo => "yes or no".to_string(),
             QuestionType::Choice(choices) => format!("one of: {}", choices.join(" | ")),
+            QuestionType::OpenChoice => "a choice, in a few words".to_string(),
         };
         text.push_str(&format!("- {} ({kind}): {}", q.key, q.instructions.trim()));
         if let Some(criteria) = q.criteria.as_deref().filter(|c| !c.trim().is_empty()) {
@@ -347,6 +355,25 @@ fn answers(
                     .unwrap_or(if yes { 1.0 } else { 0.0 });
                 Answer::YesNo {
                     probability: round(probability),
+                }
+            }
+            QuestionType::OpenChoice => {
+                let choice = given.trim_end_matches(|c: char| ".,;!".contains(c)).trim();
+                if choice.is_empty() {
+                    return Err(bad(format!("the model gave no choice for {:?}", q.key)));
+                }
+                let first = normalise(choice);
+                let confidence = alternatives
+                    .and_then(|top| {
+                        let total = mass_of(top, |_| true);
+                        let fits = mass_of(top, |alt| first.starts_with(alt));
+                        (total > 0.0).then(|| fits / total)
+                    })
+                    .unwrap_or(1.0);
+                Answer::Choice {
+                    choice: choice.to_string(),
+                    confidence: round(confidence),
+                    probabilities: Map::from_iter([(choice.to_string(), json!(round(confidence)))]),
                 }
             }
             QuestionType::Choice(choices) => {
@@ -496,11 +523,16 @@ fn from_decisions_url(
                     ))
                 })?,
             },
-            QuestionType::Choice(choices) => {
+            QuestionType::Choice(_) | QuestionType::OpenChoice => {
+                let listed = match &q.kind {
+                    QuestionType::Choice(choices) => Some(choices),
+                    _ => None,
+                };
                 let choice = answer
                     .get("choice")
                     .and_then(Value::as_str)
-                    .filter(|c| choices.iter().any(|x| x == c))
+                    .filter(|c| !c.trim().is_empty())
+                    .filter(|c| listed.is_none_or(|choices| choices.iter().any(|x| x == c)))
                     .ok_or_else(|| {
                         bad(format!("{:?}: choice must be one of its choices", q.key))
                     })?;
@@ -639,6 +671,29 @@ mod tests {
         assert_eq!(
             answers["pick"],
             json!({"choice": "b", "confidence": 1.0, "probabilities": {"a": 0.0, "b": 1.0}})
+        );
+    }
+
+    #[test]
+    fn a_choice_without_choices_takes_the_models_words_and_its_first_tokens_share() {
+        // The spec's shape: {type, instructions, criteria?}, the options in the instructions.
+        let a = args(
+            json!({"next": {"type": "choice", "instructions": "Which button ends the wizard: Finish, Next or Cancel?"}}),
+        );
+        assert_eq!(a.questions[0].kind, QuestionType::OpenChoice);
+        let t = tokens(&[
+            ("next", &[]),
+            (": ", &[]),
+            (
+                "Finish",
+                &[("Finish", (0.7f64).ln()), ("Next", (0.3f64).ln())],
+            ),
+            (".\n", &[]),
+        ]);
+        let (answers, _) = answers("u", &a.questions, "next: Finish.\n", &t).unwrap();
+        assert_eq!(
+            answers["next"],
+            json!({"choice": "Finish", "confidence": round(0.7), "probabilities": {"Finish": round(0.7)}})
         );
     }
 

@@ -6,23 +6,34 @@ use serde_json::Value;
 
 use crate::config::Config;
 use crate::error::ModelError;
+use crate::keys::{KeySource, Lookup};
 
 /// How much of an error body an error text quotes.
 const BODY_EXCERPT: usize = 300;
 /// The largest reply read; a chat completion with logprobs is far smaller.
 const MAX_REPLY: u64 = 16 << 20;
 
-/// The model calls of one [`Config`]. Cheap to build; each call reads the key from the
-/// environment when it is made.
+/// The model calls of one [`Config`]. Cheap to build; each call reads the key when it is made,
+/// from the environment unless [`Models::with_keys`] says where else.
 #[derive(Debug, Clone)]
 pub struct Models {
     pub(crate) config: Config,
+    keys: KeySource,
 }
 
 impl Models {
-    /// Model calls as `config` says.
+    /// Model calls as `config` says, with the key from the environment.
     pub fn new(config: Config) -> Self {
-        Self { config }
+        Self {
+            config,
+            keys: KeySource::Environment,
+        }
+    }
+
+    /// The same calls, with the key read from `keys`.
+    pub fn with_keys(mut self, keys: KeySource) -> Self {
+        self.keys = keys;
+        self
     }
 
     /// The configuration.
@@ -53,9 +64,10 @@ impl Models {
         if var.is_empty() {
             return Ok(None);
         }
-        match std::env::var(var) {
-            Ok(key) if !key.is_empty() => Ok(Some(key)),
-            _ => Err(ModelError::MissingKey { var: var.clone() }),
+        match self.keys.lookup(var) {
+            Lookup::Found(key) => Ok(Some(key)),
+            Lookup::Unset => Err(ModelError::MissingKey { var: var.clone() }),
+            Lookup::NotTaken => Err(ModelError::KeyNamedLate { var: var.clone() }),
         }
     }
 

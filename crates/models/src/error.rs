@@ -23,6 +23,15 @@ pub enum ModelError {
         /// The variable's name.
         var: String,
     },
+    /// The config names a key variable the daemon did not take out of its environment when it
+    /// started (it takes them at start, so nothing it launches inherits one); nothing was sent.
+    #[error(
+        "the API key variable {var} was named in config.toml after the daemon started, and the daemon reads keys only at start (so that nothing it launches inherits one): restart `shuttle serve` with {var} set, or name a variable ending in _API_KEY; nothing was sent"
+    )]
+    KeyNamedLate {
+        /// The variable's name.
+        var: String,
+    },
     /// The endpoint could not be reached or did not answer in time.
     #[error("{url}: {reason} (sent once, not retried)")]
     Unreachable {

@@ -5,9 +5,10 @@
 //! What this crate never does: retry, fail over, stream, cache or route between models. A
 //! gateway in front of `base_url` can do those; shuttle stays predictable: one call, one request.
 //!
-//! The key is read from the environment variable the [`Config`] names, at the moment of each
-//! call, and travels only in the `Authorization` header: no error text, log line or reply
-//! carries it (see [`ModelError`]).
+//! The key is read from the variable the [`Config`] names, at the moment of each call: from the
+//! environment, or from [`Keys`] that took it out of the environment so that no process started
+//! later inherits it. It travels only in the `Authorization` header: no error text, log line
+//! or reply carries it (see [`ModelError`]).
 //!
 //! ```no_run
 //! use models::{AskArgs, Config, Models};
@@ -28,6 +29,7 @@ mod decide;
 mod endpoint;
 mod error;
 mod ground;
+mod keys;
 
 pub use ask::{AskArgs, AskReply};
 pub use completion::{Served, Usage};
@@ -36,3 +38,4 @@ pub use decide::{Answer, DecideArgs, DecideReply, Question, QuestionType};
 pub use endpoint::Models;
 pub use error::ModelError;
 pub use ground::{Area, GroundArgs, GroundReply};
+pub use keys::{KeySource, Keys};

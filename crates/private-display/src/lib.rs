@@ -259,15 +259,33 @@ impl PrivateDisplay {
         &self.env
     }
 
-    /// The variables a client of this display must not inherit from the person's session.
-    pub fn unset() -> &'static [&'static str] {
-        &["WAYLAND_DISPLAY", "NO_AT_BRIDGE"]
+    /// The variables that name the person's session (their X server, session and
+    /// accessibility buses, Wayland compositor, session manager): a client of a private display
+    /// inherits none of them, whatever the daemon started with, so nothing on it reaches the
+    /// person's. Those the display has its own of are then set in [`PrivateDisplay::env`].
+    pub fn persons_session() -> &'static [&'static str] {
+        &[
+            "DISPLAY",
+            "XAUTHORITY",
+            "DBUS_SESSION_BUS_ADDRESS",
+            "DBUS_STARTER_ADDRESS",
+            "DBUS_STARTER_BUS_TYPE",
+            "AT_SPI_BUS_ADDRESS",
+            "WAYLAND_DISPLAY",
+            "WAYLAND_SOCKET",
+            "SESSION_MANAGER",
+            "DESKTOP_STARTUP_ID",
+            "XDG_ACTIVATION_TOKEN",
+            "NO_AT_BRIDGE",
+        ]
     }
 
     /// Spawns a part of the display in the X server's process group, with the display's
-    /// environment.
+    /// environment and nothing of the person's session: the AT-SPI bus launcher, for one,
+    /// hands AT_SPI_BUS_ADDRESS on to the registry it starts, which would then serve the
+    /// person's accessibility bus instead of this display's.
     fn spawn(&self, part: &'static str, command: &mut Command) -> Result<Child, DisplayError> {
-        for var in Self::unset() {
+        for var in Self::persons_session() {
             command.env_remove(var);
         }
         command

@@ -172,8 +172,15 @@ fn now() -> String {
 
 /// A call's arguments as the journal keeps them: the fields a verb marks secret (typed text)
 /// become their length and a digest unless `record_text`; a `since` window list becomes its
-/// length.
-pub fn redact(tool: &str, args: &Value, record_text: bool) -> Value {
+/// length. A service's arguments mean what the service says, so unless `record_text` they are
+/// kept whole as the length and digest of their JSON text.
+pub fn redact(tool: &str, kind: Kind, args: &Value, record_text: bool) -> Value {
+    if kind == Kind::Service {
+        return match (record_text, args) {
+            (true, _) | (false, Value::Null) => args.clone(),
+            (false, other) => digest(&other.to_string()),
+        };
+    }
     let mut args = args.clone();
     let Some(fields) = args.as_object_mut() else {
         return args;
@@ -225,12 +232,17 @@ pub fn redact(tool: &str, args: &Value, record_text: bool) -> Value {
 fn hide(fields: &mut serde_json::Map<String, Value>, secret: &[&str]) {
     for field in secret {
         if let Some(Value::String(text)) = fields.get(*field) {
-            let digest = Sha256::digest(text.as_bytes());
-            let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
-            let redacted = json!({"chars": text.chars().count(), "sha256": hex});
+            let redacted = digest(text);
             fields.insert((*field).into(), redacted);
         }
     }
+}
+
+/// `text` as its length and the start of its SHA-256.
+fn digest(text: &str) -> Value {
+    let digest = Sha256::digest(text.as_bytes());
+    let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
+    json!({"chars": text.chars().count(), "sha256": hex})
 }
 
 #[cfg(test)]
@@ -263,18 +275,18 @@ mod tests {
     #[test]
     fn typed_text_is_kept_as_length_and_digest() {
         let args = json!({"text": "hunter2", "window": "Login"});
-        let redacted = redact("desk_type", &args, false);
+        let redacted = redact("desk_type", Kind::Act, &args, false);
         assert_eq!(redacted["text"]["chars"], 7);
         assert_eq!(redacted["text"]["sha256"].as_str().unwrap().len(), 12);
         assert_eq!(redacted["window"], "Login");
         assert!(!redacted.to_string().contains("hunter2"));
-        assert_eq!(redact("desk_type", &args, true), args);
+        assert_eq!(redact("desk_type", Kind::Act, &args, true), args);
         // Each step of a computer_act list too.
         let args = json!({"actions": [
             {"action": "click", "element": 3},
             {"action": "type", "text": "hunter2"}
         ], "text": "s3cret"});
-        let redacted = redact("desk_computer_act", &args, false);
+        let redacted = redact("desk_computer_act", Kind::Act, &args, false);
         assert_eq!(redacted["actions"][1]["text"]["chars"], 7);
         assert_eq!(redacted["actions"][0]["element"], 3);
         assert!(!redacted.to_string().contains("hunter2"));
@@ -282,7 +294,7 @@ mod tests {
         // A run's code and params, for script_run and plugin tools alike.
         for tool in ["script_run", "demo_run"] {
             let args = json!({"code": "desk.type({text: 'hunter2'})", "params": {"pw": "s3cret"}});
-            let redacted = redact(tool, &args, false);
+            let redacted = redact(tool, Kind::Run, &args, false);
             assert!(redacted["code"]["chars"].as_u64().unwrap() > 0);
             assert!(redacted["params"]["sha256"].is_string());
             assert!(!redacted.to_string().contains("hunter2"), "{redacted}");
@@ -291,19 +303,28 @@ mod tests {
         // A plan's steps, and a model call's prompt and screenshot.
         let plan = json!({"steps": [{"do": "type", "text": "hunter2"}], "flow": null});
         assert!(
-            !redact("gui_plan", &plan, false)
+            !redact("gui_plan", Kind::Run, &plan, false)
                 .to_string()
                 .contains("hunter2")
         );
         let ask = json!({"prompt": "is hunter2 shown?", "images": ["iVBOR"]});
-        let redacted = redact("model_ask", &ask, false);
+        let redacted = redact("model_ask", Kind::Model, &ask, false);
         assert!(!redacted.to_string().contains("hunter2"), "{redacted}");
         assert!(redacted["images"]["sha256"].is_string(), "{redacted}");
         let ground =
             json!({"png_b64": "iVBOR", "target": "Save", "area": {"width": 4, "height": 4}});
-        let redacted = redact("model_ground", &ground, false);
+        let redacted = redact("model_ground", Kind::Model, &ground, false);
         assert_eq!(redacted["target"], "Save");
         assert!(redacted["png_b64"]["chars"].is_u64(), "{redacted}");
+    }
+
+    #[test]
+    fn a_service_calls_arguments_are_kept_whole_as_a_digest_unless_text_is_recorded() {
+        let args = json!({"note": "hunter2", "n": 3});
+        let redacted = redact("notes_write", Kind::Service, &args, false);
+        assert!(!redacted.to_string().contains("hunter2"), "{redacted}");
+        assert_eq!(redacted["chars"], args.to_string().chars().count());
+        assert_eq!(redact("notes_write", Kind::Service, &args, true), args);
     }
 
     #[test]

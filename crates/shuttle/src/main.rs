@@ -24,9 +24,10 @@ enum Command {
         /// Stay attached and log to stderr instead of the log file
         #[arg(long)]
         foreground: bool,
-        /// The display to drive: inherit (the DISPLAY it starts with) or private (a virtual
-        /// desktop of its own, ended with the daemon); default: [daemon] display in
-        /// config.toml, else inherit when DISPLAY is set and private when it is not
+        /// The display to drive: per-agent (a virtual desktop for each agent, started on its
+        /// first call), private (one virtual desktop every agent shares) or inherit (the
+        /// DISPLAY it starts with, the person's own); default: [daemon] display in
+        /// config.toml, else per-agent
         #[arg(long, value_enum)]
         display: Option<shuttle::config::DisplayMode>,
     },

@@ -12,6 +12,18 @@ use desk_linux::atspi::OnDemand;
 use desk_x11::X11Backend;
 pub use desk_x11::watch::{WatchEnd, WatchOptions, watch};
 
+/// Notes `pid`, the leader of a process group the daemon started for an agent (a script run,
+/// a plugin's program, a service), so its processes are known as the agent's.
+pub fn note_agent_group(pid: u32) {
+    desk_linux::lineage::note_leader(pid);
+}
+
+/// Whether process `pid` is one the daemon started for an agent, or a child of one: a script
+/// run, a plugin, a service, an app it launched.
+pub fn started_for_agent(pid: u32) -> bool {
+    desk_linux::lineage::started_here(pid)
+}
+
 /// An X11 desktop on Linux.
 #[derive(Debug, Clone)]
 pub struct LinuxX11 {

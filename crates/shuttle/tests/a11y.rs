@@ -182,6 +182,24 @@ fn press_selects_tabs_and_runs_menu_items_in_closed_menus() {
         .json();
     assert_eq!(reply["how"], "action", "{reply}");
     assert_eq!(fixture.await_events("toggled", 1)[0]["active"], true);
+
+    // A menu is clicked at its centre, and opens as a click opens it.
+    let file = the(&tree, "menu", "File");
+    let reply = daemon.call("desk_press", json!({"id": file["id"]})).json();
+    assert_eq!(reply["how"], "clicked", "{reply}");
+    wait_for("the File menu to open", Duration::from_secs(5), || {
+        let open = the(
+            &nodes(&daemon, fixture.id(), json!({})),
+            "menu item",
+            "Open",
+        );
+        (!has_state(&open, "hidden")).then_some(())
+    });
+    let closed = daemon.call(
+        "desk_key",
+        json!({"keys": "Escape", "window": fixture.id()}),
+    );
+    assert!(!closed.is_error, "{}", closed.text);
 }
 
 #[test]

@@ -37,6 +37,24 @@ fn help_lists_every_verb_and_each_verbs_arguments() {
 }
 
 #[test]
+fn serve_help_names_per_agent_as_the_default_display() {
+    let out = Command::new(SHUTTLE)
+        .args(["serve", "--help"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let help = stdout(&out)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        help.contains("default: [daemon] display in config.toml, else per-agent"),
+        "{help}"
+    );
+    assert!(!help.contains("inherit when DISPLAY is set"), "{help}");
+}
+
+#[test]
 fn usage_errors_exit_2_and_error_replies_exit_1() {
     let daemon = Daemon::start();
     for (args, want) in [

@@ -505,12 +505,7 @@ fn bad_input_is_refused_and_nothing_is_sent() {
         (
             "desk_scroll",
             json!({"direction": "down", "amount": 0}),
-            "amount must be 1 to 50",
-        ),
-        (
-            "desk_scroll",
-            json!({"direction": "down", "amount": 1000}),
-            "got 1000",
+            "amount must be at least 1",
         ),
         (
             "desk_scroll",

@@ -792,3 +792,67 @@ fn a_session_is_judged_by_the_process_behind_its_connection() {
         std::thread::sleep(Duration::from_millis(200));
     }
 }
+
+/// The pids of the apps on the person's accessibility bus (the rig's), read by pyatspi.
+fn persons_accessible_pids() -> Vec<i64> {
+    let listed = run(
+        "/usr/bin/python3",
+        &[
+            "-c",
+            "import json, pyatspi\n\
+             d = pyatspi.Registry.getDesktop(0)\n\
+             print(json.dumps([d.getChildAtIndex(i).get_process_id() for i in range(d.childCount)]))",
+        ],
+    );
+    serde_json::from_str(listed.trim()).unwrap_or_else(|e| panic!("{e}: {listed}"))
+}
+
+/// Launches the fixture as `agent`, then finds, reads and presses its button through the
+/// daemon: judged by the fixture's log, with the person's window, pointer and accessibility
+/// bus unchanged.
+fn an_agent_reads_and_presses_on_its_display_alone(daemon: &Daemon, agent: &str) {
+    let (bystander, before) = persons_window_with_pointer_at(321, 123);
+    let scratch = Scratch::new("sealed");
+    let log = scratch.path("agent.log");
+    let mut wire = Wire::connect_as(&daemon.socket, agent);
+    let title = format!("Sealed {agent}");
+    let pid = launch_as(&mut wire, &title, &log);
+    let outline = wire.call("desk_snapshot", json!({"window": title, "text": true}));
+    assert!(!outline.is_error, "{}", outline.text);
+    assert!(outline.text.contains("Press me"), "{}", outline.text);
+    let found = wire.call("desk_find", json!({"window": title, "name": "Press me"}));
+    assert!(!found.is_error, "{}", found.text);
+    let id = found.json()["nodes"][0]["id"].as_str().unwrap().to_string();
+    let pressed = wire.call("desk_press", json!({"id": id}));
+    assert!(!pressed.is_error, "{}", pressed.text);
+    wait_for(
+        "the press in the agent's fixture",
+        Duration::from_secs(10),
+        || (!log_events(&log, "clicked").is_empty()).then_some(()),
+    );
+    // Nothing of the agent's display reached the person's session.
+    assert!(!run("wmctrl", &["-l"]).contains(&title));
+    assert!(
+        !persons_accessible_pids().contains(&pid),
+        "the agent's app joined the person's accessibility bus"
+    );
+    bystander.assert_untouched();
+    assert_eq!(
+        pointer_and_focus(),
+        before,
+        "the person's pointer or focus moved"
+    );
+}
+
+#[test]
+fn a_private_display_is_sealed_from_the_persons_buses_it_was_started_with() {
+    require_desktop();
+    // The daemon starts from the rig's environment, as from a terminal in the person's
+    // session: DISPLAY, DBUS_SESSION_BUS_ADDRESS and AT_SPI_BUS_ADDRESS name the person's.
+    assert!(std::env::var_os("AT_SPI_BUS_ADDRESS").is_some());
+    let daemon = per_agent("");
+    an_agent_reads_and_presses_on_its_display_alone(&daemon, "sealed-per-agent");
+    drop(daemon);
+    let daemon = Daemon::start_configured(Some(PRIVATE), &[]);
+    an_agent_reads_and_presses_on_its_display_alone(&daemon, "sealed-shared");
+}

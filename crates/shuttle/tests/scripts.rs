@@ -674,3 +674,223 @@ fn a_service_echoes_through_mcp_streams_with_half_close_and_comes_back_after_a_c
         || (!pid_alive(pid)).then_some(()),
     );
 }
+
+/// Whether the daemon says it is stopped.
+fn stopped(daemon: &Daemon) -> bool {
+    daemon.call("status", Value::Null).json()["stopped"] == json!(true)
+}
+
+#[test]
+fn only_the_person_stops_and_resumes_not_a_script_a_plugin_or_an_app_an_agent_launched() {
+    require_desktop();
+    let scratch = Scratch::new("person-only");
+    let dir = scratch.0.clone();
+    // A plugin whose program runs `shuttle stop`, keeping what it answered.
+    let plugin = dir.join("stopper.sh");
+    let plugin_said = dir.join("plugin.out");
+    std::fs::write(
+        &plugin,
+        format!(
+            "#!/bin/sh\n'{SHUTTLE}' stop > '{0}.tmp' 2>&1; echo \"exit $?\" >> '{0}.tmp'\n\
+             mv '{0}.tmp' '{0}'\nprintf '{{}}' > \"$SHUTTLE_RUN/result.json\"\n",
+            plugin_said.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&plugin, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let daemon = Daemon::start_prepared(None, &[], |scratch| {
+        let tools = scratch.path("tools.d");
+        std::fs::create_dir_all(&tools).unwrap();
+        std::fs::write(
+            tools.join("stopper.json"),
+            json!({"name": "stopper_run", "description": "Stops.", "bin": plugin}).to_string(),
+        )
+        .unwrap();
+    });
+
+    // The plugin's stop is refused, and shuttle keeps running.
+    let ran = daemon.call("stopper_run", json!({"code": "unused"}));
+    assert!(!ran.is_error, "{}", ran.text);
+    let said = std::fs::read_to_string(&plugin_said).unwrap();
+    assert!(
+        said.contains("only the person stops and resumes shuttle"),
+        "{said}"
+    );
+    assert!(!said.contains("exit 0"), "{said}");
+    assert!(!stopped(&daemon));
+
+    // An app the agent launched, which leaves a child behind (adopted by init, so only its
+    // session tells it apart) to resume shuttle once the person has stopped it.
+    let go = dir.join("go");
+    let app_said = dir.join("app.out");
+    let waiter = format!(
+        "(while [ ! -e '{go}' ]; do sleep 0.05; done; '{SHUTTLE}' resume > '{out}.tmp' 2>&1; \
+         mv '{out}.tmp' '{out}') &",
+        go = go.display(),
+        out = app_said.display()
+    );
+    let launched = daemon.call(
+        "desk_launch",
+        json!({"app": "/bin/sh", "args": ["-c", waiter]}),
+    );
+    assert!(!launched.is_error, "{}", launched.text);
+
+    // A script that, stopped, tries to lift the stop from its SIGTERM handler: through the
+    // runtime, then on a socket of its own, again and again through its grace.
+    let marker = dir.join("running");
+    let tries = dir.join("tries.ndjson");
+    let code = format!(
+        r#"
+        import net from "node:net";
+        import {{ appendFileSync, writeFileSync }} from "node:fs";
+        function resume() {{
+            const socket = net.connect(process.env.SHUTTLE_SOCKET);
+            const body = Buffer.from(JSON.stringify({{ tool: "safety_resume", args: {{}} }}));
+            const head = Buffer.alloc(4);
+            head.writeUInt32BE(body.length);
+            socket.write(Buffer.concat([head, body]));
+            let got = Buffer.alloc(0);
+            socket.on("data", (chunk) => {{
+                got = Buffer.concat([got, chunk]);
+                if (got.length >= 4 && got.length >= 4 + got.readUInt32BE(0)) {{
+                    appendFileSync({tries:?}, got.subarray(4).toString() + "\n");
+                    socket.destroy();
+                }}
+            }});
+            socket.on("error", () => {{}});
+        }}
+        export async function main() {{
+            process.on("SIGTERM", async () => {{
+                try {{ await desk.call("safety_resume"); }}
+                catch (e) {{ appendFileSync({tries:?}, JSON.stringify({{ runtime: e.message }}) + "\n"); }}
+                setInterval(resume, 100);
+            }});
+            writeFileSync({marker:?}, "1");
+            await new Promise(() => setInterval(() => {{}}, 1000));
+        }}"#
+    );
+    let mut wire = daemon.connect();
+    wire.send("script_run", json!({"code": code}));
+    wait_for("the script to start", Duration::from_secs(10), || {
+        marker.exists().then_some(())
+    });
+    let stopped_at = Instant::now();
+    assert!(daemon.cli(&["stop"]).status.success());
+    std::fs::write(&go, "").unwrap();
+    let report = report(&wire.read().expect("the run's report"));
+    assert_eq!(report["error"]["kind"], "stopped", "{report}");
+    // Through its whole grace and after, shuttle stays stopped.
+    while stopped_at.elapsed() < Duration::from_secs(3) {
+        assert!(stopped(&daemon), "the stop was lifted");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let tried: Vec<Value> = std::fs::read_to_string(&tries)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(
+        tried[0]["runtime"]
+            .as_str()
+            .is_some_and(|m| m.contains("only the person stops and resumes shuttle")),
+        "{tried:?}"
+    );
+    let raw: Vec<&Value> = tried.iter().skip(1).collect();
+    assert!(
+        !raw.is_empty(),
+        "the script's own resumes never got an answer"
+    );
+    for reply in &raw {
+        assert_eq!(reply["is_error"], true, "{reply}");
+        assert!(
+            reply["text"]
+                .as_str()
+                .unwrap()
+                .contains("which shuttle started for an agent"),
+            "{reply}"
+        );
+    }
+    let app = wait_for("the app's resume", Duration::from_secs(10), || {
+        std::fs::read_to_string(&app_said).ok()
+    });
+    assert!(
+        app.contains("only the person stops and resumes shuttle"),
+        "{app}"
+    );
+    assert!(stopped(&daemon));
+    // Each refusal is in the journal, by the owner rule.
+    let refusals = daemon
+        .journal()
+        .into_iter()
+        .filter(|e| e["tool"] == "safety_resume" && e["outcome"] == "refused")
+        .count();
+    assert!(refusals > raw.len(), "{refusals} refusals journaled");
+    // The person's own resume works.
+    assert!(daemon.cli(&["resume"]).status.success());
+    assert!(!stopped(&daemon));
+}
+
+#[test]
+fn a_service_call_is_refused_while_the_config_is_broken_and_each_call_is_journaled() {
+    let scratch = Scratch::new("service-config");
+    let log = scratch.path("starts.log");
+    let calls = scratch.path("starts.log.calls");
+    let daemon = daemon_with_plugins(None, &[("echo.json", echo_service(&log))]);
+    wait_for("the service to start", Duration::from_secs(10), || {
+        (!starts(&log).is_empty()).then_some(())
+    });
+    let said = daemon.call("echo_say", json!({"note": "hunter2"}));
+    assert_eq!(said.text, r#"{"note":"hunter2"}"#);
+
+    std::fs::write(daemon.config_path(), "[safety\n").unwrap();
+    let refused = daemon.call("echo_say", json!({"n": 2}));
+    assert!(refused.is_error, "{}", refused.text);
+    assert!(refused.text.contains("config.toml"), "{}", refused.text);
+    assert!(
+        refused
+            .text
+            .contains("every call but safety_stop and safety_resume is refused"),
+        "{}",
+        refused.text
+    );
+    let served = std::fs::read_to_string(&calls).unwrap();
+    assert_eq!(
+        served.lines().count(),
+        1,
+        "the service got the refused call: {served}"
+    );
+
+    std::fs::write(daemon.config_path(), "").unwrap();
+    assert_eq!(daemon.call("echo_say", json!({"n": 3})).text, r#"{"n":3}"#);
+    // A spliced call is journaled when both sides have closed, so lines come in that order.
+    let lines: Vec<Value> = wait_for("three journal lines", Duration::from_secs(5), || {
+        let lines: Vec<Value> = daemon
+            .journal()
+            .into_iter()
+            .filter(|e| e["tool"] == "echo_say")
+            .collect();
+        (lines.len() == 3).then_some(lines)
+    });
+    for line in &lines {
+        assert_eq!(line["kind"], "service", "{line}");
+        assert_eq!(line["agent_id"], "test", "{line}");
+        assert!(line["ms"].is_u64(), "{line}");
+    }
+    let outcomes: Vec<(&Value, &Value)> = lines.iter().map(|l| (&l["outcome"], &l["by"])).collect();
+    let refused = (&json!("refused"), &json!("config"));
+    let completed = (&json!("completed"), &Value::Null);
+    assert_eq!(
+        outcomes.iter().filter(|o| **o == refused).count(),
+        1,
+        "{lines:?}"
+    );
+    assert_eq!(
+        outcomes.iter().filter(|o| **o == completed).count(),
+        2,
+        "{lines:?}"
+    );
+    assert!(
+        !serde_json::to_string(&lines).unwrap().contains("hunter2"),
+        "a service's arguments are kept as a digest"
+    );
+}

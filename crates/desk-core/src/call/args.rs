@@ -64,6 +64,8 @@ fn named(window: &Option<String>, pid: Option<u32>) -> Result<(), String> {
 
 /// The longest `wait` and `still` may wait.
 pub const MAX_WAIT_MS: u64 = 5000;
+/// The most notches one scroll sends; more are cut to this.
+pub const MAX_SCROLL: u32 = 50;
 
 /// List the top-level windows, topmost first: id, title, role, pid, active, app; modal, blocks for a hidden modal dialog.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
@@ -134,63 +136,39 @@ impl Args for UnansweredArgs {}
 pub struct WaitArgs {
     /// A result of `windows` to compare against.
     pub since: Vec<Window>,
-    /// How long to wait, at most 5000 ms.
+    /// How long to wait (default 5000); a longer wait is cut to 5000 ms.
     pub timeout_ms: Option<u64>,
 }
 
 impl WaitArgs {
     /// How long to wait: 5000 ms unless given, and at most that.
-    pub fn timeout(&self) -> Result<u64, String> {
-        match self.timeout_ms.unwrap_or(MAX_WAIT_MS) {
-            ms @ 0..=MAX_WAIT_MS => Ok(ms),
-            other => Err(format!(
-                "timeout_ms must be at most {MAX_WAIT_MS}, got {other}"
-            )),
-        }
+    pub fn timeout(&self) -> u64 {
+        self.timeout_ms.unwrap_or(MAX_WAIT_MS).min(MAX_WAIT_MS)
     }
 }
 
-impl Args for WaitArgs {
-    fn check(&self) -> Result<(), String> {
-        self.timeout().map(|_| ())
-    }
-}
+impl Args for WaitArgs {}
 
 /// Wait until the screen stops changing for hold_ms (default 40), or timeout_ms (default 600, at most 5000); answers still, changed, ms, volatile.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StillArgs {
-    /// Give up after this long (default 600, at most 5000).
+    /// Give up after this long (default 600); a longer wait is cut to 5000 ms.
     pub timeout_ms: Option<u64>,
-    /// How long the screen must stay unchanged (default 40).
+    /// How long the screen must stay unchanged (default 40); a hold longer than the timeout
+    /// answers still: false at the timeout.
     pub hold_ms: Option<u64>,
 }
 
 impl StillArgs {
-    /// `(timeout_ms, hold_ms)`: 600 and 40 unless given; the timeout at most 5000, the hold
-    /// shorter than the timeout.
-    pub fn timing(&self) -> Result<(u64, u64), String> {
-        let timeout = self.timeout_ms.unwrap_or(600);
-        let hold = self.hold_ms.unwrap_or(40);
-        if timeout > MAX_WAIT_MS {
-            return Err(format!(
-                "timeout_ms must be at most {MAX_WAIT_MS}, got {timeout}"
-            ));
-        }
-        if hold == 0 || hold >= timeout {
-            return Err(format!(
-                "hold_ms must be at least 1 and less than timeout_ms ({timeout}), got {hold}"
-            ));
-        }
-        Ok((timeout, hold))
+    /// `(timeout_ms, hold_ms)`: 600 and 40 unless given, the timeout at most 5000.
+    pub fn timing(&self) -> (u64, u64) {
+        let timeout = self.timeout_ms.unwrap_or(600).min(MAX_WAIT_MS);
+        (timeout, self.hold_ms.unwrap_or(40))
     }
 }
 
-impl Args for StillArgs {
-    fn check(&self) -> Result<(), String> {
-        self.timing().map(|_| ())
-    }
-}
+impl Args for StillArgs {}
 
 /// A window's accessibility tree (what shows, unless view says otherwise) as nodes, or as an indented outline with text.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
@@ -434,7 +412,7 @@ impl Direction {
 pub struct ScrollArgs {
     /// up, down, left or right.
     pub direction: Direction,
-    /// Notches (default 3, at most 50).
+    /// Notches (default 3); more than 50 scroll 50.
     pub amount: Option<u32>,
     /// Screen x (with window: in the window's shot).
     pub x: Option<i32>,
@@ -450,11 +428,11 @@ pub struct ScrollArgs {
 }
 
 impl ScrollArgs {
-    /// Notches to scroll: 3 unless given, and 1 to 50.
+    /// Notches to scroll: 3 unless given, and at most [`MAX_SCROLL`].
     pub fn amount(&self) -> Result<u32, String> {
         match self.amount.unwrap_or(3) {
-            amount @ 1..=50 => Ok(amount),
-            other => Err(format!("amount must be 1 to 50 notches, got {other}")),
+            0 => Err("amount must be at least 1 notch".into()),
+            amount => Ok(amount.min(MAX_SCROLL)),
         }
     }
 
@@ -939,6 +917,26 @@ mod tests {
     use super::*;
     use serde_json::{Value, json};
 
+    #[test]
+    fn waits_longer_than_five_seconds_are_cut_to_five_and_any_hold_is_taken() {
+        let wait = |ms| WaitArgs {
+            since: vec![],
+            timeout_ms: ms,
+        };
+        assert_eq!(wait(Some(9000)).timeout(), MAX_WAIT_MS);
+        assert_eq!(wait(None).timeout(), MAX_WAIT_MS);
+        assert_eq!(wait(Some(40)).timeout(), 40);
+        let still = |timeout_ms, hold_ms| StillArgs {
+            timeout_ms,
+            hold_ms,
+        };
+        assert_eq!(still(None, None).timing(), (600, 40));
+        assert_eq!(still(Some(40), None).timing(), (40, 40));
+        assert_eq!(still(Some(60_000), Some(700)).timing(), (MAX_WAIT_MS, 700));
+        assert!(parse("desk_still", json!({"timeout_ms": 40})).is_ok());
+        assert!(parse("desk_wait", json!({"since": [], "timeout_ms": 9000})).is_ok());
+    }
+
     fn parse(tool: &str, args: Value) -> Result<DeskCall, String> {
         let verb = Verb::from_tool(tool).ok_or("unknown tool")?;
         DeskCall::parse(verb, args).map_err(|e| e.to_string())
@@ -1036,18 +1034,8 @@ mod tests {
             ),
             (
                 "desk_scroll",
-                json!({"direction": "up", "amount": 51}),
-                "amount must be 1 to 50",
-            ),
-            (
-                "desk_wait",
-                json!({"since": [], "timeout_ms": 5001}),
-                "at most 5000",
-            ),
-            (
-                "desk_still",
-                json!({"hold_ms": 700}),
-                "less than timeout_ms",
+                json!({"direction": "up", "amount": 0}),
+                "amount must be at least 1",
             ),
             ("desk_focus", json!({}), "name the window"),
             ("desk_close", json!({}), "name the window"),

@@ -38,6 +38,9 @@ pub enum Kind {
     Run,
     /// A model call: sends nothing to the desktop and runs alongside everything else.
     Model,
+    /// A service plugin's tool: after its first frame the connection is the service's, with
+    /// no desk turn.
+    Service,
 }
 
 /// Why a call's arguments were refused.

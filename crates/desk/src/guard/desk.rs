@@ -333,11 +333,6 @@ impl Desk {
             })
     }
 
-    /// Whether this call has sent input an app receives.
-    pub fn sent_input(&self) -> bool {
-        self.sent.get()
-    }
-
     /// A value that changes when windows open, close or restack.
     pub fn fingerprint(&self) -> Result<u64, DeskError> {
         self.backend.display.fingerprint()

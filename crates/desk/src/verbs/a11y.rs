@@ -393,15 +393,8 @@ fn node_target(
     let pid = nodes.pid_of(&node.id)?;
     let frame = nodes.ancestors(&node.id)?.pop();
     let title = frame.map_or_else(|| node.name.clone(), |f| f.name);
-    // The screen window it is in: the one of its process with its window's title, or the only
-    // window of its process; where that leaves two or none, no window is guessed.
     let windows = desk.windows()?;
-    let mine: Vec<&Window> = windows.iter().filter(|w| w.pid == Some(pid)).collect();
-    let titled: Vec<&Window> = mine.iter().copied().filter(|w| w.title == title).collect();
-    let window = match (titled.as_slice(), mine.as_slice()) {
-        ([one], _) | ([], [one]) => Some(*one),
-        _ => None,
-    };
+    let window = screen_window_of(&windows, pid, &title);
     Ok(match window {
         Some(window) => (Target::window(window), Some(window.clone())),
         None => (
@@ -414,6 +407,18 @@ fn node_target(
             None,
         ),
     })
+}
+
+/// The screen window of an accessible window of process `pid` titled `title`: the one window of
+/// that process with that title, or else its only window; where that leaves two or none, no
+/// window is guessed.
+fn screen_window_of<'w>(windows: &'w [Window], pid: u32, title: &str) -> Option<&'w Window> {
+    let mine: Vec<&Window> = windows.iter().filter(|w| w.pid == Some(pid)).collect();
+    let titled: Vec<&Window> = mine.iter().copied().filter(|w| w.title == title).collect();
+    match (titled.as_slice(), mine.as_slice()) {
+        ([one], _) | ([], [one]) => Some(*one),
+        _ => None,
+    }
 }
 
 /// Node `id` with its bounds, once the action `verb` on it has been admitted.
@@ -458,30 +463,55 @@ const SELECTABLE: [&str; 5] = [
     "tree item",
     "table cell",
 ];
-const MENU_ITEMS: [&str; 4] = ["menu item", "check menu item", "radio menu item", "menu"];
+const MENU_ITEMS: [&str; 3] = ["menu item", "check menu item", "radio menu item"];
 
 pub(super) fn press(desk: &Desk, args: &PressArgs) -> Result<Done, DeskError> {
     let nodes = desk.nodes();
     let pressed = admitted_node(desk, &nodes, &args.id, "press")?;
-    let node = &pressed.node;
     let acting = pressed.admitted.nodes();
-    if SELECTABLE.contains(&node.role.as_str()) && acting.select(&node.id)? {
-        return Ok(Done::json(json!({"pressed": node.id, "how": "selected"})));
+    let role = pressed.node.role.as_str();
+    if SELECTABLE.contains(&role) && acting.select(&pressed.node.id)? {
+        return Ok(Done::json(
+            json!({"pressed": pressed.node.id, "how": "selected"}),
+        ));
     }
-    if MENU_ITEMS.contains(&node.role.as_str()) {
-        let opened = if is_hidden(node) {
-            open_menus_above(&nodes, &acting, node)?
-        } else {
-            Vec::new()
-        };
-        let mut done = pressed.run_action(&nodes)?;
-        if !opened.is_empty() {
-            done["opened"] = json!(opened);
-        }
-        return Ok(Done::json(done));
+    let menu_item = MENU_ITEMS.contains(&role);
+    let opened = if (menu_item || role == "menu") && is_hidden(&pressed.node) {
+        open_menus_above(&nodes, &acting, &pressed.node)?
+    } else {
+        Vec::new()
+    };
+    // A menu entry runs its action; a menu is clicked at its centre like any other control,
+    // where it shows now that the menus above it are open.
+    let mut done = if menu_item {
+        pressed.run_action(&nodes)?
+    } else if opened.is_empty() {
+        click_or_action(desk, &nodes, &pressed, &pressed.node)?
+    } else {
+        let shown = nodes.node(
+            &pressed.node.id,
+            Want {
+                bounds: true,
+                ..Want::default()
+            },
+        )?;
+        click_or_action(desk, &nodes, &pressed, &shown)?
+    };
+    if !opened.is_empty() {
+        done["opened"] = json!(opened);
     }
-    // Anything else: a click at its centre when the node itself is what is there, so the app
-    // sees a real click; else, or when another window stays over that point, its own action.
+    Ok(Done::json(done))
+}
+
+/// Clicks `node` (as it shows now) at its centre when the node itself is what is there, so the
+/// app sees a real click; else, or when another window stays over that point, runs its own
+/// action.
+fn click_or_action(
+    desk: &Desk,
+    nodes: &Nodes<'_>,
+    pressed: &Pressed<'_>,
+    node: &Node,
+) -> Result<Value, DeskError> {
     let mut covered = None;
     if let (Some(point), Some(_)) = (centre(desk, node)?, &pressed.window) {
         let top = nodes.ancestors(&node.id)?.pop();
@@ -489,15 +519,15 @@ pub(super) fn press(desk: &Desk, args: &PressArgs) -> Result<Done, DeskError> {
         if nodes.at_point(root, point.0, point.1)?.as_deref() == Some(node.id.as_str()) {
             match pressed.click(point) {
                 Err(DeskError::Changed(why)) => covered = Some(why),
-                clicked => return Ok(Done::json(clicked?)),
+                clicked => return clicked,
             }
         }
     }
-    let mut done = pressed.run_action(&nodes)?;
+    let mut done = pressed.run_action(nodes)?;
     if let Some(why) = covered {
         done["note"] = json!(format!("not clicked: {why}; pressed by its action instead"));
     }
-    Ok(Done::json(done))
+    Ok(done)
 }
 
 pub(super) fn act(desk: &Desk, args: &ActArgs) -> Result<Done, DeskError> {
@@ -568,7 +598,9 @@ pub(super) fn at(desk: &Desk, args: &AtArgs) -> Result<Done, DeskError> {
     };
     let nodes = desk.nodes();
     let frame = frame_of(desk, &nodes, &window)?;
-    let id = nodes.at_point(&frame.id, x, y)?.unwrap_or(frame.id);
+    let id = nodes
+        .at_point(&frame.id, x, y)?
+        .unwrap_or_else(|| frame.id.clone());
     let node = nodes.node(
         &id,
         Want {
@@ -585,16 +617,15 @@ pub(super) fn at(desk: &Desk, args: &AtArgs) -> Result<Done, DeskError> {
         "ancestors": ancestors.iter().map(lone).collect::<Vec<_>>(),
     });
     match top {
+        // The window on top counts as the one read when it is the accessible window's own: its
+        // process's only window, or that process's one window with the accessible window's
+        // title.
         Seen::Window(above) if above.id != window.id => {
-            let same_process_alike = above.pid == window.pid
-                && (desk
-                    .windows()?
-                    .iter()
-                    .filter(|w| w.pid == window.pid)
-                    .count()
-                    == 1
-                    || above.title == window.title);
-            if !same_process_alike {
+            let windows = desk.windows()?;
+            let own = window
+                .pid
+                .and_then(|pid| screen_window_of(&windows, pid, &frame.name));
+            if own.map(|w| w.id.as_str()) != Some(above.id.as_str()) {
                 result["covered"] = json!({"title": above.title, "pid": above.pid});
             }
         }

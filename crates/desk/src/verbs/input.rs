@@ -3,7 +3,7 @@
 //! Each result says where the input went and whether the app there confirmed it read it
 //! (`confirmed`); without that confirmation the input was sent but may not have been read yet.
 
-use desk_core::call::{Button, ClickArgs, DragArgs, KeyArgs, ScrollArgs, TypeArgs};
+use desk_core::call::{Button, ClickArgs, DragArgs, KeyArgs, MAX_SCROLL, ScrollArgs, TypeArgs};
 use desk_core::window::Window;
 use serde_json::json;
 
@@ -95,9 +95,15 @@ pub(super) fn scroll(desk: &Desk, args: &ScrollArgs) -> Result<Done, DeskError> 
     let admitted = desk.admit(Intent::new(what, vec![spot.target()]))?;
     admitted.scroll(&spot, args.direction, amount)?;
     let (window, confirmed) = target::delivery(&admitted, spot.on.window());
-    Ok(Done::json(json!({
+    let mut done = json!({
         "x": spot.x, "y": spot.y, "amount": amount, "window": window, "confirmed": confirmed
-    })))
+    });
+    if let Some(asked) = args.amount.filter(|&asked| asked > amount) {
+        done["note"] = json!(format!(
+            "{asked} notches asked; one scroll sends at most {MAX_SCROLL}, so {amount} were sent"
+        ));
+    }
+    Ok(Done::json(done))
 }
 
 /// The centre of the focused window, refused when another window covers it.

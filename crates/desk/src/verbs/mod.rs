@@ -25,8 +25,8 @@ use crate::done::{Body, Done};
 use crate::error::DeskError;
 use crate::guard::Desk;
 
-/// Runs one desk call's verb. A click, key or press that sent input says which windows it
-/// opened, closed or retitled: those are what open dialogs and close them, and watching costs
+/// Runs one desk call's verb. A click, key, press or act that completed says which windows
+/// opened, closed or were retitled meanwhile: those are what open dialogs and close them, and watching costs
 /// each of them its quiet period, which typing, scrolling and dragging are spared.
 pub(crate) fn dispatch(desk: &Desk, call: &DeskCall) -> Result<Done, DeskError> {
     let reports_changes = matches!(
@@ -36,7 +36,6 @@ pub(crate) fn dispatch(desk: &Desk, call: &DeskCall) -> Result<Done, DeskError> 
     let before = reports_changes.then(|| changes::before(desk)).flatten();
     let mut done = verb(desk, call)?;
     if let (Some(before), Body::Json(Value::Object(result))) = (before, &mut done.body)
-        && desk.sent_input()
         && let Some(changed) = changes::since(desk, &before)
     {
         result.insert("windows_changed".into(), changed);

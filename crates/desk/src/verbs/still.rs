@@ -29,7 +29,7 @@ const VOLATILE_AFTER: usize = 3;
 const TICK: Duration = Duration::from_millis(2);
 
 pub(super) fn still(desk: &Desk, args: &StillArgs) -> Result<Done, DeskError> {
-    let (timeout, hold) = args.timing().map_err(DeskError::Invalid)?;
+    let (timeout, hold) = args.timing();
     let (timeout, hold) = (Duration::from_millis(timeout), Duration::from_millis(hold));
     let screen = desk.screen()?;
     let start = Instant::now();

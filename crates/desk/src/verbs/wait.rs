@@ -19,7 +19,7 @@ const FINGERPRINT_EVERY: Duration = Duration::from_millis(10);
 const FULL_READ_EVERY: Duration = Duration::from_millis(100);
 
 pub(super) fn wait(desk: &Desk, args: &WaitArgs) -> Result<Done, DeskError> {
-    let timeout = Duration::from_millis(args.timeout().map_err(DeskError::Invalid)?);
+    let timeout = Duration::from_millis(args.timeout());
     let deadline = Instant::now() + timeout;
     let answer = |windows: Vec<Window>, changed: bool| {
         Done::json(json!({"changed": changed, "windows": windows}))

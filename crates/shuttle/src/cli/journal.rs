@@ -98,6 +98,7 @@ fn render(entry: &Entry) -> String {
         Kind::Control => "control",
         Kind::Run => "run",
         Kind::Model => "model",
+        Kind::Service => "service",
     };
     let agent = if entry.agent_id.is_empty() {
         "(cli)".to_string()

@@ -1,17 +1,25 @@
 //! One client connection: frames in, replies out, one call at a time. A frame that names a
-//! service's tool hands the rest of the connection to that service ([`super::splice`]).
+//! service's tool hands the rest of the connection to that service ([`super::splice`]), once
+//! the config loads; the call is journaled when the splice ends.
 //!
 //! While a call runs the connection is still read, for one reason: a client that closes its
 //! side cancels the call (dropping its future). A frame that arrives meanwhile is kept and
 //! answered after the current one; reading pauses until then.
 
 use std::sync::Arc;
+use std::time::Instant;
 
-use desk_core::wire::{FrameError, FrameReader, Reply, peek_tool, write_frame};
+use desk_core::call::Kind;
+use desk_core::wire::{
+    FrameError, FrameReader, Reply, Request, decode_request, peek_tool, write_frame,
+};
+use serde_json::Value;
 use tokio::net::UnixStream;
 use tokio::net::unix::OwnedWriteHalf;
 
 use super::daemon::{Daemon, Peer};
+use super::ended::Ended;
+use super::pipeline::config_refusal;
 use super::splice::{Handover, splice};
 
 /// What reading the next frame gave.
@@ -42,10 +50,31 @@ pub async fn serve(stream: UnixStream, daemon: Arc<Daemon>, peer: Peer) {
         };
         if let Some((service, socket)) = peek_tool(&frame).and_then(|tool| daemon.service_for(tool))
         {
+            let started = Instant::now();
+            let request = service_request(&frame);
+            // A broken config may hold the allowlist or the key variable: nothing is forwarded,
+            // and the connection stays the daemon's.
+            if let Err(e) = daemon.config() {
+                let ended = Ended::not_run(Kind::Service, config_refusal(&e));
+                daemon.write_journal(&request, &ended, elapsed_ms(started));
+                if send(&mut write, &ended.reply(&request.tool)).await.is_err() {
+                    return;
+                }
+                continue;
+            }
             tracing::info!(%service, "service call: the connection is handed over");
             let (read, ahead) = reader.into_parts();
             let client = Handover { read, ahead, write };
-            splice(client, &frame, &service, &socket, &daemon.stop).await;
+            let outcome = splice(client, &frame, &service, &socket, &daemon.stop).await;
+            let ms = elapsed_ms(started);
+            tracing::info!(
+                tool = %request.tool,
+                agent = %request.agent_id,
+                outcome = outcome.name(),
+                ms,
+                "service call"
+            );
+            daemon.write_journal(&request, &Ended::not_run(Kind::Service, outcome), ms);
             return;
         }
         let call = daemon.handle(&frame, peer);
@@ -69,6 +98,21 @@ pub async fn serve(stream: UnixStream, daemon: Arc<Daemon>, peer: Peer) {
             return;
         }
     }
+}
+
+/// The first frame of a service call as the journal records it: the request when it decodes as
+/// one, else the tool alone (the service may read frames the desk wire would not).
+fn service_request(frame: &[u8]) -> Request {
+    decode_request(frame).unwrap_or_else(|_| {
+        Request::new(
+            peek_tool(frame).unwrap_or_default().to_string(),
+            Value::Null,
+        )
+    })
+}
+
+fn elapsed_ms(since: Instant) -> u64 {
+    since.elapsed().as_millis() as u64
 }
 
 /// Tells a client it may not use this daemon, then closes.

@@ -9,6 +9,7 @@ use desk::Platform;
 use desk_core::call::Kind;
 use desk_core::outcome::Outcome;
 use desk_core::wire::Request;
+use models::KeySource;
 use serde_json::Value;
 
 use super::ended::Ended;
@@ -65,6 +66,9 @@ pub struct Daemon {
     me: Weak<Daemon>,
     /// The display it drives, as `status` shows it (set once by `serve::run`).
     pub(super) display: OnceLock<Value>,
+    /// Where model calls find their key: taken out of the daemon's environment at start, so
+    /// that nothing it starts inherits one.
+    pub(super) keys: KeySource,
 }
 
 impl Daemon {
@@ -73,15 +77,23 @@ impl Daemon {
     /// Starts the services, so it needs a tokio runtime.
     pub fn new(socket: PathBuf, config: ConfigSource, platform: Arc<dyn Platform>) -> Arc<Self> {
         let seat = Seat::shared(None, platform.clone(), false);
-        Self::with_seats(socket, config, platform, Seats::Shared(Arc::new(seat)))
+        Self::with_seats(
+            socket,
+            config,
+            platform,
+            Seats::Shared(Arc::new(seat)),
+            KeySource::Environment,
+        )
     }
 
-    /// Like [`Daemon::new`], with its `seats` given; `platform` grabs the kill hotkey.
+    /// Like [`Daemon::new`], with its `seats` given and its model keys read from `keys`;
+    /// `platform` grabs the kill hotkey.
     pub fn with_seats(
         socket: PathBuf,
         config: ConfigSource,
         platform: Arc<dyn Platform>,
         seats: Seats,
+        keys: KeySource,
     ) -> Arc<Self> {
         let settings = config.last_good();
         let plugins = Arc::new(Plugins::load(&settings.tools.plugin_dir(config.path())));
@@ -106,6 +118,7 @@ impl Daemon {
             hotkey: HotkeyKeeper::new(platform),
             me: me.clone(),
             display: OnceLock::new(),
+            keys,
         })
     }
 
@@ -166,7 +179,12 @@ impl Daemon {
         // While the file does not load, the journal stays where the last good config put it.
         let config = self.config.last_good();
         let journal_config = &config.journal;
-        let args = journal::redact(&request.tool, &request.args, journal_config.record_text);
+        let args = journal::redact(
+            &request.tool,
+            ended.kind,
+            &request.args,
+            journal_config.record_text,
+        );
         self.journal.record(
             journal_config,
             Entry {

@@ -109,7 +109,7 @@ pub fn settle(socket: &Path, chosen: Option<DisplayMode>) -> anyhow::Result<Sett
                 "cannot start the private display (`[daemon] display = \"inherit\"` drives the \
                  person's display instead)",
             )?;
-        for var in PrivateDisplay::unset() {
+        for var in PrivateDisplay::persons_session() {
             // SAFETY: as above.
             unsafe { std::env::remove_var(var) };
         }

@@ -46,7 +46,9 @@ impl Ended {
     pub fn failed(kind: Kind, reason: String) -> Self {
         let outcome = match kind {
             Kind::Act => Outcome::Refused { by: None, reason },
-            Kind::Observe | Kind::Control | Kind::Run | Kind::Model => Outcome::Failed { reason },
+            Kind::Observe | Kind::Control | Kind::Run | Kind::Model | Kind::Service => {
+                Outcome::Failed { reason }
+            }
         };
         Self::not_run(kind, outcome)
     }
@@ -55,7 +57,7 @@ impl Ended {
     pub fn sent(&self) -> Option<bool> {
         match self.kind {
             Kind::Act => self.outcome.sent(),
-            Kind::Observe | Kind::Control | Kind::Run | Kind::Model => None,
+            Kind::Observe | Kind::Control | Kind::Run | Kind::Model | Kind::Service => None,
         }
     }
 

@@ -90,7 +90,14 @@ pub fn run(foreground: bool, display: Option<DisplayMode>) -> anyhow::Result<()>
             );
         }
     };
-    // Before the runtime's threads: the display's settings go into the environment.
+    // Before the runtime's threads, since both change the environment: the model keys leave it,
+    // so that no app, script or service the daemon starts can inherit one, and the display's
+    // settings go into it.
+    // SAFETY: no thread has started yet.
+    let keys = unsafe { models::Keys::take_from_env(&config.last_good().models) };
+    if keys.names().next().is_some() {
+        tracing::info!(keys = ?keys, "model keys taken out of the environment");
+    }
     let settled = display::settle(&socket, display.or(configured_display))?;
     tracing::info!(mode = settled.mode.name(), display = ?settled.desk, "display settled");
     let seats = settled.seats(&config.last_good().daemon);
@@ -102,7 +109,8 @@ pub fn run(foreground: bool, display: Option<DisplayMode>) -> anyhow::Result<()>
         let listener = bind(&socket, group)?;
         tracing::info!(socket = %socket.display(), pid = std::process::id(), "listening");
         let platform = Arc::new(settled.platform());
-        let daemon = Daemon::with_seats(socket.clone(), config, platform, seats);
+        let keys = models::KeySource::Held(Arc::new(keys));
+        let daemon = Daemon::with_seats(socket.clone(), config, platform, seats, keys);
         daemon.set_display_status(settled.status());
         let mut terminate = signal(SignalKind::terminate())?;
         let mut interrupt = signal(SignalKind::interrupt())?;

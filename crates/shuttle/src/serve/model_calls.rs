@@ -31,7 +31,7 @@ impl Daemon {
                 return Ended::not_run(Kind::Model, Outcome::refused_by(Control::Stop, stopped));
             }
         };
-        let models = Models::new(config.models.clone());
+        let models = Models::new(config.models.clone()).with_keys(self.keys.clone());
         let args = request.args.clone();
         let task = tokio::task::spawn_blocking(move || answer(&models, call, &args));
         tokio::select! {

@@ -1,7 +1,8 @@
 //! One call's way through the daemon, always in this order:
 //!
 //! 1. decode the frame (an unknown tool is answered from a peek, without a full decode);
-//! 2. `safety_stop` and `safety_resume`, answered to the daemon's own user only;
+//! 2. `safety_stop` and `safety_resume`, answered to the daemon's own user only, and never to
+//!    a process the daemon started for an agent;
 //! 3. the config must load, else every other call is refused with the reason;
 //! 4. `status` is answered; `script_run`, `gui_plan` and plugin tools go to [`super::runs`],
 //!    the model calls to [`super::model_calls`];
@@ -27,7 +28,7 @@ use super::daemon::{Daemon, Peer};
 use super::ended::Ended;
 use super::stop::STOPPED;
 use crate::config::{ClipboardAccess, Config};
-use crate::endpoint;
+use crate::{endpoint, platform};
 
 impl Daemon {
     /// Answers one request frame from `peer`. Never fails: every problem becomes an error reply.
@@ -86,19 +87,7 @@ impl Daemon {
         }
         let config = match self.config() {
             Ok(config) => config,
-            Err(e) => {
-                return Ended::not_run(
-                    kind,
-                    Outcome::refused_by(
-                        Control::Config,
-                        format!(
-                            "{e}; until the config loads every call but safety_stop and \
-                             safety_resume is refused: fix the file (`shuttle config check` \
-                             names the problem)"
-                        ),
-                    ),
-                );
-            }
+            Err(e) => return Ended::not_run(kind, config_refusal(&e)),
         };
         match tool {
             Some(Tool::Desk(verb)) => self.desk_call(verb, request, config).await,
@@ -122,6 +111,21 @@ impl Daemon {
                         "refused: {name} is answered only to the daemon's own user (uid {own}), \
                          and this call comes from uid {}",
                         peer.uid
+                    ),
+                ),
+            );
+        }
+        if let Some(pid) = peer.pid.filter(|&pid| platform::started_for_agent(pid)) {
+            return Ended::not_run(
+                Kind::Control,
+                Outcome::refused_by(
+                    Control::Owner,
+                    format!(
+                        "refused: only the person stops and resumes shuttle, and {name} came \
+                         from process {pid}, which shuttle started for an agent (a script run, \
+                         a plugin, a service or an app it launched, or a child of one); use \
+                         `shuttle {}` in a terminal of your own, or the kill hotkey",
+                        if tool == Tool::Stop { "stop" } else { "resume" }
                     ),
                 ),
             );
@@ -252,6 +256,17 @@ impl Daemon {
             }
         }
     }
+}
+
+/// The refusal of every call but stop and resume while config.toml does not load.
+pub(super) fn config_refusal(error: &str) -> Outcome {
+    Outcome::refused_by(
+        Control::Config,
+        format!(
+            "{error}; until the config loads every call but safety_stop and safety_resume is \
+             refused: fix the file (`shuttle config check` names the problem)"
+        ),
+    )
 }
 
 /// Cancels a desk call when the future waiting for it is dropped.

@@ -32,6 +32,8 @@ pub struct Seat {
     pub turn: Turn,
     /// What runs started for this seat's agent get over the daemon's environment.
     pub env: Vec<(String, String)>,
+    /// What they must not inherit from it (the person's session, on a private display).
+    pub unset: Vec<String>,
     /// Whether its display is a private one (no person works on it).
     pub private_display: bool,
     last_used: Mutex<Instant>,
@@ -50,6 +52,7 @@ impl Seat {
             desk: Arc::new(DeskHandle::new(platform)),
             turn: Turn::default(),
             env: Vec::new(),
+            unset: Vec::new(),
             private_display,
             last_used: Mutex::new(Instant::now()),
             private: None,
@@ -301,12 +304,13 @@ fn end_later(seat: Arc<Seat>) {
 fn start_seat(dir: &std::path::Path, auth: &Auth, person: Option<String>) -> Result<Seat, String> {
     let private = PrivateDisplay::start(dir, Screen::default(), auth).map_err(|e| e.to_string())?;
     let env = private.env().to_vec();
+    let unset: Vec<String> = PrivateDisplay::persons_session()
+        .iter()
+        .map(|v| v.to_string())
+        .collect();
     let session = Session {
         env: env.clone(),
-        remove: PrivateDisplay::unset()
-            .iter()
-            .map(|v| v.to_string())
-            .collect(),
+        remove: unset.clone(),
         accessibility: env
             .iter()
             .find(|(k, _)| k == "AT_SPI_BUS_ADDRESS")
@@ -319,6 +323,7 @@ fn start_seat(dir: &std::path::Path, auth: &Auth, person: Option<String>) -> Res
         desk: Arc::new(DeskHandle::new(Arc::new(platform))),
         turn: Turn::default(),
         env,
+        unset,
         private_display: true,
         last_used: Mutex::new(Instant::now()),
         private: Some(private),

@@ -206,6 +206,9 @@ fn spawn(
         command.env_remove(key);
     }
     let mut child = command.spawn()?;
+    if let Some(pid) = child.id() {
+        crate::platform::note_agent_group(pid);
+    }
     if let Some(out) = child.stdout.take() {
         tokio::spawn(log_lines(service.name.clone(), out));
     }

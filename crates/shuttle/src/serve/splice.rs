@@ -4,11 +4,13 @@
 //! first frame exactly as it read it, with whatever the client sent after it, and then copies
 //! bytes both ways without parsing them. When one side closes its end, the other side's input
 //! is closed and what it still sends is passed on; the call ends when both have closed, at the
-//! first error, or at a stop, which closes both connections without a reply.
+//! first error, or at a stop, which closes both connections without a reply. How it ended is
+//! answered as an [`Outcome`], for the journal.
 
 use std::path::Path;
 use std::time::Duration;
 
+use desk_core::outcome::{Control, Outcome};
 use desk_core::wire::{Reply, encode_frame, write_frame};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
@@ -33,14 +35,15 @@ pub struct Handover {
     pub write: OwnedWriteHalf,
 }
 
-/// Splices the client onto the service `service` listening at `socket`, starting with `frame`.
+/// Splices the client onto the service `service` listening at `socket`, starting with `frame`;
+/// answers how the call ended.
 pub async fn splice(
     client: Handover,
     frame: &[u8],
     service: &str,
     socket: &Path,
     stop: &StopSwitch,
-) {
+) -> Outcome {
     let Handover {
         read,
         ahead,
@@ -48,18 +51,21 @@ pub async fn splice(
     } = client;
     if stop.is_stopped() {
         let _ = write_frame(&mut write, &Reply::error(STOPPED).to_json()).await;
-        return;
+        return Outcome::refused_by(Control::Stop, STOPPED);
     }
+    let closed_by_stop = || Outcome::Failed {
+        reason: "closed by the person's stop".into(),
+    };
     let connected = tokio::select! {
         connected = connect(socket) => connected,
-        () = stop.stopped() => return,
+        () = stop.stopped() => return closed_by_stop(),
     };
     let upstream = match connected {
         Ok(upstream) => upstream,
         Err(reason) => {
             let text = format!("service {service:?}: {reason}");
-            let _ = write_frame(&mut write, &Reply::error(text).to_json()).await;
-            return;
+            let _ = write_frame(&mut write, &Reply::error(text.clone()).to_json()).await;
+            return Outcome::Failed { reason: text };
         }
     };
     let (up_read, mut up_write) = upstream.into_split();
@@ -67,19 +73,26 @@ pub async fn splice(
     first.extend_from_slice(&ahead);
     if let Err(e) = up_write.write_all(&first).await {
         let text = format!("service {service:?}: could not hand it the call: {e}");
-        let _ = write_frame(&mut write, &Reply::error(text).to_json()).await;
-        return;
+        let _ = write_frame(&mut write, &Reply::error(text.clone()).to_json()).await;
+        return Outcome::Failed { reason: text };
     }
     let both = async { tokio::try_join!(pass(read, up_write), pass(up_read, write)).map(|_| ()) };
     tokio::select! {
-        passed = both => {
-            if let Err(e) = passed {
+        passed = both => match passed {
+            Ok(()) => Outcome::Completed,
+            Err(e) => {
                 tracing::debug!(%service, error = %e, "a service call ended on an error");
+                Outcome::Failed {
+                    reason: format!("the connection to service {service:?} broke: {e}"),
+                }
             }
-        }
+        },
         // Dropping both connections closes them: the client may be inside a stream of the
         // service's frames, so no reply is written.
-        () = stop.stopped() => tracing::info!(%service, "service call closed by the stop"),
+        () = stop.stopped() => {
+            tracing::info!(%service, "service call closed by the stop");
+            closed_by_stop()
+        }
     }
 }
 

@@ -46,7 +46,7 @@ impl Daemon {
             "turn": shared.and_then(|seat| seat.turn.describe_holder()),
             "agents": self.seats.status(),
             "scripts": config.tools.script_run,
-            "models": models_status(&config.models),
+            "models": models_status(&config.models, &self.keys),
             "plugins": {
                 "dir": self.plugins.dir.display().to_string(),
                 "tools": self.plugins.tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
@@ -61,9 +61,8 @@ impl Daemon {
 
 /// Where model calls go and which roles have a model; whether the key variable is set, never
 /// the key.
-fn models_status(models: &models::Config) -> Value {
-    let key_set = models.api_key_env.is_empty()
-        || std::env::var_os(&models.api_key_env).is_some_and(|v| !v.is_empty());
+fn models_status(models: &models::Config, keys: &models::KeySource) -> Value {
+    let key_set = models.api_key_env.is_empty() || keys.has(&models.api_key_env);
     json!({
         "base_url": models.base_url,
         "decisions_url": models.decisions_url,

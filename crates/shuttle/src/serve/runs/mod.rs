@@ -144,7 +144,12 @@ impl Daemon {
             // The agent's own display, under per-agent displays: what the script starts runs there.
             .chain(seat.env.iter().cloned())
             .collect(),
-            hidden: config.models.key_variables(),
+            hidden: config
+                .models
+                .key_variables()
+                .into_iter()
+                .chain(seat.unset.iter().cloned())
+                .collect(),
             cwd: home(),
             timeout: run.timeout,
         };

@@ -89,6 +89,9 @@ pub async fn run(
         .spawn()
         .map_err(|e| format!("could not start {}: {e}", launch.program.display()))?;
     let group = child.id().map(|pid| pid as i32);
+    if let Some(pid) = child.id() {
+        crate::platform::note_agent_group(pid);
+    }
     let logs = Arc::new(Mutex::new(Capped::default()));
     let stderr = Arc::new(Mutex::new(Capped::default()));
     let readers = [
