@@ -15,9 +15,11 @@ export interface Request {
 
 /** A reply as the daemon sends it. */
 export interface Reply {
-  /** The result (JSON for most desk verbs), or why the call failed. */
+  /** The result, or why the call failed. */
   text: string;
   is_error: boolean;
+  /** On success, what text holds: JSON to parse, or text to read (an outline, a vision verb's account). */
+  format?: "json" | "text";
   /** An image in base64, when the call took one. */
   image_b64?: string;
   /** The image's media type; absent means image/png. */

@@ -7,7 +7,8 @@ import type { Desk } from "../lib/desk.mts";
 import type { Reply } from "../lib/wire.mts";
 import { FakeDesk, limit } from "./fake-desk.mts";
 
-const ok = (text: string): Reply => ({ text, is_error: false });
+const ok = (text: string): Reply => ({ text, is_error: false, format: "json" });
+const plain = (text: string): Reply => ({ text, is_error: false, format: "text" });
 
 let fake: FakeDesk;
 const opened: Desk[] = [];
@@ -74,16 +75,14 @@ test("an error reply throws DeskError with the tool and text", limit, async () =
 test("an image comes as a Buffer with its media type", limit, async () => {
   const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 255]);
   const jpeg = Buffer.from([0xff, 0xd8, 0xff, 7]);
-  fake.canned.set("desk_shot", { text: '{"w":2,"h":1}', is_error: false, image_b64: png.toString("base64") });
+  fake.canned.set("desk_shot", { ...ok('{"w":2,"h":1}'), image_b64: png.toString("base64") });
   fake.canned.set("desk_look", {
-    text: '{"scale":2}',
-    is_error: false,
+    ...plain("screenshot 512x288; scale 2"),
     image_b64: jpeg.toString("base64"),
     image_mime: "image/jpeg",
   });
   fake.canned.set("desk_computer_act", {
-    text: "outcome: completed\nclicked [3]",
-    is_error: false,
+    ...plain("outcome: completed\nclicked [3]"),
     image_b64: jpeg.toString("base64"),
     image_mime: "image/jpeg",
   });
@@ -94,9 +93,8 @@ test("an image comes as a Buffer with its media type", limit, async () => {
   assert.ok(Buffer.isBuffer(shot.image.data));
   assert.deepEqual(shot.image.data, png);
   const look = await d.look({ max_edge: 512 });
-  assert.equal(look.scale, 2);
-  assert.deepEqual(look.image, { mime: "image/jpeg", data: jpeg });
-  // Text that is not a JSON object comes as {text, image}.
+  assert.deepEqual(look, { text: "screenshot 512x288; scale 2", image: { mime: "image/jpeg", data: jpeg } });
+  // Text with an image comes as {text, image}.
   const acted = await d.computer_act({ action: "click", element: 3 });
   assert.deepEqual(acted, { text: "outcome: completed\nclicked [3]", image: { mime: "image/jpeg", data: jpeg } });
 });
@@ -104,8 +102,7 @@ test("an image comes as a Buffer with its media type", limit, async () => {
 test("look with questions asks the verify model about its screenshot, within 5000 ms", limit, async () => {
   const jpeg = Buffer.from([0xff, 0xd8, 0xff, 9]);
   fake.canned.set("desk_look", {
-    text: '{"scale":2}',
-    is_error: false,
+    ...plain("screenshot 512x288; scale 2"),
     image_b64: jpeg.toString("base64"),
     image_mime: "image/jpeg",
   });
@@ -142,10 +139,12 @@ test("a script cannot send safety_stop or safety_resume, even as a raw call", li
   assert.deepEqual(fake.requests, [], "nothing reached the daemon");
 });
 
-test("plain text replies come back as strings", limit, async () => {
-  fake.canned.set("desk_snapshot", ok("window 'a'\n  button 'OK'"));
+test("text replies come back as strings, even when they would parse as JSON", limit, async () => {
+  fake.canned.set("desk_snapshot", plain("window 'a'\n  button 'OK'"));
+  fake.canned.set("desk_look", plain("[1, 2]"));
   const d = scriptDesk();
   assert.equal(await d.snapshot({ window: "a", text: true }), "window 'a'\n  button 'OK'");
+  assert.equal(await d.look(), "[1, 2]");
 });
 
 test("status, the model tools and raw calls use their own tool names", limit, async () => {

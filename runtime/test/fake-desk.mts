@@ -26,7 +26,7 @@ export class FakeDesk extends EventEmitter {
   readonly dir: string;
   readonly socketPath: string;
   readonly requests: Request[] = [];
-  /** Replies by tool name for the default handler; `{}`-JSON otherwise. */
+  /** Replies by tool name for the default handler; `{}` as JSON otherwise. */
   readonly canned = new Map<string, Reply>();
   handler: Handler;
   #server: net.Server;
@@ -37,7 +37,7 @@ export class FakeDesk extends EventEmitter {
     this.dir = fs.mkdtempSync(path.join(os.tmpdir(), "shuttle-fake-desk-"));
     this.socketPath = path.join(this.dir, "desk.sock");
     this.handler = (request, conn) => {
-      conn.reply(this.canned.get(request.tool) ?? { text: "{}", is_error: false });
+      conn.reply(this.canned.get(request.tool) ?? { text: "{}", is_error: false, format: "json" });
     };
     this.#server = net.createServer((socket) => this.#accept(socket));
   }

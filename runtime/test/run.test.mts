@@ -18,6 +18,7 @@ before(async () => {
   fake.canned.set("desk_windows", {
     text: '[{"id":"0x1","title":"Editor","role":"window","active":true}]',
     is_error: false,
+    format: "json",
   });
   fake.canned.set("desk_focus", { text: 'desk_focus: no window matches "ghost"', is_error: true });
 });

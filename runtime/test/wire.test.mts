@@ -8,7 +8,7 @@ import { FrameDecoder, MAX_FRAME, WireClient, encodeFrame } from "../lib/wire.mt
 import type { Reply } from "../lib/wire.mts";
 import { FakeDesk, limit } from "./fake-desk.mts";
 
-const ok = (text: string): Reply => ({ text, is_error: false });
+const ok = (text: string): Reply => ({ text, is_error: false, format: "json" });
 
 let fake: FakeDesk;
 before(async () => {

@@ -35,6 +35,15 @@ pub struct Node {
     pub value: Option<String>,
 }
 
+/// Why a tree walk stopped before the end.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Truncated {
+    /// What stopped it, in words for the agent.
+    pub reason: String,
+    /// How many nodes it had seen (listed by their parents) when it stopped.
+    pub seen: usize,
+}
+
 /// Which nodes of a window a snapshot answers.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]

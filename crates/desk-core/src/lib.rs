@@ -7,6 +7,7 @@
 //! - [`window`]: the window record the `windows` verb returns.
 //! - [`matching`]: how a `window` argument (an id or a title) picks one window.
 //! - [`outcome`]: how a call ended, for the reply and the journal alike.
+//! - [`results`]: what each verb answers, typed.
 //!
 //! The desk (`crates/desk`), its backends and the binary (`crates/shuttle`) build on these; anything that needs
 //! a display, a socket or a file belongs there, not here.
@@ -16,5 +17,6 @@ pub mod call;
 pub mod geometry;
 pub mod matching;
 pub mod outcome;
+pub mod results;
 pub mod window;
 pub mod wire;

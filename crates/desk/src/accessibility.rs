@@ -2,6 +2,7 @@
 //! (AT-SPI on Linux; AX on macOS and UI Automation on Windows would be other implementations).
 
 use desk_core::a11y::Node;
+pub use desk_core::a11y::Truncated;
 
 use crate::error::DeskError;
 
@@ -39,15 +40,6 @@ pub struct Tree {
     pub nodes: Vec<Node>,
     /// Set when parts were left out.
     pub truncated: Option<Truncated>,
-}
-
-/// Why a tree read left parts out.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Truncated {
-    /// What stopped it, in words for the agent.
-    pub reason: String,
-    /// How many nodes it had seen (listed by their parents) when it stopped.
-    pub seen: usize,
 }
 
 /// A top-level accessible window of an app.

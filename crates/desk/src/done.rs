@@ -69,4 +69,12 @@ impl Done {
             image: None,
         }
     }
+
+    /// The same result, carrying `image`.
+    pub fn with_image(self, image: Picture) -> Self {
+        Self {
+            image: Some(image),
+            ..self
+        }
+    }
 }

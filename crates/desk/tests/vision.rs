@@ -197,6 +197,32 @@ fn bad_indexes_and_points_refuse_the_whole_list_before_any_step() {
 }
 
 #[test]
+fn a_step_builds_no_arguments_a_caller_could_not_send_and_hears_the_callers_words() {
+    let fake = desktop();
+    run(&fake, &open(), "computer_state", json!({}));
+    // An empty hotkey key makes an empty combination: what desk_key refuses, computer_act
+    // refuses in the same words, before any step runs.
+    let callers = desk_core::call::checked(desk_core::call::KeyArgs {
+        keys: String::new(),
+        window: None,
+        pid: None,
+        allow_auth: false,
+    })
+    .unwrap_err();
+    let ran = run(
+        &fake,
+        &open(),
+        "computer_act",
+        json!({"actions": [{"action": "click", "element": 0}, {"action": "hotkey", "keys": [""]}]}),
+    );
+    let reason = failure(&ran);
+    assert!(reason.contains(&callers), "{reason} lacks {callers:?}");
+    assert!(reason.contains("step 2 of 2 (hotkey)"), "{reason}");
+    assert!(reason.contains("no step was run"), "{reason}");
+    assert!(fake.log().is_empty(), "nothing was sent");
+}
+
+#[test]
 fn an_element_that_moved_or_went_is_refused_not_clicked_at_its_old_place() {
     let fake = desktop();
     run(&fake, &open(), "computer_state", json!({"max_edge": 500}));

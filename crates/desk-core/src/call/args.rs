@@ -11,47 +11,50 @@ use super::vision::{
 };
 use super::{Args, verbs};
 use crate::geometry::Rect;
+use crate::results as r;
 use crate::window::Window;
 
+// Each row: the variant, its arguments, its result (a type of `crate::results`, or text as
+// `String`), its name and its kind.
 verbs! {
-    Windows(WindowsArgs) = "windows", Observe;
-    Screen(ScreenArgs) = "screen", Observe;
-    Shot(ShotArgs) = "shot", Observe;
-    Unanswered(UnansweredArgs) = "unanswered", Observe;
-    Wait(WaitArgs) = "wait", Observe;
-    Still(StillArgs) = "still", Observe;
-    Snapshot(SnapshotArgs) = "snapshot", Observe;
-    Find(FindArgs) = "find", Observe;
-    Read(ReadArgs) = "read", Observe;
-    At(AtArgs) = "at", Observe;
-    Key(KeyArgs) = "key", Act;
-    Type(TypeArgs) = "type", Act;
-    Click(ClickArgs) = "click", Act;
-    Scroll(ScrollArgs) = "scroll", Act;
-    Drag(DragArgs) = "drag", Act;
-    Press(PressArgs) = "press", Act;
-    Act(ActArgs) = "act", Act;
-    SetValue(SetValueArgs) = "set_value", Act;
-    SelectOption(SelectOptionArgs) = "select_option", Act;
-    InsertText(InsertTextArgs) = "insert_text", Act;
-    SelectText(SelectTextArgs) = "select_text", Act;
-    Focus(FocusArgs) = "focus", Act;
-    Close(CloseArgs) = "close", Act;
-    Launch(LaunchArgs) = "launch", Act;
-    SetFrame(SetFrameArgs) = "set_frame", Act;
-    Minimize(MinimizeArgs) = "minimize", Act;
-    Maximize(MaximizeArgs) = "maximize", Act;
-    Restore(RestoreArgs) = "restore", Act;
-    Open(OpenArgs) = "open", Act;
-    Quit(QuitArgs) = "quit", Act;
-    ClipboardRead(ClipboardReadArgs) = "clipboard_read", Observe;
-    ClipboardWrite(ClipboardWriteArgs) = "clipboard_write", Act;
-    ComputerState(ComputerStateArgs) = "computer_state", Observe;
-    ComputerAct(ComputerActArgs) = "computer_act", Act;
-    ComputerEnd(ComputerEndArgs) = "computer_end", Observe;
-    ComputerScale(ComputerScaleArgs) = "computer_scale", Observe;
-    Look(LookArgs) = "look", Observe;
-    TitleAt(TitleAtArgs) = "title_at", Observe;
+    Windows(WindowsArgs) -> Vec<Window> = "windows", Observe;
+    Screen(ScreenArgs) -> r::ScreenSize = "screen", Observe;
+    Shot(ShotArgs) -> r::Shot = "shot", Observe;
+    Unanswered(UnansweredArgs) -> Option<r::Unanswered> = "unanswered", Observe;
+    Wait(WaitArgs) -> r::Waited = "wait", Observe;
+    Still(StillArgs) -> r::Still = "still", Observe;
+    Snapshot(SnapshotArgs) -> r::SnapshotResult = "snapshot", Observe;
+    Find(FindArgs) -> r::Found = "find", Observe;
+    Read(ReadArgs) -> r::NodeAlone = "read", Observe;
+    At(AtArgs) -> r::At = "at", Observe;
+    Key(KeyArgs) -> r::Keyed = "key", Act;
+    Type(TypeArgs) -> r::Typed = "type", Act;
+    Click(ClickArgs) -> r::Clicked = "click", Act;
+    Scroll(ScrollArgs) -> r::Scrolled = "scroll", Act;
+    Drag(DragArgs) -> r::Dragged = "drag", Act;
+    Press(PressArgs) -> r::Pressed = "press", Act;
+    Act(ActArgs) -> r::Pressed = "act", Act;
+    SetValue(SetValueArgs) -> r::FieldHolds = "set_value", Act;
+    SelectOption(SelectOptionArgs) -> r::OptionPicked = "select_option", Act;
+    InsertText(InsertTextArgs) -> r::FieldHolds = "insert_text", Act;
+    SelectText(SelectTextArgs) -> r::TextSelected = "select_text", Act;
+    Focus(FocusArgs) -> r::Focused = "focus", Act;
+    Close(CloseArgs) -> r::Closed = "close", Act;
+    Launch(LaunchArgs) -> r::Started = "launch", Act;
+    SetFrame(SetFrameArgs) -> r::Framed = "set_frame", Act;
+    Minimize(MinimizeArgs) -> r::Framed = "minimize", Act;
+    Maximize(MaximizeArgs) -> r::Framed = "maximize", Act;
+    Restore(RestoreArgs) -> r::Framed = "restore", Act;
+    Open(OpenArgs) -> r::Opened = "open", Act;
+    Quit(QuitArgs) -> r::Quit = "quit", Act;
+    ClipboardRead(ClipboardReadArgs) -> r::ClipboardRead = "clipboard_read", Observe;
+    ClipboardWrite(ClipboardWriteArgs) -> r::ClipboardWrote = "clipboard_write", Act;
+    ComputerState(ComputerStateArgs) -> String = "computer_state", Observe;
+    ComputerAct(ComputerActArgs) -> String = "computer_act", Act;
+    ComputerEnd(ComputerEndArgs) -> r::SessionEnded = "computer_end", Observe;
+    ComputerScale(ComputerScaleArgs) -> r::Scale = "computer_scale", Observe;
+    Look(LookArgs) -> String = "look", Observe;
+    TitleAt(TitleAtArgs) -> r::TitleAt = "title_at", Observe;
 }
 
 /// Refuses a call that names no window.
@@ -67,7 +70,7 @@ pub const MAX_WAIT_MS: u64 = 5000;
 /// The most notches one scroll sends; more are cut to this.
 pub const MAX_SCROLL: u32 = 50;
 
-/// List the top-level windows, topmost first: id, title, role, pid, active, app; modal, blocks for a hidden modal dialog.
+/// List the top-level windows, topmost first (modal, blocks: a dialog the screen hides).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WindowsArgs {}
@@ -81,7 +84,7 @@ pub struct ScreenArgs {}
 
 impl Args for ScreenArgs {}
 
-/// A PNG of the screen, a rectangle x,y,w,h of it, or one window's own pixels (x,y,w,h crop them; origin: the crop's corner in the window, screen_origin on the screen).
+/// A PNG of the screen, of x,y,w,h, or of one window's own pixels (x,y,w,h crop it; origin, screen_origin say where).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShotArgs {
@@ -123,14 +126,14 @@ impl Args for ShotArgs {
     }
 }
 
-/// The window that has the focus while its app no longer answers accessibility (busy or blocked), or null.
+/// The focused window whose app stopped answering accessibility, or null.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UnansweredArgs {}
 
 impl Args for UnansweredArgs {}
 
-/// Wait until the window list differs from `since`, or timeout_ms (at most 5000) passes; answers changed and windows.
+/// Wait until the window list differs from since (a windows result), at most timeout_ms (max 5000); answers changed, windows.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WaitArgs {
@@ -149,7 +152,7 @@ impl WaitArgs {
 
 impl Args for WaitArgs {}
 
-/// Wait until the screen stops changing for hold_ms (default 40), or timeout_ms (default 600, at most 5000); answers still, changed, ms, volatile.
+/// Wait until the screen holds still for hold_ms (40), at most timeout_ms (600, max 5000); answers still, changed, ms, volatile.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StillArgs {
@@ -170,7 +173,7 @@ impl StillArgs {
 
 impl Args for StillArgs {}
 
-/// A window's accessibility tree (what shows, unless view says otherwise) as nodes, or as an indented outline with text.
+/// A window's accessibility tree as nodes, or with text an outline.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SnapshotArgs {
@@ -216,7 +219,7 @@ impl Args for SnapshotArgs {
     }
 }
 
-/// The window and the accessibility nodes whose name matches.
+/// Nodes whose name matches (exact first), with their window.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FindArgs {
@@ -232,7 +235,7 @@ pub struct FindArgs {
 
 impl Args for FindArgs {}
 
-/// One accessibility node with its value and text.
+/// One node with its value (and text).
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReadArgs {
@@ -245,7 +248,7 @@ pub struct ReadArgs {
 
 impl Args for ReadArgs {}
 
-/// The accessibility node at a screen point (with window: a pixel of its shot), its ancestors, its process, and covered when another window is on top there.
+/// The node at a point, its ancestors and pid; covered names a window on top there.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AtArgs {
@@ -344,7 +347,7 @@ impl Button {
     }
 }
 
-/// Click at a screen point, or with window at a pixel of that window's shot.
+/// Click at x,y.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClickArgs {
@@ -406,7 +409,7 @@ impl Direction {
     }
 }
 
-/// Scroll wheel notches at a point, or at the centre of the focused app's window.
+/// Wheel notches at x,y, else at the focused window's centre.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScrollArgs {
@@ -486,7 +489,7 @@ impl Args for DragArgs {
     }
 }
 
-/// Press an accessibility node: select a tab or row, run a menu item, else click it; how says which, opened the menus opened to reach it.
+/// Press a node: select a tab or row, run a menu item, else click it; how says which.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PressArgs {
@@ -517,7 +520,7 @@ pub enum NodeAction {
     Focus,
 }
 
-/// One action on an accessibility node: click, action, select or focus.
+/// One action on a node.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ActArgs {
@@ -546,7 +549,7 @@ pub enum FieldValue {
     Text(String),
 }
 
-/// Replace a field's text or set a slider's number; answers holds, as_asked, how (set, or typed where the app ignores that).
+/// Replace a field's text or a slider's number; answers holds, as_asked, how (set, or typed).
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SetValueArgs {
@@ -590,7 +593,7 @@ pub struct SelectOptionArgs {
 
 impl Args for SelectOptionArgs {}
 
-/// Insert text into a field at a character position (default: the end); answers holds, as_asked, how.
+/// Insert text at a character position (default: the end); answers holds, as_asked, how.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InsertTextArgs {
@@ -622,7 +625,7 @@ impl Args for InsertTextArgs {
     }
 }
 
-/// Select characters start to end (end excluded) of a text node; answers the selected text as the app reports it.
+/// Select characters start..end (end excluded); answers what the app reports selected.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SelectTextArgs {
@@ -662,7 +665,7 @@ impl Args for FocusArgs {
     }
 }
 
-/// Close a window and report whether it went away.
+/// Close a window; says whether it went.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CloseArgs {
@@ -678,7 +681,7 @@ impl Args for CloseArgs {
     }
 }
 
-/// Move/resize a window's client area; answers the frame and state the window manager gave.
+/// Move/resize a window's client area; answers what it got.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SetFrameArgs {
@@ -781,8 +784,7 @@ impl Args for OpenArgs {
     }
 }
 
-/// Quit an app: close its windows, SIGTERM after grace_s, SIGKILL 2 s on; says how it ended.
-/// One that asks (save?) stays unless force.
+/// Quit an app: close its windows, SIGTERM after grace_s, SIGKILL 2 s on; one that asks (save?) stays unless force.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QuitArgs {
@@ -832,7 +834,7 @@ pub enum ClipFormat {
     Files,
 }
 
-/// Read the clipboard (text, image or files); present false if none.
+/// Read the clipboard; present false when empty.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClipboardReadArgs {
@@ -892,7 +894,7 @@ impl Args for ClipboardWriteArgs {
     }
 }
 
-/// Start an app detached; answers pid, its first window or dialog (no splash; null after 15 s), scoped, added_args; an app that exits first errs with its output.
+/// Start an app; answers pid and its first window (null after 15 s); one that exits first errs with its output.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LaunchArgs {

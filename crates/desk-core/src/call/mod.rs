@@ -21,7 +21,7 @@ use serde_json::Value;
 
 pub use args::*;
 pub use schema::{Field, FieldKind};
-pub use vision::{ActStep, Action, Region};
+pub use vision::{ActStep, Action, Aim, Region, Step};
 
 /// What a tool does to the desktop, which decides how the daemon schedules and records it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,10 +83,17 @@ pub trait Args {
     }
 }
 
-/// Declares the verbs: `Variant(ArgsStruct) = "name", Kind;` per verb. Generates [`Verb`],
-/// [`DeskCall`] and the per-verb lookups.
+/// `args` as a verb that builds another verb's arguments sends them: through the same checks a
+/// caller's pass, so it cannot send what a caller could not.
+pub fn checked<A: Args>(args: A) -> Result<A, String> {
+    args.check()?;
+    Ok(args)
+}
+
+/// Declares the verbs: `Variant(ArgsStruct) -> Result = "name", Kind;` per verb. Generates
+/// [`Verb`], [`DeskCall`] and the per-verb lookups.
 macro_rules! verbs {
-    ($($variant:ident($args:ident) = $name:literal, $kind:ident;)*) => {
+    ($($variant:ident($args:ident) -> $result:ty = $name:literal, $kind:ident;)*) => {
         /// A desk verb; on the wire it is the tool `desk_<name>`.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum Verb {
@@ -115,6 +122,11 @@ macro_rules! verbs {
             /// The JSON schema of the verb's arguments.
             pub fn schema(self) -> schemars::Schema {
                 match self { $(Verb::$variant => schemars::schema_for!($args),)* }
+            }
+
+            /// The JSON schema of the verb's result (a string for a verb that answers text).
+            pub fn result_schema(self) -> schemars::Schema {
+                match self { $(Verb::$variant => schemars::schema_for!($result),)* }
             }
 
             /// Fields the journal keeps only as a length and a digest.

@@ -183,9 +183,9 @@ pub fn input_schema() -> Value {
     serde_json::json!({
         "type": "object",
         "properties": {
-            "code": {"type": "string", "description": "module source exporting async function main(params); the global desk has one function per desk verb"},
-            "path": {"type": "string", "description": "a module file instead of code (relative to your working directory)"},
-            "params": {"type": "object", "description": "what main receives; default {}"},
+            "code": {"type": "string", "description": "module source exporting main(params)"},
+            "path": {"type": "string", "description": "a module file instead of code"},
+            "params": {"type": "object", "description": "what main receives"},
             "timeout_s": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TIMEOUT_S, "description": "default 90"}
         },
         "additionalProperties": false
@@ -199,11 +199,11 @@ pub fn plan_schema() -> Value {
         "type": "object",
         "properties": {
             "steps": {"type": "array", "items": {"type": "object"}},
-            "flow": {"type": "string", "description": "run a saved plan instead of steps"},
+            "flow": {"type": "string", "description": "a saved plan to run"},
             "params": {"type": "object"},
-            "window": {"type": "string", "description": "default: the focused window"},
+            "window": {"type": "string", "description": "default: the focused one"},
             "replay": {"type": "boolean", "description": "default true"},
-            "record": {"type": "array", "description": "a previous run's record, to replay"},
+            "record": {"type": "array", "description": "a run's record, to replay"},
             "save_as": {"type": "string", "description": "keep the steps as a flow"},
             "timeout_s": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TIMEOUT_S}
         }

@@ -43,7 +43,7 @@ fn check_session(session: &Option<String>) -> Result<(), String> {
     }
 }
 
-/// Windows frontmost first, modal dialogs the screen hides, the frontmost app window's (or pid's, window_id's) elements as [index] with centres (at most 300), and a JPEG of the screen scaled to max_edge (default 1024, 0 full size).
+/// Windows frontmost first, modal dialogs the screen hides, the front app's (or pid's, window_id's) elements as [index] with centres, and a JPEG scaled to max_edge (1024; 0 full size).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ComputerStateArgs {
@@ -147,6 +147,100 @@ impl Action {
     }
 }
 
+/// Where a step aims: an element of the session's latest state, or a screenshot pixel.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Aim {
+    /// Element `[index]`.
+    Element(u32),
+    /// A pixel of the screenshot.
+    Point {
+        /// x in screenshot pixels.
+        x: f64,
+        /// y in screenshot pixels.
+        y: f64,
+    },
+}
+
+/// One `computer_act` step, checked once: each kind holds exactly what it needs, so a step
+/// that reaches the desk cannot be malformed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// A click of some kind.
+    Click {
+        /// Which click action it was.
+        action: Action,
+        /// The button.
+        button: Button,
+        /// 1, 2 or 3 clicks.
+        count: u8,
+        /// Where.
+        aim: Aim,
+    },
+    /// Text typed, after a click at `aim` when given.
+    Type {
+        /// The characters, never empty.
+        text: String,
+        /// Where to click first.
+        aim: Option<Aim>,
+    },
+    /// A key or hotkey step as one combination such as `ctrl+s`.
+    Key {
+        /// key or hotkey.
+        action: Action,
+        /// The combination.
+        keys: String,
+    },
+    /// Wheel notches at `aim`, else at the focused window's centre.
+    Scroll {
+        /// Which way.
+        direction: Direction,
+        /// Notches, at least 1.
+        amount: u32,
+        /// Where.
+        aim: Option<Aim>,
+    },
+    /// A drag from `from` to the screenshot pixel `to`.
+    Drag {
+        /// Where it starts.
+        from: Aim,
+        /// Where it ends, in screenshot pixels.
+        to: (f64, f64),
+    },
+    /// A pause.
+    Wait {
+        /// How long, in seconds: above 0, at most [`MAX_WAIT_S`].
+        seconds: f64,
+    },
+    /// An app started by name or path.
+    LaunchApp {
+        /// The app.
+        app: String,
+    },
+}
+
+impl Step {
+    /// The action the step came from.
+    pub fn action(&self) -> Action {
+        match self {
+            Step::Click { action, .. } | Step::Key { action, .. } => *action,
+            Step::Type { .. } => Action::Type,
+            Step::Scroll { .. } => Action::Scroll,
+            Step::Drag { .. } => Action::Drag,
+            Step::Wait { .. } => Action::Wait,
+            Step::LaunchApp { .. } => Action::LaunchApp,
+        }
+    }
+
+    /// Where the step aims first, when it aims.
+    pub fn aim(&self) -> Option<Aim> {
+        match self {
+            Step::Click { aim, .. } | Step::Drag { from: aim, .. } => Some(*aim),
+            Step::Type { aim, .. } | Step::Scroll { aim, .. } => *aim,
+            Step::Key { .. } | Step::Wait { .. } | Step::LaunchApp { .. } => None,
+        }
+    }
+}
+
 /// One action of `computer_act`, by element index or screenshot pixels.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 pub struct ActStep {
@@ -192,8 +286,9 @@ impl ActStep {
         self.x.zip(self.y)
     }
 
-    /// Checks the step on its own; the error says what to pass.
-    pub fn check(&self) -> Result<Action, String> {
+    /// Checks the step on its own and resolves it into the [`Step`] it stands for; the error
+    /// says what to pass.
+    pub fn resolve(&self) -> Result<Step, String> {
         if let Some(field) = self.unknown.keys().next() {
             return Err(format!("unknown field `{field}`"));
         }
@@ -227,29 +322,61 @@ impl ActStep {
                 ));
             }
         }
-        let aimed = self.element.is_some() || self.x.is_some();
-        match action {
-            _ if action.click().is_some() && !aimed => {
-                return Err(format!("{name}: pass element, or x and y"));
+        let aim = match (self.element, self.point()) {
+            (Some(index), _) => Some(Aim::Element(index)),
+            (None, Some((x, y))) => Some(Aim::Point { x, y }),
+            (None, None) => None,
+        };
+        let present = |text: &Option<String>| text.clone().filter(|t| !t.trim().is_empty());
+        Ok(match action {
+            Action::Click
+            | Action::LeftClick
+            | Action::DoubleClick
+            | Action::RightClick
+            | Action::TripleClick => {
+                let (button, count) = action.click().unwrap_or((Button::Left, 1));
+                Step::Click {
+                    action,
+                    button: self.button.unwrap_or(button),
+                    count,
+                    aim: aim.ok_or_else(|| format!("{name}: pass element, or x and y"))?,
+                }
             }
-            Action::Type if self.text.as_deref().is_none_or(str::is_empty) => {
-                return Err("type: pass text, the characters to type".into());
-            }
-            Action::Key if self.key.as_deref().is_none_or(|k| k.trim().is_empty()) => {
-                return Err("key: pass key, such as Return or ctrl+s".into());
-            }
-            Action::Hotkey if self.keys.as_ref().is_none_or(Vec::is_empty) => {
-                return Err("hotkey: pass keys, such as [\"ctrl\", \"s\"]".into());
-            }
-            Action::Scroll if self.direction.is_none() => {
-                return Err("scroll: pass direction: up, down, left or right".into());
-            }
-            Action::Scroll if self.amount == Some(0) => {
-                return Err("scroll: amount must be at least 1".into());
-            }
-            Action::Drag if !aimed || self.to_x.is_none() || self.to_y.is_none() => {
-                return Err("drag: pass element or x,y to start and to_x, to_y to end".into());
-            }
+            Action::Type => Step::Type {
+                text: self
+                    .text
+                    .clone()
+                    .filter(|t| !t.is_empty())
+                    .ok_or("type: pass text, the characters to type")?,
+                aim,
+            },
+            Action::Key => Step::Key {
+                action,
+                keys: present(&self.key).ok_or("key: pass key, such as Return or ctrl+s")?,
+            },
+            Action::Hotkey => Step::Key {
+                action,
+                keys: self
+                    .keys
+                    .as_ref()
+                    .filter(|keys| !keys.is_empty())
+                    .map(|keys| keys.join("+"))
+                    .ok_or("hotkey: pass keys, such as [\"ctrl\", \"s\"]")?,
+            },
+            Action::Scroll => Step::Scroll {
+                direction: self
+                    .direction
+                    .ok_or("scroll: pass direction: up, down, left or right")?,
+                amount: match self.amount {
+                    Some(0) => return Err("scroll: amount must be at least 1".into()),
+                    amount => amount.unwrap_or(3),
+                },
+                aim,
+            },
+            Action::Drag => match (aim, self.to_x.zip(self.to_y)) {
+                (Some(from), Some(to)) => Step::Drag { from, to },
+                _ => return Err("drag: pass element or x,y to start and to_x, to_y to end".into()),
+            },
             Action::Wait => match self.seconds {
                 None => return Err("wait: pass seconds".into()),
                 Some(s) if !(s.is_finite() && s > 0.0 && s <= MAX_WAIT_S) => {
@@ -257,14 +384,12 @@ impl ActStep {
                         "wait: seconds must be above 0 and at most {MAX_WAIT_S}, got {s}"
                     ));
                 }
-                Some(_) => {}
+                Some(seconds) => Step::Wait { seconds },
             },
-            Action::LaunchApp if self.app.as_deref().is_none_or(|a| a.trim().is_empty()) => {
-                return Err("launch_app: pass app, such as gnome-calculator".into());
-            }
-            _ => {}
-        }
-        Ok(action)
+            Action::LaunchApp => Step::LaunchApp {
+                app: present(&self.app).ok_or("launch_app: pass app, such as gnome-calculator")?,
+            },
+        })
     }
 
     /// Each optional field and whether the step gives it.
@@ -292,9 +417,9 @@ impl ActStep {
     }
 }
 
-/// One action, or actions: a list of {action, ...} run in order up to the first failure (a bad step refuses the list before any runs); each waited out until the screen is still; answers what each did (typed N of M), windows opened, closed or raised, and a new screenshot.
+/// One action, or actions: a list run in order to the first failure (a bad list runs none); each waited out until the screen is still; answers what each did, the windows that changed and a screenshot.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
-pub struct ComputerActArgs {
+pub struct ComputerActRequest {
     /// Whose elements and scale to use (default: your own session).
     pub session: Option<String>,
     /// Instead of one action: a list of them (up to 50), each an object of the same fields.
@@ -308,33 +433,40 @@ pub struct ComputerActArgs {
     pub step: ActStep,
 }
 
-impl ComputerActArgs {
-    /// The steps to run, in order.
-    pub fn steps(&self) -> Vec<&ActStep> {
-        match &self.actions {
-            Some(list) => list.iter().collect(),
-            None => vec![&self.step],
-        }
-    }
+/// `computer_act`'s arguments once checked: the request's steps resolved, once, into
+/// [`Step`]s. It decodes from a [`ComputerActRequest`], and its schema is the request's.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(try_from = "ComputerActRequest")]
+pub struct ComputerActArgs {
+    /// Whose elements and scale to use.
+    pub session: Option<String>,
+    /// The steps, in order: at least one.
+    pub steps: Vec<Step>,
+    /// Long edge of the screenshot that follows.
+    pub max_edge: Option<u32>,
+    /// Screen pixels per screenshot pixel of the image x,y were read on.
+    pub scale: Option<f64>,
 }
 
-impl Args for ComputerActArgs {
-    fn check(&self) -> Result<(), String> {
-        check_session(&self.session)?;
-        check_max_edge(self.max_edge)?;
-        if let Some(field) = self.step.unknown.keys().next() {
+impl TryFrom<ComputerActRequest> for ComputerActArgs {
+    type Error = String;
+
+    fn try_from(request: ComputerActRequest) -> Result<Self, String> {
+        check_session(&request.session)?;
+        check_max_edge(request.max_edge)?;
+        if let Some(field) = request.step.unknown.keys().next() {
             return Err(format!("unknown field `{field}`"));
         }
-        if let Some(scale) = self.scale
+        if let Some(scale) = request.scale
             && !(scale.is_finite() && scale > 0.0)
         {
             return Err(format!(
                 "scale must be a positive number (screen pixels per screenshot pixel), got {scale}"
             ));
         }
-        match &self.actions {
+        let steps = match &request.actions {
             Some(list) => {
-                if !self.step.is_empty() {
+                if !request.step.is_empty() {
                     return Err(
                         "pass either actions (a list) or one action's fields, not both".into(),
                     );
@@ -348,23 +480,43 @@ impl Args for ComputerActArgs {
                         list.len()
                     ));
                 }
-                for (i, step) in list.iter().enumerate() {
-                    step.check().map_err(|e| {
-                        format!("step {} of {}: {e}; no step was run", i + 1, list.len())
-                    })?;
-                }
-                Ok(())
+                list.iter()
+                    .enumerate()
+                    .map(|(i, step)| {
+                        step.resolve().map_err(|e| {
+                            format!("step {} of {}: {e}; no step was run", i + 1, list.len())
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?
             }
-            None => self.step.check().map(|_| ()),
-        }
+            None => vec![request.step.resolve()?],
+        };
+        Ok(Self {
+            session: request.session,
+            steps,
+            max_edge: request.max_edge,
+            scale: request.scale,
+        })
+    }
+}
+
+impl JsonSchema for ComputerActArgs {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        ComputerActRequest::schema_name()
     }
 
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        ComputerActRequest::json_schema(generator)
+    }
+}
+
+impl Args for ComputerActArgs {
     fn secret_fields() -> &'static [&'static str] {
         &["text"]
     }
 }
 
-/// End a session: forget its elements and scale. Its name is refused from then on.
+/// End a session for good: forget its elements and scale.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ComputerEndArgs {
@@ -378,7 +530,7 @@ impl Args for ComputerEndArgs {
     }
 }
 
-/// Screen pixels per pixel of the session's latest screenshot (else of any session's).
+/// Screen pixels per pixel of the session's latest screenshot.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ComputerScaleArgs {
@@ -406,7 +558,7 @@ pub struct Region {
     pub h: f64,
 }
 
-/// A screenshot of the whole screen scaled to max_edge, or of region {x, y, w, h} (screenshot pixels) at full resolution, with how its pixels map to computer_act x,y.
+/// A screenshot scaled to max_edge, or region {x, y, w, h} of the latest at full resolution, with how its pixels map to x,y.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LookArgs {
@@ -439,7 +591,7 @@ impl Args for LookArgs {
     }
 }
 
-/// Whether a screen point shows a window title: a window manager's title bar or a panel's.
+/// Whether a point shows a window title (in a title bar or a panel).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TitleAtArgs {
@@ -467,8 +619,8 @@ mod tests {
         let DeskCall::ComputerAct(args) = one else {
             panic!()
         };
-        assert_eq!(args.steps().len(), 1);
-        assert_eq!(args.steps()[0].element, Some(3));
+        assert_eq!(args.steps.len(), 1);
+        assert_eq!(args.steps[0].aim(), Some(super::Aim::Element(3)));
         let list = DeskCall::parse(
             Verb::ComputerAct,
             json!({"actions": [
@@ -481,8 +633,15 @@ mod tests {
         let DeskCall::ComputerAct(args) = list else {
             panic!()
         };
-        assert_eq!(args.steps().len(), 3);
-        assert_eq!(args.steps()[2].point(), Some((10.0, 20.5)));
+        assert_eq!(args.steps.len(), 3);
+        assert_eq!(
+            args.steps[2],
+            super::Step::Scroll {
+                direction: super::Direction::Down,
+                amount: 3,
+                aim: Some(super::Aim::Point { x: 10.0, y: 20.5 })
+            }
+        );
     }
 
     #[test]

@@ -43,6 +43,16 @@ impl Reply {
     }
 }
 
+/// What a successful reply's `text` holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// A JSON value, to parse.
+    Json,
+    /// Text to read as it is: an outline, a vision verb's account of the screen.
+    Text,
+}
+
 /// The answer to one call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Reply {
@@ -50,6 +60,10 @@ pub struct Reply {
     pub text: String,
     /// Whether the call failed; `text` then says why.
     pub is_error: bool,
+    /// On success, whether `text` is JSON or text; left out on errors (a reason to read) and
+    /// by daemons older than the field, and by services, which answer as they like.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<Format>,
     /// An image, base64-encoded, when the call took one: a PNG unless `image_mime` says else.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image_b64: Option<String>,
@@ -62,22 +76,41 @@ pub struct Reply {
 }
 
 impl Reply {
-    /// A successful reply.
-    pub fn ok(text: impl Into<String>) -> Self {
+    /// A successful reply whose text is in `format`.
+    pub fn ok(text: impl Into<String>, format: Format) -> Self {
         Self {
             text: text.into(),
             is_error: false,
+            format: Some(format),
             image_b64: None,
             image_mime: None,
             secrets: Vec::new(),
         }
     }
 
+    /// A successful reply holding `value` as JSON.
+    pub fn json(value: &Value) -> Self {
+        Self::ok(value.to_string(), Format::Json)
+    }
+
     /// A failed call; `reason` says what went wrong and what to do.
     pub fn error(reason: impl Into<String>) -> Self {
         Self {
+            text: reason.into(),
             is_error: true,
-            ..Self::ok(reason)
+            format: None,
+            image_b64: None,
+            image_mime: None,
+            secrets: Vec::new(),
+        }
+    }
+
+    /// The result as JSON when the reply says it is JSON (or, from a daemon that does not
+    /// say, when it parses as JSON).
+    pub fn json_value(&self) -> Option<Value> {
+        match self.format {
+            Some(Format::Text) => None,
+            Some(Format::Json) | None => serde_json::from_str(&self.text).ok(),
         }
     }
 
@@ -225,11 +258,19 @@ mod tests {
     }
 
     #[test]
-    fn reply_omits_empty_optionals() {
+    fn reply_omits_empty_optionals_and_says_what_its_text_is() {
         assert_eq!(
-            String::from_utf8(Reply::ok("[]").to_json()).unwrap(),
-            r#"{"text":"[]","is_error":false}"#
+            String::from_utf8(Reply::json(&serde_json::json!([])).to_json()).unwrap(),
+            r#"{"text":"[]","is_error":false,"format":"json"}"#
         );
-        assert!(Reply::error("no").is_error);
+        assert_eq!(
+            String::from_utf8(Reply::error("no").to_json()).unwrap(),
+            r#"{"text":"no","is_error":true}"#
+        );
+        let outline = Reply::ok("[1]", Format::Text);
+        assert_eq!(outline.json_value(), None, "text is never parsed");
+        // A reply from a daemon that predates the field is parsed when it parses.
+        let old: Reply = serde_json::from_str(r#"{"text":"[1]","is_error":false}"#).unwrap();
+        assert_eq!(old.json_value(), Some(serde_json::json!([1])));
     }
 }

@@ -20,7 +20,7 @@ pub mod peek;
 pub mod tools;
 
 pub use frame::{FrameError, FrameReader, MAX_FRAME, encode_frame, write_frame};
-pub use message::{Reply, Request, RequestError, decode_reply, decode_request};
+pub use message::{Format, Reply, Request, RequestError, decode_reply, decode_request};
 pub use peek::peek_tool;
 pub use tools::Tool;
 

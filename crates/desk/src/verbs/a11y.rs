@@ -6,13 +6,15 @@ use std::time::Duration;
 use desk_core::a11y::{self, Node, View};
 use desk_core::call::{ActArgs, AtArgs, FindArgs, NodeAction, PressArgs, ReadArgs, SnapshotArgs};
 use desk_core::geometry::Rect;
+use desk_core::results::{
+    At, Covered, Found, NodeAlone, PressHow, Pressed, Snapshot, SnapshotResult, Unanswered,
+    WindowRef,
+};
 use desk_core::window::Window;
-use serde_json::{Value, json};
 
 use super::poll_until;
 use super::target::{self, SETTLE_WAIT};
 use crate::accessibility::{AppWindow, Tree, Want};
-use crate::done::Done;
 use crate::error::DeskError;
 use crate::guard::{ActingNodes, Admitted, Desk, Nodes, Seen, Spot};
 use crate::intent::{Intent, Target};
@@ -116,22 +118,7 @@ pub(super) fn drop_bogus_bounds(nodes: &mut [Node], window: Rect) {
     }
 }
 
-/// A node on its own: without the positions that only mean something inside a snapshot.
-fn lone(node: &Node) -> Value {
-    let mut value = json!(node);
-    if let Some(fields) = value.as_object_mut() {
-        for key in ["ref", "parent", "depth"] {
-            fields.remove(key);
-        }
-    }
-    value
-}
-
-fn window_json(window: &Window) -> Value {
-    json!({"id": window.id, "title": window.title})
-}
-
-pub(super) fn snapshot(desk: &Desk, args: &SnapshotArgs) -> Result<Done, DeskError> {
+pub(super) fn snapshot(desk: &Desk, args: &SnapshotArgs) -> Result<SnapshotResult, DeskError> {
     let name = args.id.as_deref().or(args.window.as_deref());
     let window = desk
         .pick(name, args.pid)
@@ -188,21 +175,18 @@ pub(super) fn snapshot(desk: &Desk, args: &SnapshotArgs) -> Result<Done, DeskErr
         let limit = args
             .max_chars
             .map(|m| (m as usize).saturating_sub(header.len()));
-        return Ok(Done::text(header + &a11y::outline(&tree, limit)));
+        return Ok(SnapshotResult::Outline(
+            header + &a11y::outline(&tree, limit),
+        ));
     }
-    let mut result = json!({
-        "window": window_json(&window),
-        "view": view.name(),
-        "read": read,
-        "nodes": tree
-    });
-    if let Some(truncated) = truncated {
-        result["truncated"] = json!(truncated);
-    }
-    if let Some(note) = note {
-        result["note"] = json!(note);
-    }
-    Ok(Done::json(result))
+    Ok(SnapshotResult::Tree(Snapshot {
+        window: WindowRef::from(&window),
+        view,
+        read,
+        nodes: tree,
+        truncated,
+        note,
+    }))
 }
 
 /// Whether a tree holds a web page with something in it: a Chromium-based app started without
@@ -213,7 +197,7 @@ fn shows_a_page(tree: &[Node]) -> bool {
         .any(|page| tree.iter().any(|n| n.parent == Some(page.node_ref)))
 }
 
-pub(super) fn find(desk: &Desk, args: &FindArgs) -> Result<Done, DeskError> {
+pub(super) fn find(desk: &Desk, args: &FindArgs) -> Result<Found, DeskError> {
     let window = named_or_focused(desk, args.window.as_deref(), args.pid)?;
     let nodes = desk.nodes();
     let frame = frame_of(desk, &nodes, &window)?;
@@ -243,14 +227,14 @@ pub(super) fn find(desk: &Desk, args: &FindArgs) -> Result<Done, DeskError> {
     if let Some(rect) = rect {
         drop_bogus_bounds(&mut found, rect);
     }
-    let mut result = json!({"window": window_json(&window), "nodes": found});
-    if let Some(truncated) = truncated {
-        result["truncated"] = json!(truncated);
-    }
-    Ok(Done::json(result))
+    Ok(Found {
+        window: WindowRef::from(&window),
+        nodes: found,
+        truncated,
+    })
 }
 
-pub(super) fn read(desk: &Desk, args: &ReadArgs) -> Result<Done, DeskError> {
+pub(super) fn read(desk: &Desk, args: &ReadArgs) -> Result<NodeAlone, DeskError> {
     let node = desk.nodes().node(
         &args.id,
         Want {
@@ -260,7 +244,7 @@ pub(super) fn read(desk: &Desk, args: &ReadArgs) -> Result<Done, DeskError> {
             ..Want::default()
         },
     )?;
-    Ok(Done::json(lone(&node)))
+    Ok(NodeAlone::from(node))
 }
 
 /// The centre of a node's bounds, when it has bounds on the screen.
@@ -280,16 +264,16 @@ pub(super) fn is_hidden(node: &Node) -> bool {
 }
 
 /// A node of an admitted action, with the screen window it is in, when that is known.
-pub(super) struct Pressed<'d> {
+pub(super) struct AdmittedNode<'d> {
     pub(super) admitted: Admitted<'d>,
     pub(super) node: Node,
     pub(super) window: Option<Window>,
 }
 
-impl Pressed<'_> {
+impl AdmittedNode<'_> {
     /// Clicks the node's centre, which must show its window on top (raised if need be), and
     /// says where the click went.
-    fn click(&self, at: (i32, i32)) -> Result<Value, DeskError> {
+    fn click(&self, at: (i32, i32)) -> Result<Pressed, DeskError> {
         let window = self.window.clone().ok_or_else(|| {
             DeskError::Invalid(format!(
                 "{} is in no window shuttle can tell on the screen (none of its app's windows, or \
@@ -309,13 +293,15 @@ impl Pressed<'_> {
             .on
             .window()
             .is_some_and(|w| self.admitted.settle(w, SETTLE_WAIT));
-        Ok(
-            json!({"pressed": self.node.id, "how": "clicked", "at": [at.0, at.1], "confirmed": confirmed}),
-        )
+        Ok(Pressed {
+            at: Some([at.0, at.1]),
+            confirmed: Some(confirmed),
+            ..Pressed::new(&self.node.id, PressHow::Clicked)
+        })
     }
 
     /// Runs the node's first action and says which.
-    fn run_action(&self, nodes: &Nodes<'_>) -> Result<Value, DeskError> {
+    fn run_action(&self, nodes: &Nodes<'_>) -> Result<Pressed, DeskError> {
         let node = &self.node;
         let actions = nodes.actions(&node.id)?;
         let Some(name) = actions.first() else {
@@ -331,7 +317,10 @@ impl Pressed<'_> {
                 node_words(node)
             )));
         }
-        Ok(json!({"pressed": node.id, "how": "action", "action": name}))
+        Ok(Pressed {
+            action: Some(name.clone()),
+            ..Pressed::new(&node.id, PressHow::Action)
+        })
     }
 }
 
@@ -427,7 +416,7 @@ pub(super) fn admitted_node<'d>(
     nodes: &Nodes<'_>,
     id: &str,
     verb: &str,
-) -> Result<Pressed<'d>, DeskError> {
+) -> Result<AdmittedNode<'d>, DeskError> {
     let node = nodes.node(
         id,
         Want {
@@ -440,7 +429,7 @@ pub(super) fn admitted_node<'d>(
         format!("{verb} {}", node_words(&node)),
         vec![place],
     ))?;
-    Ok(Pressed {
+    Ok(AdmittedNode {
         admitted,
         node,
         window,
@@ -465,15 +454,13 @@ const SELECTABLE: [&str; 5] = [
 ];
 const MENU_ITEMS: [&str; 3] = ["menu item", "check menu item", "radio menu item"];
 
-pub(super) fn press(desk: &Desk, args: &PressArgs) -> Result<Done, DeskError> {
+pub(super) fn press(desk: &Desk, args: &PressArgs) -> Result<Pressed, DeskError> {
     let nodes = desk.nodes();
     let pressed = admitted_node(desk, &nodes, &args.id, "press")?;
     let acting = pressed.admitted.nodes();
     let role = pressed.node.role.as_str();
     if SELECTABLE.contains(&role) && acting.select(&pressed.node.id)? {
-        return Ok(Done::json(
-            json!({"pressed": pressed.node.id, "how": "selected"}),
-        ));
+        return Ok(Pressed::new(&pressed.node.id, PressHow::Selected));
     }
     let menu_item = MENU_ITEMS.contains(&role);
     let opened = if (menu_item || role == "menu") && is_hidden(&pressed.node) {
@@ -498,9 +485,9 @@ pub(super) fn press(desk: &Desk, args: &PressArgs) -> Result<Done, DeskError> {
         click_or_action(desk, &nodes, &pressed, &shown)?
     };
     if !opened.is_empty() {
-        done["opened"] = json!(opened);
+        done.opened = Some(opened);
     }
-    Ok(Done::json(done))
+    Ok(done)
 }
 
 /// Clicks `node` (as it shows now) at its centre when the node itself is what is there, so the
@@ -509,9 +496,9 @@ pub(super) fn press(desk: &Desk, args: &PressArgs) -> Result<Done, DeskError> {
 fn click_or_action(
     desk: &Desk,
     nodes: &Nodes<'_>,
-    pressed: &Pressed<'_>,
+    pressed: &AdmittedNode<'_>,
     node: &Node,
-) -> Result<Value, DeskError> {
+) -> Result<Pressed, DeskError> {
     let mut covered = None;
     if let (Some(point), Some(_)) = (centre(desk, node)?, &pressed.window) {
         let top = nodes.ancestors(&node.id)?.pop();
@@ -525,12 +512,12 @@ fn click_or_action(
     }
     let mut done = pressed.run_action(nodes)?;
     if let Some(why) = covered {
-        done["note"] = json!(format!("not clicked: {why}; pressed by its action instead"));
+        done.note = Some(format!("not clicked: {why}; pressed by its action instead"));
     }
     Ok(done)
 }
 
-pub(super) fn act(desk: &Desk, args: &ActArgs) -> Result<Done, DeskError> {
+pub(super) fn act(desk: &Desk, args: &ActArgs) -> Result<Pressed, DeskError> {
     let verb = match args.action {
         NodeAction::Click => "click",
         NodeAction::Action => "run the action of",
@@ -557,19 +544,19 @@ pub(super) fn act(desk: &Desk, args: &ActArgs) -> Result<Done, DeskError> {
             if !pressed.admitted.nodes().select(&node.id)? {
                 return Err(refused("be selected"));
             }
-            json!({"pressed": node.id, "how": "selected"})
+            Pressed::new(&node.id, PressHow::Selected)
         }
         NodeAction::Focus => {
             if !pressed.admitted.nodes().grab_focus(&node.id)? {
                 return Err(refused("take the focus"));
             }
-            json!({"pressed": node.id, "how": "focused"})
+            Pressed::new(&node.id, PressHow::Focused)
         }
     };
-    Ok(Done::json(done))
+    Ok(done)
 }
 
-pub(super) fn at(desk: &Desk, args: &AtArgs) -> Result<Done, DeskError> {
+pub(super) fn at(desk: &Desk, args: &AtArgs) -> Result<At, DeskError> {
     // With a window, x and y are pixels of its shot, as for click.
     let named = if args.window.is_some() || args.pid.is_some() {
         let window = desk.pick(args.window.as_deref(), args.pid)?;
@@ -609,14 +596,7 @@ pub(super) fn at(desk: &Desk, args: &AtArgs) -> Result<Done, DeskError> {
         },
     )?;
     let ancestors = nodes.ancestors(&id)?;
-    let mut result = json!({
-        "at": [x, y],
-        "window": window_json(&window),
-        "pid": window.pid,
-        "node": lone(&node),
-        "ancestors": ancestors.iter().map(lone).collect::<Vec<_>>(),
-    });
-    match top {
+    let covered = match top {
         // The window on top counts as the one read when it is the accessible window's own: its
         // process's only window, or that process's one window with the accessible window's
         // title.
@@ -625,38 +605,46 @@ pub(super) fn at(desk: &Desk, args: &AtArgs) -> Result<Done, DeskError> {
             let own = window
                 .pid
                 .and_then(|pid| screen_window_of(&windows, pid, &frame.name));
-            if own.map(|w| w.id.as_str()) != Some(above.id.as_str()) {
-                result["covered"] = json!({"title": above.title, "pid": above.pid});
-            }
+            (own.map(|w| w.id.as_str()) != Some(above.id.as_str())).then(|| Covered {
+                title: Some(above.title.clone()),
+                pid: above.pid,
+                note: None,
+            })
         }
-        Seen::Foreign(_) => {
-            result["covered"] = json!({"title": null, "pid": null, "note": "a window of an app outside the allowlist"});
-        }
-        _ => {}
-    }
-    Ok(Done::json(result))
+        Seen::Foreign(_) => Some(Covered {
+            title: None,
+            pid: None,
+            note: Some("a window of an app outside the allowlist".into()),
+        }),
+        _ => None,
+    };
+    Ok(At {
+        at: [x, y],
+        window: WindowRef::from(&window),
+        pid: window.pid,
+        node: NodeAlone::from(node),
+        ancestors: ancestors.into_iter().map(NodeAlone::from).collect(),
+        covered,
+    })
 }
 
-pub(super) fn unanswered(desk: &Desk) -> Result<Done, DeskError> {
+pub(super) fn unanswered(desk: &Desk) -> Result<Option<Unanswered>, DeskError> {
     let Seen::Window(active) = desk.focused()? else {
-        return Ok(Done::json(Value::Null));
+        return Ok(None);
     };
     let Some(pid) = active.pid else {
-        return Ok(Done::json(Value::Null));
+        return Ok(None);
     };
     let silent = match desk.nodes().windows_of(&active) {
         Ok(Some(frames)) => frames.is_empty(),
         Ok(None) | Err(DeskError::NotAnswering { .. }) => true,
         Err(other) => return Err(other),
     };
-    if !silent {
-        return Ok(Done::json(Value::Null));
-    }
-    Ok(Done::json(json!({
-        "id": "",
-        "title": active.title,
-        "pid": pid,
-        "role": active.role,
-        "app": active.app,
-    })))
+    Ok(silent.then(|| Unanswered {
+        id: String::new(),
+        title: active.title,
+        pid,
+        role: active.role,
+        app: active.app,
+    }))
 }

@@ -7,8 +7,8 @@
 
 use std::time::{Duration, Instant};
 
+use desk_core::results::WindowChanges;
 use desk_core::window::Window;
-use serde_json::{Value, json};
 
 use crate::guard::Desk;
 
@@ -26,9 +26,9 @@ pub(super) fn before(desk: &Desk) -> Option<Vec<Window>> {
     desk.windows().ok()
 }
 
-/// What changed since `before`, once the list has settled: `{opened, closed, retitled}`, each
-/// left out when empty; `None` when nothing changed or the list could not be read.
-pub(super) fn since(desk: &Desk, before: &[Window]) -> Option<Value> {
+/// What changed since `before`, once the list has settled; `None` when nothing changed or the
+/// list could not be read.
+pub(super) fn since(desk: &Desk, before: &[Window]) -> Option<WindowChanges> {
     let deadline = Instant::now() + WATCH;
     let mut windows = desk.windows().ok()?;
     let mut fingerprint = desk.fingerprint().ok()?;
@@ -51,7 +51,7 @@ pub(super) fn since(desk: &Desk, before: &[Window]) -> Option<Value> {
         }
         windows = now;
     }
-    report(before, &windows)
+    WindowChanges::between(before, &windows)
 }
 
 /// Whether two lists hold different windows or titles, whatever their order.
@@ -59,38 +59,6 @@ fn differs(a: &[Window], b: &[Window]) -> bool {
     a.len() != b.len()
         || a.iter()
             .any(|w| !b.iter().any(|v| v.id == w.id && v.title == w.title))
-}
-
-fn report(before: &[Window], after: &[Window]) -> Option<Value> {
-    let brief = |w: &Window| json!({"id": w.id, "title": w.title, "role": w.role});
-    let opened: Vec<Value> = after
-        .iter()
-        .filter(|w| !before.iter().any(|b| b.id == w.id))
-        .map(brief)
-        .collect();
-    let closed: Vec<Value> = before
-        .iter()
-        .filter(|b| !after.iter().any(|w| w.id == b.id))
-        .map(brief)
-        .collect();
-    let retitled: Vec<Value> = after
-        .iter()
-        .filter_map(|w| {
-            let was = before.iter().find(|b| b.id == w.id && b.title != w.title)?;
-            Some(json!({"id": w.id, "title": w.title, "was": was.title}))
-        })
-        .collect();
-    let mut changed = serde_json::Map::new();
-    for (key, list) in [
-        ("opened", opened),
-        ("closed", closed),
-        ("retitled", retitled),
-    ] {
-        if !list.is_empty() {
-            changed.insert(key.into(), Value::Array(list));
-        }
-    }
-    (!changed.is_empty()).then_some(Value::Object(changed))
 }
 
 #[cfg(test)]
@@ -113,19 +81,11 @@ mod tests {
     }
 
     #[test]
-    fn reports_what_opened_closed_and_took_a_new_title() {
+    fn a_restacked_list_is_no_difference_but_a_new_title_is() {
         let before = [window("0x1", "Notes"), window("0x2", "Mail")];
-        let after = [window("0x1", "Notes *"), window("0x3", "Save as")];
-        assert_eq!(
-            report(&before, &after),
-            Some(json!({
-                "opened": [{"id": "0x3", "title": "Save as", "role": "window"}],
-                "closed": [{"id": "0x2", "title": "Mail", "role": "window"}],
-                "retitled": [{"id": "0x1", "title": "Notes *", "was": "Notes"}],
-            }))
-        );
-        assert_eq!(report(&before, &before), None);
         let restacked = [window("0x2", "Mail"), window("0x1", "Notes")];
         assert!(!differs(&before, &restacked));
+        let retitled = [window("0x1", "Notes *"), window("0x2", "Mail")];
+        assert!(differs(&before, &retitled));
     }
 }

@@ -3,10 +3,10 @@
 use desk_core::call::{
     ClipFormat, ClipboardReadArgs, ClipboardWriteArgs, MAX_CLIPBOARD_PIXELS, MAX_CLIPBOARD_PNG,
 };
-use serde_json::json;
+use desk_core::results::{ClipboardRead, ClipboardWrote};
 use sha2::{Digest, Sha256};
 
-use crate::done::{Done, Picture};
+use crate::done::Picture;
 use crate::error::DeskError;
 use crate::guard::Desk;
 use crate::intent::Intent;
@@ -19,30 +19,58 @@ fn digest(bytes: &[u8]) -> String {
     sum[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
 
-pub(super) fn read(desk: &Desk, args: &ClipboardReadArgs) -> Result<Done, DeskError> {
+pub(super) fn read(
+    desk: &Desk,
+    args: &ClipboardReadArgs,
+) -> Result<(ClipboardRead, Option<Picture>), DeskError> {
     let format = match args.format {
         ClipFormat::Text => "text",
         ClipFormat::Image => "image",
         ClipFormat::Files => "files",
     };
+    let nothing = ClipboardRead {
+        present: false,
+        format: format.into(),
+        width: None,
+        height: None,
+        bytes: None,
+        text: None,
+        files: None,
+        sha256_64: None,
+    };
     let Some(clip) = desk.read_clipboard(args.format)? else {
-        return Ok(Done::json(json!({"present": false, "format": format})));
+        return Ok((nothing, None));
+    };
+    let held = ClipboardRead {
+        present: true,
+        ..nothing
     };
     Ok(match clip {
-        Clip::Text(text) => Done::json(json!({
-            "present": true, "format": format, "bytes": text.len(), "text": text,
-        })),
-        Clip::Files(files) => Done::json(json!({
-            "present": true, "format": format, "files": files,
-        })),
+        Clip::Text(text) => (
+            ClipboardRead {
+                bytes: Some(text.len()),
+                text: Some(text),
+                ..held
+            },
+            None,
+        ),
+        Clip::Files(files) => (
+            ClipboardRead {
+                files: Some(files),
+                ..held
+            },
+            None,
+        ),
         Clip::Png(png) => {
             let (width, height) = png_size(&png)?;
-            let mut done = Done::json(json!({
-                "present": true, "format": format, "width": width, "height": height,
-                "bytes": png.len(), "sha256_64": digest(&png),
-            }));
-            done.image = Some(Picture::png(png));
-            done
+            let read = ClipboardRead {
+                width: Some(width),
+                height: Some(height),
+                bytes: Some(png.len()),
+                sha256_64: Some(digest(&png)),
+                ..held
+            };
+            (read, Some(Picture::png(png)))
         }
     })
 }
@@ -90,11 +118,22 @@ fn read_png_file(path: &str) -> Result<Vec<u8>, DeskError> {
     Ok(bytes)
 }
 
-pub(super) fn write(desk: &Desk, args: &ClipboardWriteArgs) -> Result<Done, DeskError> {
+pub(super) fn write(desk: &Desk, args: &ClipboardWriteArgs) -> Result<ClipboardWrote, DeskError> {
     desk.clipboard_allowed()?;
+    let wrote = |what: &str| ClipboardWrote {
+        wrote: what.into(),
+        width: None,
+        height: None,
+        bytes: None,
+        files: None,
+        sha256_64: None,
+    };
     let (clip, what, result) = if let Some(text) = &args.text {
-        let result =
-            json!({"wrote": "text", "bytes": text.len(), "sha256_64": digest(text.as_bytes())});
+        let result = ClipboardWrote {
+            bytes: Some(text.len()),
+            sha256_64: Some(digest(text.as_bytes())),
+            ..wrote("text")
+        };
         (
             Clip::Text(text.clone()),
             match text.chars().count() {
@@ -107,8 +146,12 @@ pub(super) fn write(desk: &Desk, args: &ClipboardWriteArgs) -> Result<Done, Desk
         let png = read_png_file(path)?;
         let (width, height) = png_size(&png)
             .map_err(|e| DeskError::Invalid(format!("{path}: {e}; nothing was written")))?;
-        let result =
-            json!({"wrote": "image", "width": width, "height": height, "bytes": png.len()});
+        let result = ClipboardWrote {
+            width: Some(width),
+            height: Some(height),
+            bytes: Some(png.len()),
+            ..wrote("image")
+        };
         (
             Clip::Png(png),
             format!("put a {width}x{height} image on the clipboard"),
@@ -121,7 +164,10 @@ pub(super) fn write(desk: &Desk, args: &ClipboardWriteArgs) -> Result<Done, Desk
                 "there is no file at {missing}; nothing was written"
             )));
         }
-        let result = json!({"wrote": "files", "files": files.len()});
+        let result = ClipboardWrote {
+            files: Some(files.len()),
+            ..wrote("files")
+        };
         (
             Clip::Files(files.clone()),
             format!("put {} files on the clipboard", files.len()),
@@ -130,5 +176,5 @@ pub(super) fn write(desk: &Desk, args: &ClipboardWriteArgs) -> Result<Done, Desk
     };
     let admitted = desk.admit(Intent::new(what, Vec::new()))?;
     admitted.write_clipboard(clip)?;
-    Ok(Done::json(result))
+    Ok(result)
 }

@@ -11,12 +11,12 @@ use desk_core::call::vision::{
     MAX_ELEMENTS, TitleAtArgs,
 };
 use desk_core::geometry::Rect;
+use desk_core::results::{Scale, SessionEnded, TitleAt};
 use desk_core::window::Window;
-use serde_json::json;
 
 use super::a11y::{drop_bogus_bounds, frame_of};
 use crate::accessibility::Want;
-use crate::done::{Done, Picture};
+use crate::done::Picture;
 use crate::error::DeskError;
 use crate::guard::{Desk, Seen};
 use crate::vision::{Element, Frame, token_estimate};
@@ -27,7 +27,7 @@ const VALUE_CHARS: usize = 40;
 /// Roles of windows that are part of the desktop, not an app's.
 const SHELL_ROLES: [&str; 2] = ["dock", "desktop"];
 
-pub(super) fn state(desk: &Desk, args: &ComputerStateArgs) -> Result<Done, DeskError> {
+pub(super) fn state(desk: &Desk, args: &ComputerStateArgs) -> Result<(String, Picture), DeskError> {
     let source = desk.screen_source("computer_state")?;
     let session = desk
         .sessions()
@@ -57,10 +57,7 @@ pub(super) fn state(desk: &Desk, args: &ComputerStateArgs) -> Result<Done, DeskE
     text.push_str(&body);
     desk.sessions().listed(&session, elements);
     desk.sessions().shown(&session, frame.shot);
-    Ok(Done {
-        image: Some(frame.picture),
-        ..Done::text(text)
-    })
+    Ok((text, frame.picture))
 }
 
 /// The windows, modal lines and elements of a state, at `scale` screen pixels per screenshot
@@ -290,7 +287,7 @@ fn element_line(index: usize, element: &Element, node: &Node, scale: f64) -> Str
     line
 }
 
-pub(super) fn scale(desk: &Desk, args: &ComputerScaleArgs) -> Result<Done, DeskError> {
+pub(super) fn scale(desk: &Desk, args: &ComputerScaleArgs) -> Result<Scale, DeskError> {
     desk.require_whole_screen("computer_scale")?;
     let session = desk
         .sessions()
@@ -300,20 +297,23 @@ pub(super) fn scale(desk: &Desk, args: &ComputerScaleArgs) -> Result<Done, DeskE
             "no screenshot has been taken yet: call computer_state or look first".into(),
         )
     })?;
-    Ok(Done::json(json!({
-        "session": session,
-        "scale": shot.scale,
-        "width": shot.width,
-        "height": shot.height,
-    })))
+    Ok(Scale {
+        session,
+        scale: shot.scale,
+        width: shot.width,
+        height: shot.height,
+    })
 }
 
-pub(super) fn end(desk: &Desk, args: &ComputerEndArgs) -> Result<Done, DeskError> {
+pub(super) fn end(desk: &Desk, args: &ComputerEndArgs) -> SessionEnded {
     let held = desk.sessions().end(&args.session);
-    Ok(Done::json(json!({"ended": args.session, "held": held})))
+    SessionEnded {
+        ended: args.session.clone(),
+        held,
+    }
 }
 
-pub(super) fn look(desk: &Desk, args: &LookArgs) -> Result<Done, DeskError> {
+pub(super) fn look(desk: &Desk, args: &LookArgs) -> Result<(String, Picture), DeskError> {
     let source = desk.screen_source("look")?;
     let session = desk
         .sessions()
@@ -327,10 +327,7 @@ pub(super) fn look(desk: &Desk, args: &LookArgs) -> Result<Done, DeskError> {
             frame.describe(),
             round3(frame.shot.scale)
         );
-        return Ok(Done {
-            image: Some(frame.picture),
-            ..Done::text(text)
-        });
+        return Ok((text, frame.picture));
     };
     let shot = desk.sessions().shot_of(&session).ok_or_else(|| {
         DeskError::Invalid(
@@ -382,35 +379,49 @@ pub(super) fn look(desk: &Desk, args: &LookArgs) -> Result<Done, DeskError> {
         round6(per_pixel),
         round3(shot.scale),
     );
-    Ok(Done {
-        image: Some(picture),
-        ..Done::text(text)
-    })
+    Ok((text, picture))
 }
 
-pub(super) fn title_at(desk: &Desk, args: &TitleAtArgs) -> Result<Done, DeskError> {
+pub(super) fn title_at(desk: &Desk, args: &TitleAtArgs) -> Result<TitleAt, DeskError> {
     desk.require_whole_screen("title_at")?;
     super::target::on_screen(desk, args.x, args.y)?;
     let window = match desk.top_at(args.x, args.y)? {
         Seen::Window(window) => window,
-        _ => return Ok(Done::json(json!({"title": false}))),
+        _ => return Ok(no_title(None)),
     };
     if SHELL_ROLES.contains(&window.role.as_str()) {
-        return Ok(Done::json(panel_title(desk, &window, args.x, args.y)));
+        return Ok(panel_title(desk, &window, args.x, args.y));
     }
     let in_title_bar = desk.window_rect(&window)?.is_some_and(|client| {
         args.y < client.y && args.x >= client.x && args.x < client.x + client.w as i32
     });
-    Ok(Done::json(if in_title_bar {
-        json!({"title": true, "where": "title bar", "window": window.id, "text": window.title})
+    Ok(if in_title_bar {
+        TitleAt {
+            title: true,
+            place: Some("title bar".into()),
+            window: Some(window.id),
+            text: Some(window.title),
+            of: None,
+        }
     } else {
-        json!({"title": false, "window": window.id})
-    }))
+        no_title(Some(window.id))
+    })
+}
+
+/// No title at the point, in `window` when there is one.
+fn no_title(window: Option<String>) -> TitleAt {
+    TitleAt {
+        title: false,
+        place: None,
+        window,
+        text: None,
+        of: None,
+    }
 }
 
 /// Whether a panel shows a window's title at the point: its accessible element there is named
 /// as an open window is.
-fn panel_title(desk: &Desk, panel: &Window, x: i32, y: i32) -> serde_json::Value {
+fn panel_title(desk: &Desk, panel: &Window, x: i32, y: i32) -> TitleAt {
     let named = || -> Result<Option<String>, DeskError> {
         let nodes = desk.nodes();
         let frame = frame_of(desk, &nodes, panel)?;
@@ -420,16 +431,20 @@ fn panel_title(desk: &Desk, panel: &Window, x: i32, y: i32) -> serde_json::Value
         Ok(Some(nodes.node(&id, Want::default())?.name))
     };
     let Ok(Some(name)) = named() else {
-        return json!({"title": false, "window": panel.id});
+        return no_title(Some(panel.id.clone()));
     };
     let windows = desk.windows().unwrap_or_default();
     match windows
         .iter()
         .find(|w| !w.shell && !w.title.is_empty() && w.title == name)
     {
-        Some(shown) => json!({
-            "title": true, "where": "panel", "window": panel.id, "text": name, "of": shown.id
-        }),
-        None => json!({"title": false, "window": panel.id}),
+        Some(shown) => TitleAt {
+            title: true,
+            place: Some("panel".into()),
+            window: Some(panel.id.clone()),
+            text: Some(name),
+            of: Some(shown.id.clone()),
+        },
+        None => no_title(Some(panel.id.clone())),
     }
 }

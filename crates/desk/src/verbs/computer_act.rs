@@ -2,26 +2,27 @@
 //! waited out until the screen is still, then what changed and a new screenshot.
 //!
 //! A step runs through the same verb a desk call of its kind would (`click`, `type`, `key`,
-//! `scroll`, `drag`, `launch`), so it passes the same safety controls and answers the same
-//! delivery facts. Everything that can be checked without the screen is checked for every step
-//! before the first one runs.
+//! `scroll`, `drag`, `launch`), with arguments that pass the same checks, so it passes the same
+//! safety controls and answers the same delivery facts, typed. Everything that can be checked
+//! without the screen is checked for every step before the first one runs.
 
 use std::time::{Duration, Instant};
 
 use desk_core::a11y::Node;
-use desk_core::call::vision::{ActStep, Action, ComputerActArgs, DEFAULT_MAX_EDGE};
+use desk_core::call::vision::{Aim, ComputerActArgs, DEFAULT_MAX_EDGE, Step};
 use desk_core::call::{
-    Button, ClickArgs, DeskCall, DragArgs, KeyArgs, LaunchArgs, PressArgs, ScrollArgs, StillArgs,
+    Args, Button, ClickArgs, DragArgs, KeyArgs, LaunchArgs, PressArgs, ScrollArgs, StillArgs,
     TypeArgs,
 };
 use desk_core::geometry::Rect;
+use desk_core::results::{Clicked, WindowChanges};
 use desk_core::window::Window;
-use serde_json::Value;
 
 use super::a11y::is_hidden;
 use super::computer::centre;
+use super::{a11y, input, manage, still};
 use crate::accessibility::Want;
-use crate::done::Done;
+use crate::done::Picture;
 use crate::error::DeskError;
 use crate::guard::{Desk, Seen};
 use crate::vision::{Element, Frame, Session, Shot};
@@ -73,7 +74,10 @@ impl Mapping {
     }
 }
 
-pub(super) fn act(desk: &Desk, args: &ComputerActArgs) -> Result<Done, DeskError> {
+pub(super) fn act(
+    desk: &Desk,
+    args: &ComputerActArgs,
+) -> Result<(String, Option<Picture>), DeskError> {
     let source = desk.screen_source("computer_act")?;
     let sessions = desk.sessions();
     let name = sessions.resolve(desk.agent(), args.session.as_deref())?;
@@ -84,7 +88,7 @@ pub(super) fn act(desk: &Desk, args: &ComputerActArgs) -> Result<Done, DeskError
         scale: args.scale.or(latest.map(|s| s.scale)).unwrap_or(0.0),
         screen: desk.screen()?,
     };
-    let steps = args.steps();
+    let steps = &args.steps;
     let of = steps.len();
     let failed = |step: usize, ran: &[String], what: String, e: DeskError| match e {
         // A dry run's plan is its answer, not a failure.
@@ -144,7 +148,7 @@ pub(super) fn act(desk: &Desk, args: &ComputerActArgs) -> Result<Done, DeskError
         Ok(frame) => frame,
         Err(e) => {
             text.push_str(&format!("screenshot: none, the capture failed: {e}"));
-            return Ok(Done::text(text));
+            return Ok((text, None));
         }
     };
     sessions.shown(&name, frame.shot);
@@ -153,49 +157,50 @@ pub(super) fn act(desk: &Desk, args: &ComputerActArgs) -> Result<Done, DeskError
         frame.describe(),
         (frame.shot.scale * 1000.0).round() / 1000.0
     ));
-    Ok(Done {
-        image: Some(frame.picture),
-        ..Done::text(text)
-    })
+    Ok((text, Some(frame.picture)))
 }
 
 /// A step in words, for its line and its failure.
-fn describe(step: &ActStep) -> String {
-    let action = step.action.map_or("?", Action::name);
-    match (step.element, step.point()) {
-        (Some(element), _) => format!("{action} element [{element}]"),
-        (None, Some((x, y))) => format!("{action} at ({x}, {y})"),
-        (None, None) => action.to_string(),
+fn describe(step: &Step) -> String {
+    let action = step.action().name();
+    match step.aim() {
+        Some(Aim::Element(element)) => format!("{action} element [{element}]"),
+        Some(Aim::Point { x, y }) => format!("{action} at ({x}, {y})"),
+        None => action.to_string(),
     }
 }
 
-/// What can be checked before anything runs: element indexes against the session's state,
-/// points against the screenshot and the screen.
-fn precheck(
-    session: &Session,
-    name: &str,
-    mapping: Mapping,
-    step: &ActStep,
-) -> Result<(), DeskError> {
-    if let Some(index) = step.element {
+/// Checks what a step needs from the session and the screen before any step runs: its
+/// element is listed (and placed, unless a single left click presses it), its keys are keys,
+/// its points are on the screenshot and the screen.
+fn precheck(session: &Session, name: &str, mapping: Mapping, step: &Step) -> Result<(), DeskError> {
+    if let Some(Aim::Element(index)) = step.aim() {
         let element = listed(session, name, index)?;
-        let single_left = step
-            .action
-            .and_then(Action::click)
-            .is_some_and(|(button, count)| {
-                step.button.unwrap_or(button) == Button::Left && count == 1
-            });
+        let single_left = matches!(
+            step,
+            Step::Click {
+                button: Button::Left,
+                count: 1,
+                ..
+            }
+        );
         if element.bounds.is_none() && !single_left {
             return Err(unplaced(index, element));
         }
     }
-    if let Some(keys) = keys_of(step) {
+    if let Step::Key { keys, .. } = step {
+        let keys = checked(key_args(keys))?.keys;
         crate::keys::parse_combo(&keys)?;
     }
-    for (point, which) in [
-        (step.point(), "point"),
-        (step.to_x.zip(step.to_y), "drag end"),
-    ] {
+    let start = match step.aim() {
+        Some(Aim::Point { x, y }) => Some((x, y)),
+        _ => None,
+    };
+    let end = match step {
+        Step::Drag { to, .. } => Some(*to),
+        _ => None,
+    };
+    for (point, which) in [(start, "point"), (end, "drag end")] {
         if let Some((x, y)) = point {
             if mapping.scale <= 0.0 {
                 return Err(DeskError::Invalid(format!(
@@ -209,13 +214,19 @@ fn precheck(
     Ok(())
 }
 
-/// The keys a key or hotkey step presses, as one combination such as `ctrl+s`.
-fn keys_of(step: &ActStep) -> Option<String> {
-    match step.action? {
-        Action::Key => step.key.clone(),
-        Action::Hotkey => step.keys.as_ref().map(|keys| keys.join("+")),
-        _ => None,
+/// A key step's combination as `key` takes it: to the focused window.
+fn key_args(keys: &str) -> KeyArgs {
+    KeyArgs {
+        keys: keys.to_string(),
+        window: None,
+        pid: None,
+        allow_auth: false,
     }
+}
+
+/// A verb's arguments as a step builds them, after the checks a caller's pass.
+fn checked<A: Args>(args: A) -> Result<A, DeskError> {
+    desk_core::call::checked(args).map_err(DeskError::Invalid)
 }
 
 /// Element `index` of the session's latest state.
@@ -296,16 +307,16 @@ fn press_unplaced(
             "element {words} is hidden now; call computer_state again (nothing was sent)"
         )));
     }
-    let result = json_of(super::verb(
+    let pressed = a11y::press(
         desk,
-        &DeskCall::Press(PressArgs {
+        &checked(PressArgs {
             id: element.node.clone(),
             allow_auth: false,
-        }),
-    )?);
+        })?,
+    )?;
     Ok(Some(format!(
         "{words}: pressed through accessibility ({})",
-        result["how"].as_str().unwrap_or("action")
+        pressed.how.name()
     )))
 }
 
@@ -354,29 +365,26 @@ fn element_point(
     }
 }
 
-/// The screen point a step aims at, and the words for it.
-fn aim(
+/// The screen point `aim` names, and the words for it.
+fn locate(
     desk: &Desk,
     session: &Session,
     mapping: Mapping,
-    step: &ActStep,
-) -> Result<Option<(i32, i32, String)>, DeskError> {
-    if let Some(index) = step.element {
-        return element_point(desk, session, index).map(Some);
-    }
-    match step.point() {
-        Some((x, y)) => {
+    aim: Aim,
+) -> Result<(i32, i32, String), DeskError> {
+    match aim {
+        Aim::Element(index) => element_point(desk, session, index),
+        Aim::Point { x, y } => {
             let (sx, sy) = mapping.point(x, y, "point")?;
-            Ok(Some((sx, sy, format!("({x}, {y})"))))
+            Ok((sx, sy, format!("({x}, {y})")))
         }
-        None => Ok(None),
     }
 }
 
-fn click_at(desk: &Desk, x: i32, y: i32, button: Button, count: u8) -> Result<Value, DeskError> {
-    let done = super::verb(
+fn click_at(desk: &Desk, x: i32, y: i32, button: Button, count: u8) -> Result<Clicked, DeskError> {
+    input::click(
         desk,
-        &DeskCall::Click(ClickArgs {
+        &checked(ClickArgs {
             x,
             y,
             button: Some(button),
@@ -384,21 +392,13 @@ fn click_at(desk: &Desk, x: i32, y: i32, button: Button, count: u8) -> Result<Va
             window: None,
             pid: None,
             allow_auth: false,
-        }),
-    )?;
-    Ok(json_of(done))
-}
-
-fn json_of(done: Done) -> Value {
-    match done.body {
-        crate::done::Body::Json(value) => value,
-        crate::done::Body::Text(text) => Value::String(text),
-    }
+        })?,
+    )
 }
 
 /// `, confirmed` when the app under the input answered a ping after it.
-fn confirmed(result: &Value) -> &'static str {
-    if result["confirmed"] == Value::Bool(true) {
+fn confirmed(confirmed: bool) -> &'static str {
+    if confirmed {
         ", confirmed"
     } else {
         ", not confirmed (the app did not answer a ping yet)"
@@ -410,44 +410,41 @@ fn run_step(
     desk: &Desk,
     session: &Session,
     mapping: Mapping,
-    step: &ActStep,
+    step: &Step,
 ) -> Result<String, DeskError> {
-    let action = step.check().map_err(DeskError::Invalid)?;
-    let name = action.name();
-    if let Some((button, count)) = action.click() {
-        let button = step.button.unwrap_or(button);
-        if let Some(index) = step.element
-            && let Some(line) = press_unplaced(desk, session, index, button, count)?
-        {
-            return Ok(format!("{name} {line}"));
+    let name = step.action().name();
+    match step {
+        Step::Click {
+            button, count, aim, ..
+        } => {
+            if let Aim::Element(index) = *aim
+                && let Some(line) = press_unplaced(desk, session, index, *button, *count)?
+            {
+                return Ok(format!("{name} {line}"));
+            }
+            let (x, y, words) = locate(desk, session, mapping, *aim)?;
+            let clicked = click_at(desk, x, y, *button, *count)?;
+            Ok(format!(
+                "{name} {words}: clicked {} ×{count} at screen ({x}, {y}){}",
+                button.name(),
+                confirmed(clicked.confirmed)
+            ))
         }
-        let (x, y, words) = aim(desk, session, mapping, step)?
-            .ok_or_else(|| DeskError::Invalid(format!("{name}: pass element, or x and y")))?;
-        let result = click_at(desk, x, y, button, count)?;
-        return Ok(format!(
-            "{name} {words}: clicked {} ×{count} at screen ({x}, {y}){}",
-            button.name(),
-            confirmed(&result)
-        ));
-    }
-    match action {
-        Action::Type => {
-            let text = step.text.clone().unwrap_or_default();
+        Step::Type { text, aim } => {
             let total = text.chars().count();
             let mut line = String::new();
-            if let Some((x, y, words)) = aim(desk, session, mapping, step)? {
+            if let Some(aim) = aim {
+                let (x, y, words) = locate(desk, session, mapping, *aim)?;
                 click_at(desk, x, y, Button::Left, 1)?;
                 line = format!("clicked {words} at screen ({x}, {y}), then ");
             }
-            let result = super::verb(
-                desk,
-                &DeskCall::Type(TypeArgs {
-                    text,
-                    window: None,
-                    pid: None,
-                    allow_auth: false,
-                }),
-            )
+            let typed = checked(TypeArgs {
+                text: text.clone(),
+                window: None,
+                pid: None,
+                allow_auth: false,
+            })
+            .and_then(|args| input::type_text(desk, &args))
             .map_err(|e| match line.strip_suffix(", then ") {
                 Some(done) => DeskError::After {
                     done: done.to_string(),
@@ -455,64 +452,56 @@ fn run_step(
                 },
                 None => e,
             })?;
-            let result = json_of(result);
-            let typed = result["typed"].as_u64().unwrap_or(0);
             Ok(format!(
-                "type: {line}typed {typed} of {total} characters{}",
-                confirmed(&result)
+                "type: {line}typed {} of {total} characters{}",
+                typed.typed,
+                confirmed(typed.confirmed)
             ))
         }
-        Action::Key | Action::Hotkey => {
-            let keys = keys_of(step).unwrap_or_default();
-            let result = json_of(super::verb(
-                desk,
-                &DeskCall::Key(KeyArgs {
-                    keys: keys.clone(),
-                    window: None,
-                    pid: None,
-                    allow_auth: false,
-                }),
-            )?);
-            Ok(format!("{name}: pressed {keys}{}", confirmed(&result)))
+        Step::Key { keys, .. } => {
+            let keyed = input::key(desk, &checked(key_args(keys))?)?;
+            Ok(format!(
+                "{name}: pressed {keys}{}",
+                confirmed(keyed.confirmed)
+            ))
         }
-        Action::Scroll => {
-            let target = aim(desk, session, mapping, step)?;
+        Step::Scroll {
+            direction,
+            amount,
+            aim,
+        } => {
+            let target = aim
+                .map(|aim| locate(desk, session, mapping, aim))
+                .transpose()?;
             let (x, y) = target.as_ref().map(|(x, y, _)| (*x, *y)).unzip();
-            let direction = step.direction.ok_or_else(|| {
-                DeskError::Invalid("scroll: pass direction: up, down, left or right".into())
-            })?;
-            let result = json_of(super::verb(
+            let scrolled = input::scroll(
                 desk,
-                &DeskCall::Scroll(ScrollArgs {
-                    direction,
-                    amount: Some(step.amount.unwrap_or(3)),
+                &checked(ScrollArgs {
+                    direction: *direction,
+                    amount: Some(*amount),
                     x,
                     y,
                     window: None,
                     pid: None,
                     allow_auth: false,
-                }),
-            )?);
+                })?,
+            )?;
             Ok(format!(
                 "scroll {} {} notches at screen ({}, {}){}",
                 direction.name(),
-                result["amount"],
-                result["x"],
-                result["y"],
-                confirmed(&result)
+                scrolled.amount,
+                scrolled.x,
+                scrolled.y,
+                confirmed(scrolled.confirmed)
             ))
         }
-        Action::Drag => {
-            let (x, y, words) = aim(desk, session, mapping, step)?
-                .ok_or_else(|| DeskError::Invalid("drag: pass element or x,y to start".into()))?;
-            let (tx, ty) = step
-                .to_x
-                .zip(step.to_y)
-                .ok_or_else(|| DeskError::Invalid("drag: pass to_x and to_y to end".into()))?;
+        Step::Drag { from, to } => {
+            let (x, y, words) = locate(desk, session, mapping, *from)?;
+            let (tx, ty) = *to;
             let (to_x, to_y) = mapping.point(tx, ty, "drag end")?;
-            let result = json_of(super::verb(
+            let dragged = input::drag(
                 desk,
-                &DeskCall::Drag(DragArgs {
+                &checked(DragArgs {
                     x,
                     y,
                     to_x,
@@ -520,16 +509,15 @@ fn run_step(
                     window: None,
                     pid: None,
                     allow_auth: false,
-                }),
-            )?);
+                })?,
+            )?;
             Ok(format!(
                 "drag from {words} to ({tx}, {ty}): screen ({x}, {y}) to ({to_x}, {to_y}){}",
-                confirmed(&result)
+                confirmed(dragged.confirmed)
             ))
         }
-        Action::Wait => {
-            let seconds = step.seconds.unwrap_or(1.0);
-            let deadline = Instant::now() + Duration::from_secs_f64(seconds);
+        Step::Wait { seconds } => {
+            let deadline = Instant::now() + Duration::from_secs_f64(*seconds);
             while Instant::now() < deadline {
                 if desk.cancel().is_cancelled() {
                     return Err(DeskError::Cancelled {
@@ -540,89 +528,50 @@ fn run_step(
             }
             Ok(format!("waited {seconds} s"))
         }
-        Action::LaunchApp => {
-            let app = step.app.clone().unwrap_or_default();
-            let result = json_of(super::verb(
+        Step::LaunchApp { app } => {
+            let started = manage::launch(
                 desk,
-                &DeskCall::Launch(LaunchArgs {
+                &checked(LaunchArgs {
                     app: app.clone(),
                     args: Vec::new(),
-                }),
-            )?);
-            let window = &result["window"];
-            Ok(match window.get("id") {
-                Some(id) => format!(
-                    "launch_app {app}: pid {}, window {} {}",
-                    result["pid"], id, window["title"]
+                })?,
+            )?;
+            Ok(match &started.window {
+                Some(window) => format!(
+                    "launch_app {app}: pid {}, window {:?} {:?}",
+                    started.pid, window.id, window.title
                 ),
-                None => format!("launch_app {app}: pid {}", result["pid"]),
+                None => format!("launch_app {app}: pid {}", started.pid),
             })
         }
-        _ => Err(DeskError::Invalid(format!("{name} is not an action"))),
     }
 }
 
 /// Waits for the screen to be still after a step; says how long that took.
 fn settle(desk: &Desk) -> Result<String, DeskError> {
-    let done = super::still::still(
+    let still = still::still(
         desk,
-        &StillArgs {
+        &checked(StillArgs {
             timeout_ms: Some(SETTLE_LIMIT_MS),
             hold_ms: Some(SETTLE_HOLD_MS),
-        },
+        })?,
     )?;
-    let result = json_of(done);
-    Ok(if result["still"] == Value::Bool(true) {
-        format!("screen still after {} ms", result["ms"])
+    Ok(if still.still {
+        format!("screen still after {} ms", still.ms)
     } else {
         format!(
             "screen still changing after {} ms (look again before acting on it)",
-            result["ms"]
+            still.ms
         )
     })
 }
 
 /// `windows: opened …; closed …; raised …` for what differs between two lists (topmost
-/// first), or nothing.
+/// first), or that nothing did.
 fn window_changes(before: &[Window], after: &[Window]) -> String {
-    let words = |w: &Window| format!("{} {:?}", w.id, w.title);
-    let mut parts = Vec::new();
-    let opened: Vec<String> = after
-        .iter()
-        .filter(|w| !before.iter().any(|b| b.id == w.id))
-        .map(words)
-        .collect();
-    if !opened.is_empty() {
-        parts.push(format!("opened {}", opened.join(", ")));
-    }
-    let closed: Vec<String> = before
-        .iter()
-        .filter(|b| !after.iter().any(|w| w.id == b.id))
-        .map(words)
-        .collect();
-    if !closed.is_empty() {
-        parts.push(format!("closed {}", closed.join(", ")));
-    }
-    let front = |list: &[Window]| list.iter().find(|w| !w.shell).map(|w| w.id.clone());
-    if let Some(top) = front(after)
-        && front(before) != Some(top.clone())
-        && before.iter().any(|b| b.id == top)
-        && let Some(window) = after.iter().find(|w| w.id == top)
-    {
-        parts.push(format!("raised {}", words(window)));
-    }
-    for window in after {
-        if let Some(was) = before
-            .iter()
-            .find(|b| b.id == window.id && b.title != window.title)
-        {
-            parts.push(format!("retitled {} from {:?}", words(window), was.title));
-        }
-    }
-    if parts.is_empty() {
-        "windows: no window opened, closed or came to the front\n".into()
-    } else {
-        format!("windows: {}\n", parts.join("; "))
+    match WindowChanges::between(before, after) {
+        Some(changes) => format!("windows: {}\n", changes.words()),
+        None => "windows: no window opened, closed or came to the front\n".into(),
     }
 }
 

@@ -3,20 +3,19 @@
 
 use desk_core::a11y::{self, Node};
 use desk_core::call::{FieldValue, InsertTextArgs, SelectOptionArgs, SelectTextArgs, SetValueArgs};
+use desk_core::results::{FieldHolds, FieldHow, OptionPicked, PickHow, TextSelected};
 use desk_core::window::Window;
-use serde_json::{Value, json};
 
 use std::time::Duration;
 
-use super::a11y::{Pressed, admitted_node, node_words};
+use super::a11y::{AdmittedNode, admitted_node, node_words};
 use super::poll_until;
 use crate::accessibility::{Tree, Want};
-use crate::done::Done;
 use crate::error::DeskError;
 use crate::guard::{Desk, Nodes};
 use crate::keys;
 
-pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<Done, DeskError> {
+pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, DeskError> {
     let nodes = desk.nodes();
     let target = admitted_node(desk, &nodes, &args.id, "set the value of")?;
     let node = &target.node;
@@ -66,10 +65,10 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<Done, DeskEr
             if !is_n(&holds) && holds == node.value && editable {
                 (
                     type_over(&target, &nodes, &a11y::format_number(*n))?,
-                    "typed",
+                    FieldHow::Typed,
                 )
             } else {
-                (holds, "set")
+                (holds, FieldHow::Set)
             }
         }
         FieldValue::Text(text) => {
@@ -88,23 +87,27 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<Done, DeskEr
                 Err(e) => return Err(e),
             };
             match set {
-                Some(holds) if holds != before || before.as_deref() == Some(text) => (holds, "set"),
-                _ => (type_over(&target, &nodes, text)?, "typed"),
+                Some(holds) if holds != before || before.as_deref() == Some(text) => {
+                    (holds, FieldHow::Set)
+                }
+                _ => (type_over(&target, &nodes, text)?, FieldHow::Typed),
             }
         }
     };
-    let mut result = json!({"id": node.id, "holds": holds, "how": how});
-    if let Some(holds) = &holds {
-        let as_asked = match &args.value {
+    // A read stops at READ_LIMIT characters: a longer text cannot be compared.
+    let as_asked = holds
+        .as_ref()
+        .filter(|holds| holds.chars().count() < READ_LIMIT)
+        .map(|holds| match &args.value {
             FieldValue::Number(n) => holds.parse::<f64>().is_ok_and(|h| h == *n),
             FieldValue::Text(text) => holds == text,
-        };
-        // A read stops at READ_LIMIT characters: a longer text cannot be compared.
-        if holds.chars().count() < READ_LIMIT {
-            result["as_asked"] = json!(as_asked);
-        }
-    }
-    Ok(Done::json(result))
+        });
+    Ok(FieldHolds {
+        id: node.id.clone(),
+        holds,
+        how,
+        as_asked,
+    })
 }
 
 /// How long a field may take to show what was typed into it, or to take the focus.
@@ -113,7 +116,7 @@ const FIELD_WAIT: Duration = Duration::from_secs(1);
 /// Replaces a field's text with the keyboard: focuses it, selects all of it and types `text`
 /// over it; answers what it then holds, once it shows `text` or [`FIELD_WAIT`] has passed.
 fn type_over(
-    target: &Pressed<'_>,
+    target: &AdmittedNode<'_>,
     nodes: &Nodes<'_>,
     text: &str,
 ) -> Result<Option<String>, DeskError> {
@@ -163,7 +166,10 @@ fn refuse_keys_in(field: &Node, text: &str) -> Result<(), DeskError> {
 
 /// Gives a field the keyboard focus, its window first; answers the window, which then has
 /// the focus, once the field says it has it.
-fn focus_field<'p>(target: &'p Pressed<'_>, nodes: &Nodes<'_>) -> Result<&'p Window, DeskError> {
+fn focus_field<'p>(
+    target: &'p AdmittedNode<'_>,
+    nodes: &Nodes<'_>,
+) -> Result<&'p Window, DeskError> {
     let node = &target.node;
     let window = target.window.as_ref().ok_or_else(|| {
         DeskError::Invalid(format!(
@@ -193,7 +199,7 @@ fn focus_field<'p>(target: &'p Pressed<'_>, nodes: &Nodes<'_>) -> Result<&'p Win
     Ok(window)
 }
 
-pub(super) fn insert_text(desk: &Desk, args: &InsertTextArgs) -> Result<Done, DeskError> {
+pub(super) fn insert_text(desk: &Desk, args: &InsertTextArgs) -> Result<FieldHolds, DeskError> {
     let nodes = desk.nodes();
     let target = admitted_node(desk, &nodes, &args.id, "insert text into")?;
     let node = &target.node;
@@ -241,7 +247,7 @@ pub(super) fn insert_text(desk: &Desk, args: &InsertTextArgs) -> Result<Done, De
         false => None,
     };
     let mut now = shown.map_or_else(read, Ok)?;
-    let mut how = "inserted";
+    let mut how = FieldHow::Inserted;
     // Nothing changed: the field took the call and ignored it, or has no such interface.
     if let Some(before) = &before
         && now.as_ref() == Some(before)
@@ -271,22 +277,26 @@ pub(super) fn insert_text(desk: &Desk, args: &InsertTextArgs) -> Result<Done, De
             Ok(Some(read()?).filter(|now| shows_expected(now)))
         })?
         .map_or_else(read, Ok)?;
-        how = "typed";
+        how = FieldHow::Typed;
     } else if !accepted {
         return Err(DeskError::Invalid(format!(
             "{} refused the text; read it to see what it holds",
             node_words(node)
         )));
     }
-    let mut result = json!({"id": node.id, "holds": now, "how": how});
-    if let (Some(expected), Some(now)) = (expected, now.filter(|n| n.chars().count() < READ_LIMIT))
-    {
-        result["as_asked"] = json!(now == expected);
-    }
-    Ok(Done::json(result))
+    let as_asked = match (expected, now.as_ref()) {
+        (Some(expected), Some(now)) if now.chars().count() < READ_LIMIT => Some(*now == expected),
+        _ => None,
+    };
+    Ok(FieldHolds {
+        id: node.id.clone(),
+        holds: now,
+        how,
+        as_asked,
+    })
 }
 
-pub(super) fn select_text(desk: &Desk, args: &SelectTextArgs) -> Result<Done, DeskError> {
+pub(super) fn select_text(desk: &Desk, args: &SelectTextArgs) -> Result<TextSelected, DeskError> {
     let nodes = desk.nodes();
     let target = admitted_node(desk, &nodes, &args.id, "select text in")?;
     let node = &target.node;
@@ -312,14 +322,22 @@ pub(super) fn select_text(desk: &Desk, args: &SelectTextArgs) -> Result<Done, De
         Ok(Some(nodes.selection(&node.id)?).filter(as_asked))
     })?
     .map_or_else(|| nodes.selection(&node.id), Ok)?;
-    let result = match selection {
-        Some((from, to, text)) => json!({
-            "id": node.id, "start": from, "end": to, "selected": text,
-            "as_asked": (from, to) == (start, end)
-        }),
-        None => json!({"id": node.id, "selected": null, "as_asked": start == end}),
-    };
-    Ok(Done::json(result))
+    Ok(match selection {
+        Some((from, to, text)) => TextSelected {
+            id: node.id.clone(),
+            start: Some(from),
+            end: Some(to),
+            selected: Some(text),
+            as_asked: (from, to) == (start, end),
+        },
+        None => TextSelected {
+            id: node.id.clone(),
+            start: None,
+            end: None,
+            selected: None,
+            as_asked: start == end,
+        },
+    })
 }
 
 /// A node read with its whole text, as the field verbs read fields back.
@@ -344,7 +362,10 @@ const OPTION_ROLES: [&str; 6] = [
     "table cell",
 ];
 
-pub(super) fn select_option(desk: &Desk, args: &SelectOptionArgs) -> Result<Done, DeskError> {
+pub(super) fn select_option(
+    desk: &Desk,
+    args: &SelectOptionArgs,
+) -> Result<OptionPicked, DeskError> {
     let nodes = desk.nodes();
     let Tree { nodes: items, .. } = nodes.tree(
         &args.id,
@@ -423,19 +444,19 @@ pub(super) fn select_option(desk: &Desk, args: &SelectOptionArgs) -> Result<Done
     let picked_by_combo = combo && tried(acting.select_child(&container.id, index))?;
     let by_name = picked_by_combo || shows_item;
     let how = if picked_by_combo {
-        "selection"
+        PickHow::Selection
     } else if shows_item {
         let list = items
             .iter()
             .find(|n| Some(n.node_ref) == chosen.parent)
             .map_or(container.id.as_str(), |n| n.id.as_str());
         step_to(&target, &nodes, list, &siblings, index)?;
-        "keys"
+        PickHow::Keys
     } else if chosen.states.iter().any(|s| s == "selected") {
         // Picked already: an item's action may toggle it off.
-        "already"
+        PickHow::Already
     } else if tried(acting.select(&chosen.id))? {
-        "selection"
+        PickHow::Selection
     } else {
         let refused = || {
             DeskError::Invalid(format!(
@@ -456,37 +477,38 @@ pub(super) fn select_option(desk: &Desk, args: &SelectOptionArgs) -> Result<Done
         if !acting.do_action(&chosen.id, select)? {
             return Err(refused());
         }
-        "item action"
+        PickHow::ItemAction
     };
     // Read back: a toolkit's combo box shows its item as its name; an item of a web page's
     // says it is selected. Firefox picks a moment after it answers.
-    let read_back = || -> Result<(Value, bool), DeskError> {
+    let read_back = || -> Result<(Option<String>, bool), DeskError> {
         if by_name {
             let now = nodes.node(&container.id, Want::default())?;
-            Ok((json!(now.name), now.name == chosen.name))
+            let shown = now.name == chosen.name;
+            Ok((Some(now.name), shown))
         } else {
             let now = nodes.node(&chosen.id, Want::default())?;
             let selected = now.states.iter().any(|s| s == "selected");
-            Ok((json!(selected.then_some(&now.name)), selected))
+            Ok((selected.then_some(now.name), selected))
         }
     };
     let (holds, as_asked) = poll_until(FIELD_WAIT, || {
         Ok(Some(read_back()?).filter(|(_, asked)| *asked))
     })?
     .map_or_else(read_back, Ok)?;
-    Ok(Done::json(json!({
-        "id": container.id,
-        "picked": chosen.name,
-        "holds": holds,
-        "how": how,
-        "as_asked": as_asked
-    })))
+    Ok(OptionPicked {
+        id: container.id.clone(),
+        picked: chosen.name.clone(),
+        holds,
+        how,
+        as_asked,
+    })
 }
 
 /// Picks item `to` of a combo box with the keyboard: opens its `list` with its own action, steps
 /// from the item it shows with the arrow keys, and takes the item with Return.
 fn step_to(
-    target: &Pressed<'_>,
+    target: &AdmittedNode<'_>,
     nodes: &Nodes<'_>,
     list: &str,
     siblings: &[&Node],

@@ -5,10 +5,9 @@ use std::time::{Duration, Instant};
 
 use desk_core::call::{MaximizeArgs, MinimizeArgs, RestoreArgs, SetFrameArgs};
 use desk_core::geometry::Rect;
+use desk_core::results::{FrameAsked, Framed};
 use desk_core::window::Window;
-use serde_json::{Value, json};
 
-use crate::done::Done;
 use crate::error::DeskError;
 use crate::guard::Desk;
 use crate::intent::{Intent, Target};
@@ -51,9 +50,9 @@ fn change(
     window: &Window,
     change: FrameChange,
     describe: String,
-    asked: Value,
+    asked: FrameAsked,
     done: impl Fn(&Frame) -> bool,
-) -> Result<Done, DeskError> {
+) -> Result<Framed, DeskError> {
     let admitted = desk.admit(Intent::on(&describe, vec![Target::window(window)]))?;
     let before = frame_of(desk, window)?;
     admitted.frame(window, change)?;
@@ -78,15 +77,8 @@ fn change(
             break;
         }
     }
-    let mut result = json!({
-        "window": window.id,
-        "title": window.title,
-        "frame": last.rect.map(|r| [r.x, r.y, r.w as i32, r.h as i32]),
-        "state": state_name(last.state),
-        "asked": asked,
-    });
-    if !done(&last) {
-        result["note"] = json!(if started.elapsed() >= FRAME_WAIT {
+    let note = (!done(&last)).then(|| {
+        if started.elapsed() >= FRAME_WAIT {
             format!(
                 "the window manager had not done all that was asked after {} s: frame and \
                  state are what it had done",
@@ -96,12 +88,19 @@ fn change(
             "the window manager (or the app) settled on something other than what was asked: \
              frame and state are what it did"
                 .to_string()
-        });
-    }
-    Ok(Done::json(result))
+        }
+    });
+    Ok(Framed {
+        window: window.id.clone(),
+        title: window.title.clone(),
+        frame: last.rect.map(|r| [r.x, r.y, r.w as i32, r.h as i32]),
+        state: state_name(last.state).to_string(),
+        asked,
+        note,
+    })
 }
 
-pub(super) fn set_frame(desk: &Desk, args: &SetFrameArgs) -> Result<Done, DeskError> {
+pub(super) fn set_frame(desk: &Desk, args: &SetFrameArgs) -> Result<Framed, DeskError> {
     let window = desk.pick(args.window.as_deref(), args.pid)?;
     let now = desk.window_rect(&window)?.ok_or_else(|| {
         DeskError::Invalid(format!(
@@ -122,7 +121,12 @@ pub(super) fn set_frame(desk: &Desk, args: &SetFrameArgs) -> Result<Done, DeskEr
             wanted.x, wanted.y, wanted.w, wanted.h, screen.w, screen.h
         )));
     }
-    let asked = json!({"x": args.x, "y": args.y, "width": args.width, "height": args.height});
+    let asked = FrameAsked::Frame {
+        x: args.x,
+        y: args.y,
+        width: args.width,
+        height: args.height,
+    };
     change(
         desk,
         &window,
@@ -143,7 +147,7 @@ pub(super) fn set_frame(desk: &Desk, args: &SetFrameArgs) -> Result<Done, DeskEr
     )
 }
 
-pub(super) fn minimize(desk: &Desk, args: &MinimizeArgs) -> Result<Done, DeskError> {
+pub(super) fn minimize(desk: &Desk, args: &MinimizeArgs) -> Result<Framed, DeskError> {
     let window = desk.pick(args.window.as_deref(), args.pid)?;
     let describe = "minimize".to_string();
     change(
@@ -151,12 +155,12 @@ pub(super) fn minimize(desk: &Desk, args: &MinimizeArgs) -> Result<Done, DeskErr
         &window,
         FrameChange::Minimize,
         describe,
-        json!("minimized"),
+        FrameAsked::State("minimized".into()),
         |f| f.state.minimized,
     )
 }
 
-pub(super) fn maximize(desk: &Desk, args: &MaximizeArgs) -> Result<Done, DeskError> {
+pub(super) fn maximize(desk: &Desk, args: &MaximizeArgs) -> Result<Framed, DeskError> {
     let window = desk.pick(args.window.as_deref(), args.pid)?;
     let describe = "maximize".to_string();
     change(
@@ -164,12 +168,12 @@ pub(super) fn maximize(desk: &Desk, args: &MaximizeArgs) -> Result<Done, DeskErr
         &window,
         FrameChange::Maximize,
         describe,
-        json!("maximized"),
+        FrameAsked::State("maximized".into()),
         |f| f.state.maximized && !f.state.minimized,
     )
 }
 
-pub(super) fn restore(desk: &Desk, args: &RestoreArgs) -> Result<Done, DeskError> {
+pub(super) fn restore(desk: &Desk, args: &RestoreArgs) -> Result<Framed, DeskError> {
     let window = desk.pick(args.window.as_deref(), args.pid)?;
     let describe = "restore".to_string();
     change(
@@ -177,7 +181,7 @@ pub(super) fn restore(desk: &Desk, args: &RestoreArgs) -> Result<Done, DeskError
         &window,
         FrameChange::Restore,
         describe,
-        json!("normal"),
+        FrameAsked::State("normal".into()),
         |f| !f.state.maximized && !f.state.minimized && f.rect.is_some(),
     )
 }

@@ -4,11 +4,10 @@
 //! (`confirmed`); without that confirmation the input was sent but may not have been read yet.
 
 use desk_core::call::{Button, ClickArgs, DragArgs, KeyArgs, MAX_SCROLL, ScrollArgs, TypeArgs};
+use desk_core::results::{Clicked, Dragged, Keyed, Scrolled, Typed};
 use desk_core::window::Window;
-use serde_json::json;
 
 use super::target;
-use crate::done::Done;
 use crate::error::DeskError;
 use crate::guard::{Admitted, Desk, Seen, Spot};
 use crate::intent::{Intent, Target};
@@ -34,7 +33,7 @@ fn keyboard_target<'d>(
     Ok((admitted, Some(window)))
 }
 
-pub(super) fn key(desk: &Desk, args: &KeyArgs) -> Result<Done, DeskError> {
+pub(super) fn key(desk: &Desk, args: &KeyArgs) -> Result<Keyed, DeskError> {
     let combo = keys::parse_combo(&args.keys)?;
     let what = format!("press {}", args.keys);
     let (admitted, window) = keyboard_target(desk, args.window.as_deref(), args.pid, |place| {
@@ -42,12 +41,15 @@ pub(super) fn key(desk: &Desk, args: &KeyArgs) -> Result<Done, DeskError> {
     })?;
     admitted.press_keys(&combo, window.as_ref())?;
     let (window, confirmed) = target::delivery(&admitted, window.as_ref());
-    Ok(Done::json(
-        json!({"keys": args.keys, "window": window, "confirmed": confirmed}),
-    ))
+    Ok(Keyed {
+        keys: args.keys.clone(),
+        window,
+        confirmed,
+        windows_changed: None,
+    })
 }
 
-pub(super) fn type_text(desk: &Desk, args: &TypeArgs) -> Result<Done, DeskError> {
+pub(super) fn type_text(desk: &Desk, args: &TypeArgs) -> Result<Typed, DeskError> {
     let chars = args.text.chars().count();
     let (admitted, window) =
         keyboard_target(desk, args.window.as_deref(), args.pid, |place| Intent {
@@ -56,12 +58,14 @@ pub(super) fn type_text(desk: &Desk, args: &TypeArgs) -> Result<Done, DeskError>
         })?;
     let typed = admitted.type_text(&args.text, window.as_ref())?;
     let (window, confirmed) = target::delivery(&admitted, window.as_ref());
-    Ok(Done::json(
-        json!({"typed": typed, "window": window, "confirmed": confirmed}),
-    ))
+    Ok(Typed {
+        typed,
+        window,
+        confirmed,
+    })
 }
 
-pub(super) fn click(desk: &Desk, args: &ClickArgs) -> Result<Done, DeskError> {
+pub(super) fn click(desk: &Desk, args: &ClickArgs) -> Result<Clicked, DeskError> {
     let spot = target::spot(desk, args.x, args.y, args.window.as_deref(), args.pid)?;
     let button = args.button.unwrap_or(Button::Left);
     let count = args.count.unwrap_or(1);
@@ -74,13 +78,18 @@ pub(super) fn click(desk: &Desk, args: &ClickArgs) -> Result<Done, DeskError> {
     let admitted = desk.admit(Intent::new(what, vec![spot.target()]))?;
     admitted.click(&spot, button, count)?;
     let (window, confirmed) = target::delivery(&admitted, spot.on.window());
-    Ok(Done::json(json!({
-        "x": spot.x, "y": spot.y, "button": button.name(), "count": count,
-        "window": window, "confirmed": confirmed
-    })))
+    Ok(Clicked {
+        x: spot.x,
+        y: spot.y,
+        button: button.name().to_string(),
+        count,
+        window,
+        confirmed,
+        windows_changed: None,
+    })
 }
 
-pub(super) fn scroll(desk: &Desk, args: &ScrollArgs) -> Result<Done, DeskError> {
+pub(super) fn scroll(desk: &Desk, args: &ScrollArgs) -> Result<Scrolled, DeskError> {
     let amount = args.amount().map_err(DeskError::Invalid)?;
     let spot = match args.point().map_err(DeskError::Invalid)? {
         Some((x, y)) => target::spot(desk, x, y, args.window.as_deref(), args.pid)?,
@@ -95,15 +104,18 @@ pub(super) fn scroll(desk: &Desk, args: &ScrollArgs) -> Result<Done, DeskError> 
     let admitted = desk.admit(Intent::new(what, vec![spot.target()]))?;
     admitted.scroll(&spot, args.direction, amount)?;
     let (window, confirmed) = target::delivery(&admitted, spot.on.window());
-    let mut done = json!({
-        "x": spot.x, "y": spot.y, "amount": amount, "window": window, "confirmed": confirmed
-    });
-    if let Some(asked) = args.amount.filter(|&asked| asked > amount) {
-        done["note"] = json!(format!(
-            "{asked} notches asked; one scroll sends at most {MAX_SCROLL}, so {amount} were sent"
-        ));
-    }
-    Ok(Done::json(done))
+    Ok(Scrolled {
+        x: spot.x,
+        y: spot.y,
+        amount,
+        window,
+        confirmed,
+        note: args.amount.filter(|&asked| asked > amount).map(|asked| {
+            format!(
+                "{asked} notches asked; one scroll sends at most {MAX_SCROLL}, so {amount} were sent"
+            )
+        }),
+    })
 }
 
 /// The centre of the focused window, refused when another window covers it.
@@ -132,7 +144,7 @@ fn focused_centre(desk: &Desk) -> Result<Spot, DeskError> {
     }
 }
 
-pub(super) fn drag(desk: &Desk, args: &DragArgs) -> Result<Done, DeskError> {
+pub(super) fn drag(desk: &Desk, args: &DragArgs) -> Result<Dragged, DeskError> {
     let from = target::spot(desk, args.x, args.y, args.window.as_deref(), args.pid)?;
     // In a named window both ends are its pixels, and the drop lands in it too.
     let to = match (&from.on, from.raise) {
@@ -149,7 +161,10 @@ pub(super) fn drag(desk: &Desk, args: &DragArgs) -> Result<Done, DeskError> {
     let admitted = desk.admit(Intent::new(what, targets))?;
     admitted.drag(&from, &to)?;
     let (window, confirmed) = target::delivery(&admitted, from.on.window());
-    Ok(Done::json(json!({
-        "from": [from.x, from.y], "to": [to.x, to.y], "window": window, "confirmed": confirmed
-    })))
+    Ok(Dragged {
+        from: [from.x, from.y],
+        to: [to.x, to.y],
+        window,
+        confirmed,
+    })
 }

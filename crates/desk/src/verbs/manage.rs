@@ -3,10 +3,9 @@
 use std::time::{Duration, Instant};
 
 use desk_core::call::{CloseArgs, FocusArgs, LaunchArgs, OpenArgs, QuitArgs};
+use desk_core::results::{Closed, Focused, Opened, Quit, QuitEnding, Started, WindowRef};
 use desk_core::window::Window;
-use serde_json::json;
 
-use crate::done::Done;
 use crate::error::DeskError;
 use crate::guard::Desk;
 use crate::intent::{Intent, Target};
@@ -21,58 +20,64 @@ const POLL: Duration = Duration::from_millis(20);
 /// How often `quit` looks for a window its app opened instead of closing.
 const DIALOG_POLL: Duration = Duration::from_millis(100);
 
-pub(super) fn focus(desk: &Desk, args: &FocusArgs) -> Result<Done, DeskError> {
+pub(super) fn focus(desk: &Desk, args: &FocusArgs) -> Result<Focused, DeskError> {
     let window = desk.pick(args.window.as_deref(), args.pid)?;
     let admitted = desk.admit(Intent::on("focus", vec![Target::window(&window)]))?;
     admitted.focus(&window)?;
-    Ok(Done::json(
-        json!({"focused": true, "window": window.id, "title": window.title}),
-    ))
+    Ok(Focused {
+        focused: true,
+        window: window.id,
+        title: window.title,
+    })
 }
 
-pub(super) fn close(desk: &Desk, args: &CloseArgs) -> Result<Done, DeskError> {
+pub(super) fn close(desk: &Desk, args: &CloseArgs) -> Result<Closed, DeskError> {
     let window = desk.pick(args.window.as_deref(), args.pid)?;
     let admitted = desk.admit(Intent::on("close", vec![Target::window(&window)]))?;
     let before = desk.windows()?;
     admitted.close(&window)?;
     let deadline = Instant::now() + CLOSE_WAIT;
+    let answer = |closed, questions, note| Closed {
+        closed,
+        window: window.id.clone(),
+        title: window.title.clone(),
+        questions,
+        note,
+    };
     loop {
         let now = desk.windows()?;
         if !now.iter().any(|w| w.id == window.id) {
-            return Ok(Done::json(
-                json!({"closed": true, "window": window.id, "title": window.title}),
-            ));
+            return Ok(answer(true, None, None));
         }
         let asked = window
             .pid
             .map(|pid| opened_since(&before, &now, pid))
             .unwrap_or_default();
         if !asked.is_empty() {
-            return Ok(Done::json(json!({
-                "closed": false, "window": window.id, "title": window.title,
-                "questions": asked.iter().map(window_ref).collect::<Vec<_>>(),
-                "note": format!(
-                    "asked to close, the app opened {} instead, most likely a question such as \
-                     whether to save: read it and answer it",
-                    titles(&asked)
-                )
-            })));
+            let note = format!(
+                "asked to close, the app opened {} instead, most likely a question such as \
+                 whether to save: read it and answer it",
+                titles(&asked)
+            );
+            return Ok(answer(
+                false,
+                Some(asked.iter().map(WindowRef::from).collect()),
+                Some(note),
+            ));
         }
         if Instant::now() >= deadline || desk.cancel().is_cancelled() {
-            return Ok(Done::json(json!({
-                "closed": false, "window": window.id, "title": window.title,
-                "note": format!(
-                    "the window was asked to close but is still open after {} s; it may be asking \
-                     something (such as whether to save): look at it before asking again",
-                    CLOSE_WAIT.as_secs()
-                )
-            })));
+            let note = format!(
+                "the window was asked to close but is still open after {} s; it may be asking \
+                 something (such as whether to save): look at it before asking again",
+                CLOSE_WAIT.as_secs()
+            );
+            return Ok(answer(false, None, Some(note)));
         }
         std::thread::sleep(POLL);
     }
 }
 
-pub(super) fn launch(desk: &Desk, args: &LaunchArgs) -> Result<Done, DeskError> {
+pub(super) fn launch(desk: &Desk, args: &LaunchArgs) -> Result<Started, DeskError> {
     let mut what = format!("launch {}", args.app);
     for arg in &args.args {
         what.push(' ');
@@ -81,7 +86,7 @@ pub(super) fn launch(desk: &Desk, args: &LaunchArgs) -> Result<Done, DeskError> 
     let admitted = desk.admit(Intent::new(what, vec![Target::Program(args.app.clone())]))?;
     let launched = admitted.launch(&args.app, &args.args)?;
     let window = first_window(desk, &launched, None, &args.app)?;
-    Ok(Done::json(launched_result(&launched, window)))
+    Ok(started(&launched, window))
 }
 
 /// The first window (or dialog; no splash) of a launched app, within [`LAUNCH_WAIT`]. With
@@ -145,34 +150,30 @@ fn first_window(
     }
 }
 
-fn launched_result(launched: &Launched, window: Option<Window>) -> serde_json::Value {
-    let mut result = json!({
-        "pid": launched.pid,
-        "scoped": launched.scoped,
-        "window": window,
-    });
-    if !launched.added.is_empty() {
-        result["added_args"] = json!(launched.added);
-    }
-    if result["window"].is_null() {
-        result["note"] = json!(match launched.exit.get() {
-            Some(exit) => format!(
-                "the process ended ({}) without showing a window of its own; if it handed the \
+fn started(launched: &Launched, window: Option<Window>) -> Started {
+    let note = window.is_none().then(|| match launched.exit.get() {
+        Some(exit) => format!(
+            "the process ended ({}) without showing a window of its own; if it handed the \
                  work to another process, look with windows",
-                exit.status
-            ),
-            None => format!(
-                "no window within {} s, and process {} still runs: it may be slow to start or \
+            exit.status
+        ),
+        None => format!(
+            "no window within {} s, and process {} still runs: it may be slow to start or \
                  show no window; look with windows or wait",
-                LAUNCH_WAIT.as_secs(),
-                launched.pid
-            ),
-        });
+            LAUNCH_WAIT.as_secs(),
+            launched.pid
+        ),
+    });
+    Started {
+        pid: launched.pid,
+        scoped: launched.scoped,
+        window,
+        added_args: (!launched.added.is_empty()).then(|| launched.added.clone()),
+        note,
     }
-    result
 }
 
-pub(super) fn open(desk: &Desk, args: &OpenArgs) -> Result<Done, DeskError> {
+pub(super) fn open(desk: &Desk, args: &OpenArgs) -> Result<Opened, DeskError> {
     let target = args.target.trim();
     if target.starts_with('/') && !std::path::Path::new(target).exists() {
         return Err(DeskError::Invalid(format!(
@@ -193,15 +194,14 @@ pub(super) fn open(desk: &Desk, args: &OpenArgs) -> Result<Done, DeskError> {
         !w.pid
             .is_some_and(|pid| desk.descends_from(pid, launched.pid))
     });
-    let mut result = launched_result(&launched, window);
-    if elsewhere {
-        result["from_other_process"] = json!(true);
-    }
-    result["opened"] = json!(target);
-    result["kind"] = json!(opener.kind);
-    result["app"] = json!(opener.entry);
-    result["program"] = json!(opener.program);
-    Ok(Done::json(result))
+    Ok(Opened {
+        started: started(&launched, window),
+        from_other_process: elsewhere.then_some(true),
+        opened: target.to_string(),
+        kind: opener.kind,
+        app: opener.entry,
+        program: opener.program,
+    })
 }
 
 /// How long `quit` waits for SIGTERM, then for SIGKILL, to end an app.
@@ -216,11 +216,6 @@ fn opened_since(before: &[Window], now: &[Window], pid: u32) -> Vec<Window> {
         .collect()
 }
 
-/// A window as a reply names it.
-fn window_ref(window: &Window) -> serde_json::Value {
-    json!({"id": window.id, "title": window.title})
-}
-
 /// `"Save changes?" (0x1)`, comma-separated.
 fn titles(windows: &[Window]) -> String {
     windows
@@ -230,7 +225,7 @@ fn titles(windows: &[Window]) -> String {
         .join(", ")
 }
 
-pub(super) fn quit(desk: &Desk, args: &QuitArgs) -> Result<Done, DeskError> {
+pub(super) fn quit(desk: &Desk, args: &QuitArgs) -> Result<Quit, DeskError> {
     let pid = match (args.pid, args.window.as_deref()) {
         (Some(pid), None) => pid,
         (_, window) => {
@@ -295,18 +290,17 @@ pub(super) fn quit(desk: &Desk, args: &QuitArgs) -> Result<Done, DeskError> {
         !desk.running(pid)
     };
     let asked = answered()?;
-    let result = |how: &str, note: &str| {
-        let mut result = json!({
-            "pid": pid, "app": app, "ended": how, "close_requests": windows.len(), "note": note,
-        });
-        if !asked.is_empty() {
-            result["questions"] = json!(asked.iter().map(window_ref).collect::<Vec<_>>());
-        }
-        Done::json(result)
+    let result = |ended: QuitEnding, note: &str| Quit {
+        pid,
+        app: app.clone(),
+        ended,
+        close_requests: windows.len(),
+        note: note.to_string(),
+        questions: (!asked.is_empty()).then(|| asked.iter().map(WindowRef::from).collect()),
     };
     if !desk.running(pid) {
         return Ok(result(
-            "closed",
+            QuitEnding::Closed,
             "the app ended when its windows were asked to close",
         ));
     }
@@ -340,14 +334,14 @@ pub(super) fn quit(desk: &Desk, args: &QuitArgs) -> Result<Done, DeskError> {
             "forced: the app asked something instead of closing".to_string()
         };
         return Ok(result(
-            "terminated",
+            QuitEnding::Terminated,
             &format!("{waited}, and ended on SIGTERM{unanswered}"),
         ));
     }
     admitted.end(&first, pid, Ending::Kill)?;
     if ended(TERM_WAIT) {
         return Ok(result(
-            "killed",
+            QuitEnding::Killed,
             &format!(
                 "the app ignored its close requests and SIGTERM, and ended on SIGKILL; it saved \
                  nothing it had not saved{unanswered}"

@@ -19,28 +19,104 @@ mod wait;
 use std::time::{Duration, Instant};
 
 use desk_core::call::DeskCall;
-use serde_json::{Value, json};
+use desk_core::results::{ReportsChanges, ScreenSize, SnapshotResult};
 
-use crate::done::{Body, Done};
+use crate::done::Done;
 use crate::error::DeskError;
 use crate::guard::Desk;
 
-/// Runs one desk call's verb. A click, key, press or act that completed says which windows
-/// opened, closed or were retitled meanwhile: those are what open dialogs and close them, and watching costs
-/// each of them its quiet period, which typing, scrolling and dragging are spared.
+/// Runs one desk call's verb and renders its typed result, once. A click, key, press or act
+/// that completed says which windows opened, closed, came forward or were retitled meanwhile:
+/// those are what open dialogs and close them, and watching costs each of them its quiet
+/// period, which typing, scrolling and dragging are spared.
 pub(crate) fn dispatch(desk: &Desk, call: &DeskCall) -> Result<Done, DeskError> {
-    let reports_changes = matches!(
-        call,
-        DeskCall::Click(_) | DeskCall::Key(_) | DeskCall::Press(_) | DeskCall::Act(_)
-    );
-    let before = reports_changes.then(|| changes::before(desk)).flatten();
-    let mut done = verb(desk, call)?;
-    if let (Some(before), Body::Json(Value::Object(result))) = (before, &mut done.body)
+    Ok(match call {
+        DeskCall::Windows(_) => Done::of(desk.windows()?),
+        DeskCall::Screen(_) => {
+            let screen = desk.screen()?;
+            Done::of(ScreenSize {
+                width: screen.w,
+                height: screen.h,
+            })
+        }
+        DeskCall::Shot(args) => {
+            let (shot, png) = shot::shot(desk, args)?;
+            Done::of(shot).with_image(png)
+        }
+        DeskCall::Unanswered(_) => Done::of(a11y::unanswered(desk)?),
+        DeskCall::Wait(args) => Done::of(wait::wait(desk, args)?),
+        DeskCall::Still(args) => Done::of(still::still(desk, args)?),
+        DeskCall::Snapshot(args) => match a11y::snapshot(desk, args)? {
+            SnapshotResult::Outline(text) => Done::text(text),
+            tree => Done::of(tree),
+        },
+        DeskCall::Find(args) => Done::of(a11y::find(desk, args)?),
+        DeskCall::Read(args) => Done::of(a11y::read(desk, args)?),
+        DeskCall::At(args) => Done::of(a11y::at(desk, args)?),
+        DeskCall::Key(args) => Done::of(watched(desk, || input::key(desk, args))?),
+        DeskCall::Type(args) => Done::of(input::type_text(desk, args)?),
+        DeskCall::Click(args) => Done::of(watched(desk, || input::click(desk, args))?),
+        DeskCall::Scroll(args) => Done::of(input::scroll(desk, args)?),
+        DeskCall::Drag(args) => Done::of(input::drag(desk, args)?),
+        DeskCall::Press(args) => Done::of(watched(desk, || a11y::press(desk, args))?),
+        DeskCall::Act(args) => Done::of(watched(desk, || a11y::act(desk, args))?),
+        DeskCall::SetValue(args) => Done::of(fields::set_value(desk, args)?),
+        DeskCall::SelectOption(args) => Done::of(fields::select_option(desk, args)?),
+        DeskCall::InsertText(args) => Done::of(fields::insert_text(desk, args)?),
+        DeskCall::SelectText(args) => Done::of(fields::select_text(desk, args)?),
+        DeskCall::Focus(args) => Done::of(manage::focus(desk, args)?),
+        DeskCall::Close(args) => Done::of(manage::close(desk, args)?),
+        DeskCall::Launch(args) => Done::of(manage::launch(desk, args)?),
+        DeskCall::Open(args) => Done::of(manage::open(desk, args)?),
+        DeskCall::Quit(args) => Done::of(manage::quit(desk, args)?),
+        DeskCall::SetFrame(args) => Done::of(frame::set_frame(desk, args)?),
+        DeskCall::Minimize(args) => Done::of(frame::minimize(desk, args)?),
+        DeskCall::Maximize(args) => Done::of(frame::maximize(desk, args)?),
+        DeskCall::Restore(args) => Done::of(frame::restore(desk, args)?),
+        DeskCall::ClipboardRead(args) => {
+            let (read, png) = clipboard::read(desk, args)?;
+            let done = Done::of(read);
+            match png {
+                Some(png) => done.with_image(png),
+                None => done,
+            }
+        }
+        DeskCall::ClipboardWrite(args) => Done::of(clipboard::write(desk, args)?),
+        DeskCall::ComputerState(args) => {
+            let (text, screenshot) = computer::state(desk, args)?;
+            Done::text(text).with_image(screenshot)
+        }
+        DeskCall::ComputerAct(args) => {
+            let (text, screenshot) = computer_act::act(desk, args)?;
+            let done = Done::text(text);
+            match screenshot {
+                Some(screenshot) => done.with_image(screenshot),
+                None => done,
+            }
+        }
+        DeskCall::ComputerEnd(args) => Done::of(computer::end(desk, args)),
+        DeskCall::ComputerScale(args) => Done::of(computer::scale(desk, args)?),
+        DeskCall::Look(args) => {
+            let (text, image) = computer::look(desk, args)?;
+            Done::text(text).with_image(image)
+        }
+        DeskCall::TitleAt(args) => Done::of(computer::title_at(desk, args)?),
+    })
+}
+
+/// Runs an action and adds what it changed among the windows, once the list has settled.
+fn watched<T: ReportsChanges>(
+    desk: &Desk,
+    action: impl FnOnce() -> Result<T, DeskError>,
+) -> Result<T, DeskError> {
+    let before = changes::before(desk);
+    let mut result = action()?;
+    if let Some(before) = before
         && let Some(changed) = changes::since(desk, &before)
     {
-        result.insert("windows_changed".into(), changed);
+        result.changed(changed);
     }
-    Ok(done)
+    Ok(result)
 }
 
 /// Asks `check` every 10 ms until it answers something or `limit` has passed.
@@ -57,51 +133,5 @@ fn poll_until<T>(
             return Ok(None);
         }
         std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
-fn verb(desk: &Desk, call: &DeskCall) -> Result<Done, DeskError> {
-    match call {
-        DeskCall::Windows(_) => Ok(Done::of(desk.windows()?)),
-        DeskCall::SetFrame(args) => frame::set_frame(desk, args),
-        DeskCall::Minimize(args) => frame::minimize(desk, args),
-        DeskCall::Maximize(args) => frame::maximize(desk, args),
-        DeskCall::Restore(args) => frame::restore(desk, args),
-        DeskCall::Open(args) => manage::open(desk, args),
-        DeskCall::Quit(args) => manage::quit(desk, args),
-        DeskCall::ClipboardRead(args) => clipboard::read(desk, args),
-        DeskCall::ClipboardWrite(args) => clipboard::write(desk, args),
-        DeskCall::Screen(_) => {
-            let screen = desk.screen()?;
-            Ok(Done::json(json!({"width": screen.w, "height": screen.h})))
-        }
-        DeskCall::Shot(args) => shot::shot(desk, args),
-        DeskCall::Wait(args) => wait::wait(desk, args),
-        DeskCall::Still(args) => still::still(desk, args),
-        DeskCall::Key(args) => input::key(desk, args),
-        DeskCall::Type(args) => input::type_text(desk, args),
-        DeskCall::Click(args) => input::click(desk, args),
-        DeskCall::Scroll(args) => input::scroll(desk, args),
-        DeskCall::Drag(args) => input::drag(desk, args),
-        DeskCall::Focus(args) => manage::focus(desk, args),
-        DeskCall::Close(args) => manage::close(desk, args),
-        DeskCall::Launch(args) => manage::launch(desk, args),
-        DeskCall::Snapshot(args) => a11y::snapshot(desk, args),
-        DeskCall::Find(args) => a11y::find(desk, args),
-        DeskCall::Read(args) => a11y::read(desk, args),
-        DeskCall::Press(args) => a11y::press(desk, args),
-        DeskCall::Act(args) => a11y::act(desk, args),
-        DeskCall::SetValue(args) => fields::set_value(desk, args),
-        DeskCall::SelectOption(args) => fields::select_option(desk, args),
-        DeskCall::InsertText(args) => fields::insert_text(desk, args),
-        DeskCall::SelectText(args) => fields::select_text(desk, args),
-        DeskCall::At(args) => a11y::at(desk, args),
-        DeskCall::Unanswered(_) => a11y::unanswered(desk),
-        DeskCall::ComputerState(args) => computer::state(desk, args),
-        DeskCall::ComputerAct(args) => computer_act::act(desk, args),
-        DeskCall::ComputerEnd(args) => computer::end(desk, args),
-        DeskCall::ComputerScale(args) => computer::scale(desk, args),
-        DeskCall::Look(args) => computer::look(desk, args),
-        DeskCall::TitleAt(args) => computer::title_at(desk, args),
     }
 }

@@ -2,14 +2,14 @@
 
 use desk_core::call::ShotArgs;
 use desk_core::geometry::Rect;
-use serde_json::json;
+use desk_core::results::Shot;
 
-use crate::done::{Done, Picture};
+use crate::done::Picture;
 use crate::error::DeskError;
 use crate::guard::Desk;
 use crate::image::RgbImage;
 
-pub(super) fn shot(desk: &Desk, args: &ShotArgs) -> Result<Done, DeskError> {
+pub(super) fn shot(desk: &Desk, args: &ShotArgs) -> Result<(Shot, Picture), DeskError> {
     let screen = desk.screen()?;
     let crop = args.rect().map_err(DeskError::Invalid)?;
     let (image, placed) = if args.window.is_some() || args.pid.is_some() {
@@ -27,20 +27,22 @@ pub(super) fn shot(desk: &Desk, args: &ShotArgs) -> Result<Done, DeskError> {
         (desk.capture_screen(area)?, None)
     };
     let png = image.to_png();
-    let mut result = json!({"width": image.width, "height": image.height});
-    if let Some((origin, screen_origin, id)) = placed {
-        result["origin"] = json!(origin);
-        result["screen_origin"] = json!(screen_origin);
-        result["window"] = json!(id);
-    }
+    let (origin, screen_origin, window) = match placed {
+        Some((origin, screen_origin, id)) => (Some(origin), Some(screen_origin), Some(id)),
+        None => (None, None, None),
+    };
     if let Some(path) = &args.path {
         write_png(path, &png)?;
-        result["path"] = json!(path);
     }
-    Ok(Done {
-        image: Some(Picture::png(png)),
-        ..Done::json(result)
-    })
+    let shot = Shot {
+        width: image.width,
+        height: image.height,
+        origin,
+        screen_origin,
+        window,
+        path: args.path.clone(),
+    };
+    Ok((shot, Picture::png(png)))
 }
 
 /// The named window's own pixels where it is on the screen (cropped to `crop`, in the window's

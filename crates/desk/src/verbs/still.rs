@@ -10,9 +10,8 @@
 use std::time::{Duration, Instant};
 
 use desk_core::call::StillArgs;
-use serde_json::json;
+use desk_core::results::Still;
 
-use crate::done::Done;
 use crate::error::DeskError;
 use crate::guard::Desk;
 use crate::image::RgbImage;
@@ -28,7 +27,7 @@ const VOLATILE_AFTER: usize = 3;
 /// Pause between captures.
 const TICK: Duration = Duration::from_millis(2);
 
-pub(super) fn still(desk: &Desk, args: &StillArgs) -> Result<Done, DeskError> {
+pub(super) fn still(desk: &Desk, args: &StillArgs) -> Result<Still, DeskError> {
     let (timeout, hold) = args.timing();
     let (timeout, hold) = (Duration::from_millis(timeout), Duration::from_millis(hold));
     let screen = desk.screen()?;
@@ -66,12 +65,12 @@ pub(super) fn still(desk: &Desk, args: &StillArgs) -> Result<Done, DeskError> {
             break false;
         }
     };
-    Ok(Done::json(json!({
-        "still": still,
-        "changed": changed,
-        "ms": start.elapsed().as_millis() as u64,
-        "volatile": tracker.volatile_count(),
-    })))
+    Ok(Still {
+        still,
+        changed,
+        ms: start.elapsed().as_millis() as u64,
+        volatile: tracker.volatile_count(),
+    })
 }
 
 /// What each block has shown during a wait.

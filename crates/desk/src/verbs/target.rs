@@ -4,7 +4,6 @@ use std::time::Duration;
 
 use desk_core::geometry::Rect;
 use desk_core::window::Window;
-use serde_json::{Value, json};
 
 use crate::error::DeskError;
 use crate::guard::{Admitted, Desk, Spot};
@@ -77,9 +76,9 @@ pub(super) fn named_spot(desk: &Desk, window: Window, x: i32, y: i32) -> Result<
 }
 
 /// `window` and `confirmed` for a result: where the input went and whether its app read it.
-pub(super) fn delivery(admitted: &Admitted<'_>, window: Option<&Window>) -> (Value, bool) {
+pub(super) fn delivery(admitted: &Admitted<'_>, window: Option<&Window>) -> (Option<String>, bool) {
     match window {
-        Some(w) => (json!(w.id), admitted.settle(w, SETTLE_WAIT)),
-        None => (Value::Null, false),
+        Some(w) => (Some(w.id.clone()), admitted.settle(w, SETTLE_WAIT)),
+        None => (None, false),
     }
 }

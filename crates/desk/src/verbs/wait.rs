@@ -8,22 +8,19 @@
 use std::time::{Duration, Instant};
 
 use desk_core::call::WaitArgs;
+use desk_core::results::Waited;
 use desk_core::window::Window;
-use serde_json::json;
 
-use crate::done::Done;
 use crate::error::DeskError;
 use crate::guard::Desk;
 
 const FINGERPRINT_EVERY: Duration = Duration::from_millis(10);
 const FULL_READ_EVERY: Duration = Duration::from_millis(100);
 
-pub(super) fn wait(desk: &Desk, args: &WaitArgs) -> Result<Done, DeskError> {
+pub(super) fn wait(desk: &Desk, args: &WaitArgs) -> Result<Waited, DeskError> {
     let timeout = Duration::from_millis(args.timeout());
     let deadline = Instant::now() + timeout;
-    let answer = |windows: Vec<Window>, changed: bool| {
-        Done::json(json!({"changed": changed, "windows": windows}))
-    };
+    let answer = |windows: Vec<Window>, changed: bool| Waited { changed, windows };
 
     // Both sides of the comparison are what the agent may see: a window of another app coming
     // or going is no change to it.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use desk_core::call::script::{self, GUI_PLAN, SCRIPT_RUN};
 use desk_core::call::{Kind, Verb};
-use desk_core::wire::Reply;
+use desk_core::wire::{Format, Reply};
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
 use serde_json::{Value, json};
 
@@ -83,11 +83,10 @@ pub fn list(mode: Mode, plugins: &Plugins) -> Vec<Tool> {
 fn script_tool() -> Tool {
     Tool::new(
         SCRIPT_RUN,
-        "Run a JavaScript/TypeScript module on Node 24 with the desk API as the global desk \
-         (one async function per desk verb, e.g. await desk.windows(), desk.type({window, \
-         text})). Export async function main(params); its return value is the result. The run \
-         owns the desk until it ends. Reports {result, logs, stderr, exit_code, duration_ms, \
-         error?: {kind: import|no_main|exception|timeout|stopped|exit, message}}.",
+        "Run a JS/TS module on Node 24 with the desk API as global desk (await \
+         desk.windows(), desk.type({window, text}), one function per verb). Export async \
+         function main(params); its return is the result. The run owns the desk until it \
+         ends. Reports {result, logs, stderr, exit_code, duration_ms, error?}.",
         schema(script::input_schema()),
     )
 }
@@ -95,13 +94,12 @@ fn script_tool() -> Tool {
 fn plan_tool() -> Tool {
     Tool::new(
         GUI_PLAN,
-        "Run a plan of GUI steps in one call: {do: click, target} | {do: type, text, target?} | \
-         {do: key, keys} | {do: wait, ms} | {do: expect, name? (a control that must show), \
-         question? (judged by a model on a shot)}. A target is {name, role?, nth?} (found by \
-         accessibility; nth picks one of several) or {describe} (found by a model on a shot). {{param}} in strings takes \
-         params. save_as keeps the plan as a flow; flow runs one and replays its recording \
-         with no model call while the screen still matches. Answers per step how its target \
-         was found (accessibility, model, replay, tree) and the model calls and tokens used.",
+        "Run GUI steps in one call: {do: click, target} | {do: type, text, target?} | {do: \
+         key, keys} | {do: wait, ms} | {do: expect, name? (a control that shows), question? (a \
+         model judges a shot)}. target: {name, role?, nth?} (by accessibility) or {describe} \
+         (a model finds it). {{param}} takes params. save_as keeps a flow; flow replays it \
+         without model calls while the screen matches. Answers how each target was found and \
+         the model calls used.",
         schema(script::plan_schema()),
     )
 }
@@ -115,9 +113,9 @@ fn schema(value: Value) -> Arc<JsonObject> {
 
 fn desk_tool(mode: Mode) -> Tool {
     let mut description = String::from(
-        "Read and act on the user's desktop. Pass verb and its arguments side by side \
-         (? = optional); results are JSON. window = an id or title from windows. Coordinates \
-         are screen pixels, or with window pixels of that window's shot.",
+        "Read and act on the user's desktop: pass verb and its arguments beside it (? = \
+         optional); results are JSON. window: an id or title from windows; x,y: screen pixels, \
+         or with window pixels of its shot.",
     );
     if mode.read_only {
         description.push_str(
@@ -125,10 +123,10 @@ fn desk_tool(mode: Mode) -> Tool {
         );
     } else {
         description.push_str(
-            " Action results carry outcome: completed, refused (nothing sent) or unknown (may \
-             have landed: look before resending), confirmed: the app answered a ping after the \
-             input, so it read it. click, key, press, act add \
-             windows_changed (opened, closed, retitled).",
+            " allow_auth? lets input reach a password field. Actions answer outcome (completed; \
+             refused: nothing sent; unknown: may have landed, look before resending) and \
+             confirmed (the app answered a ping after it); click, key, press, act add \
+             windows_changed.",
         );
     }
     if mode.dry_run && !mode.read_only {
@@ -142,7 +140,12 @@ fn desk_tool(mode: Mode) -> Tool {
 fn verb_tool(name: &'static str, mut description: String, mode: Mode, vision: bool) -> Tool {
     let listed = listed(mode, vision);
     for verb in &listed {
-        description.push_str(&format!("\n{}: {}", verb.signature(), verb.about()));
+        // allow_auth is said once, in the tool's own description; foreground and
+        // workspace_only are taken for other desks and change nothing here.
+        let signature = [" allow_auth?", " foreground?", " workspace_only?"]
+            .iter()
+            .fold(verb.signature(), |s, field| s.replace(field, ""));
+        description.push_str(&format!("\n{signature}: {}", verb.about()));
     }
     let verbs: Vec<&str> = listed.iter().map(|v| v.name()).collect();
     Tool::new(
@@ -151,8 +154,7 @@ fn verb_tool(name: &'static str, mut description: String, mode: Mode, vision: bo
         schema(json!({
             "type": "object",
             "properties": {"verb": {"type": "string", "enum": verbs}},
-            "required": ["verb"],
-            "additionalProperties": true
+            "required": ["verb"]
         })),
     )
 }
@@ -169,13 +171,11 @@ fn listed(mode: Mode, vision: bool) -> Vec<Verb> {
 
 fn computer_tool(mode: Mode) -> Tool {
     let mut description = String::from(
-        "The desktop for an agent that works from screenshots. Pass verb and its arguments. \
-         computer_state shows a JPEG of the screen and lists the frontmost app's elements as \
-         [index] with centres; x,y everywhere are pixels of the latest screenshot you were \
-         shown. computer_act by element index or x,y waits until the screen is still and \
-         answers a new screenshot; act on an element over a guessed point. An element that \
-         moved or vanished is refused: call computer_state again. A small red square at the \
-         top right is shuttle's own marker that it is acting.",
+        "For an agent that works from screenshots: pass verb and its arguments. \
+         computer_state shows a JPEG and the front app's elements as [index]; x,y are pixels of \
+         the latest screenshot shown. computer_act (by element, better than x,y) waits for a \
+         still screen and answers a new screenshot; a moved or vanished element is refused. \
+         The red square at the top right is shuttle's marker.",
     );
     if mode.read_only {
         description.push_str(" READ-ONLY: computer_act is refused and not listed.");
@@ -188,8 +188,8 @@ fn computer_tool(mode: Mode) -> Tool {
 fn screenshot_tool() -> Tool {
     Tool::new(
         SCREENSHOT,
-        "A PNG of the screen, of x,y,w,h, or of one window (x,y,w,h then crop it; origin is the \
-         crop's top left in the window image). Returns the image and its size.",
+        "A PNG of the screen, of x,y,w,h, or of one window (x,y,w,h crop it). Answers the image \
+         and its size.",
         schema(json!({
             "type": "object",
             "properties": {
@@ -306,18 +306,25 @@ fn absolutise_path(args: &mut JsonObject, cwd: Option<&Path>) -> Result<(), Stri
     Ok(())
 }
 
-/// A daemon reply as an MCP tool result: the text, and the PNG as an image block when there is one.
+/// A daemon reply as an MCP tool result: the text, the image as an image block when there is
+/// one, and a JSON object result also as `structuredContent`, for clients that read it.
 pub fn to_result(reply: Reply) -> CallToolResult {
     if reply.is_error {
         return CallToolResult::error(vec![ContentBlock::text(reply.text)]);
     }
+    let structured = match reply.format {
+        Some(Format::Json) => reply.json_value().filter(Value::is_object),
+        _ => None,
+    };
     let mut content = Vec::with_capacity(2);
     let mime = reply.mime().to_string();
     if let Some(image) = reply.image_b64 {
         content.push(ContentBlock::image(image, mime));
     }
     content.push(ContentBlock::text(reply.text));
-    CallToolResult::success(content)
+    let mut result = CallToolResult::success(content);
+    result.structured_content = structured;
+    result
 }
 
 #[cfg(test)]
@@ -438,13 +445,31 @@ mod tests {
     }
 
     #[test]
-    fn descriptions_stay_short() {
-        // About 1,050 tokens at most for the desk tool (38 verbs): every verb, limit and
-        // result field in a line.
-        for tool in list(Mode::default(), &none()) {
+    fn the_tool_list_stays_under_8_kb() {
+        // Every agent pays for the list in every session: every verb in a line, and no more.
+        let tools = list(Mode::default(), &none());
+        let bytes = serde_json::to_vec(&tools).unwrap().len();
+        assert!(bytes < 8000, "the tool list is {bytes} bytes");
+        for tool in &tools {
             let len = tool.description.as_deref().unwrap_or_default().len();
-            assert!(len < 4200, "{} description is {len} bytes", tool.name);
+            assert!(len < 3600, "{} description is {len} bytes", tool.name);
         }
+    }
+
+    #[test]
+    fn a_json_object_result_is_also_structured_content_and_text_is_not() {
+        let json = to_result(Reply::json(&json!({"width": 4, "height": 3})));
+        assert_eq!(
+            json.structured_content,
+            Some(json!({"width": 4, "height": 3}))
+        );
+        let text = to_result(Reply::ok("{\"looks\": \"like json\"}", Format::Text));
+        assert_eq!(text.structured_content, None);
+        let list = to_result(Reply::json(&json!([1, 2])));
+        assert_eq!(
+            list.structured_content, None,
+            "structured content is an object"
+        );
     }
 
     #[test]

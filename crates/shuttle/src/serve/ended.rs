@@ -4,8 +4,8 @@ use base64::Engine as _;
 use desk::{Body, Done};
 use desk_core::call::Kind;
 use desk_core::outcome::Outcome;
-use desk_core::wire::Reply;
 use desk_core::wire::message::PNG;
+use desk_core::wire::{Format, Reply};
 use serde_json::{Map, Value, json};
 
 /// How a call ended: its kind, its outcome and, when it produced one, its result.
@@ -67,12 +67,12 @@ impl Ended {
     pub fn reply(self, tool: &str) -> Reply {
         // A run's report is its answer either way; a failed run answers it as an error.
         if let (Kind::Run, Some(done)) = (self.kind, &self.done) {
-            let text = match &done.body {
-                Body::Json(value) => value.to_string(),
-                Body::Text(text) => text.clone(),
+            let (text, format) = match &done.body {
+                Body::Json(value) => (value.to_string(), Format::Json),
+                Body::Text(text) => (text.clone(), Format::Text),
             };
             return match self.outcome {
-                Outcome::Completed => Reply::ok(text),
+                Outcome::Completed => Reply::ok(text, format),
                 _ => Reply::error(text),
             };
         }
@@ -90,18 +90,21 @@ impl Ended {
             }
             return Reply::error(text);
         };
-        let text = match done.body {
+        let (text, format) = match done.body {
             Body::Json(Value::Object(fields)) if act => {
                 let mut out = Map::new();
                 out.insert("outcome".into(), json!(self.outcome.name()));
                 out.extend(fields);
-                Value::Object(out).to_string()
+                (Value::Object(out).to_string(), Format::Json)
             }
-            Body::Json(value) => value.to_string(),
-            Body::Text(text) if act => format!("outcome: {}\n{text}", self.outcome.name()),
-            Body::Text(text) => text,
+            Body::Json(value) => (value.to_string(), Format::Json),
+            Body::Text(text) if act => (
+                format!("outcome: {}\n{text}", self.outcome.name()),
+                Format::Text,
+            ),
+            Body::Text(text) => (text, Format::Text),
         };
-        let mut reply = Reply::ok(text);
+        let mut reply = Reply::ok(text, format);
         if let Some(image) = done.image {
             reply.image_b64 = Some(base64::engine::general_purpose::STANDARD.encode(image.bytes));
             // PNG is what a reply without the field means, so older readers keep working.

@@ -1,0 +1,210 @@
+//! What each verb answers: one type per verb's result, rendered once into the reply and
+//! described by its JSON schema (the MCP output schema, the runtime's TypeScript types).
+//!
+//! A verb that calls another (a vision action clicking, `press` falling back to a click) gets
+//! the other's typed result back, never its JSON: a misspelt field does not compile.
+//!
+//! - [`input`]: key, type, click, scroll, drag.
+//! - [`a11y`]: snapshot, find, read, at, press and act, unanswered.
+//! - [`fields`]: set_value, select_option, insert_text, select_text.
+//! - [`apps`]: focus, close, launch, open, quit and the window frame verbs.
+//! - [`observe`]: screen, shot, wait, still, the clipboard.
+//! - [`vision`]: the vision verbs' JSON answers.
+
+pub mod a11y;
+pub mod apps;
+pub mod fields;
+pub mod input;
+pub mod observe;
+pub mod vision;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::window::Window;
+
+pub use a11y::*;
+pub use apps::*;
+pub use fields::*;
+pub use input::*;
+pub use observe::*;
+pub use vision::*;
+
+/// A window as a result names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct WindowRef {
+    /// Its id, as `windows` lists it.
+    pub id: String,
+    /// Its title.
+    pub title: String,
+}
+
+impl From<&Window> for WindowRef {
+    fn from(window: &Window) -> Self {
+        Self {
+            id: window.id.clone(),
+            title: window.title.clone(),
+        }
+    }
+}
+
+/// A window that opened or closed, as a change names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct WindowBrief {
+    /// Its id.
+    pub id: String,
+    /// Its title.
+    pub title: String,
+    /// Its role, such as `window` or `dialog`.
+    pub role: String,
+}
+
+impl From<&Window> for WindowBrief {
+    fn from(window: &Window) -> Self {
+        Self {
+            id: window.id.clone(),
+            title: window.title.clone(),
+            role: window.role.clone(),
+        }
+    }
+}
+
+/// A window that took a new title.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Retitled {
+    /// Its id.
+    pub id: String,
+    /// Its title now.
+    pub title: String,
+    /// Its title before.
+    pub was: String,
+}
+
+/// What changed between two window lists (topmost first): the windows that opened, closed,
+/// came to the front or took a new title. Each part is left out when empty.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct WindowChanges {
+    /// Windows that opened.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub opened: Vec<WindowBrief>,
+    /// Windows that closed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub closed: Vec<WindowBrief>,
+    /// A window that was there before and is now the front one (panels and desktops aside).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raised: Option<WindowBrief>,
+    /// Windows that took a new title.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retitled: Vec<Retitled>,
+}
+
+impl WindowChanges {
+    /// What differs from `before` to `after`; `None` when nothing does.
+    pub fn between(before: &[Window], after: &[Window]) -> Option<Self> {
+        let opened = after
+            .iter()
+            .filter(|w| !before.iter().any(|b| b.id == w.id))
+            .map(WindowBrief::from)
+            .collect();
+        let closed = before
+            .iter()
+            .filter(|b| !after.iter().any(|w| w.id == b.id))
+            .map(WindowBrief::from)
+            .collect();
+        let front = |list: &[Window]| list.iter().find(|w| !w.shell).map(|w| w.id.clone());
+        let raised = front(after)
+            .filter(|top| front(before).as_ref() != Some(top))
+            .filter(|top| before.iter().any(|b| &b.id == top))
+            .and_then(|top| after.iter().find(|w| w.id == top))
+            .map(WindowBrief::from);
+        let retitled = after
+            .iter()
+            .filter_map(|w| {
+                let was = before.iter().find(|b| b.id == w.id && b.title != w.title)?;
+                Some(Retitled {
+                    id: w.id.clone(),
+                    title: w.title.clone(),
+                    was: was.title.clone(),
+                })
+            })
+            .collect();
+        let changes = Self {
+            opened,
+            closed,
+            raised,
+            retitled,
+        };
+        (changes != Self::default()).then_some(changes)
+    }
+
+    /// The changes as one line of words: `opened 0x3 "Save as"; closed 0x2 "Mail"`.
+    pub fn words(&self) -> String {
+        let named = |w: &WindowBrief| format!("{} {:?}", w.id, w.title);
+        let list =
+            |windows: &[WindowBrief]| windows.iter().map(named).collect::<Vec<_>>().join(", ");
+        let mut parts = Vec::new();
+        if !self.opened.is_empty() {
+            parts.push(format!("opened {}", list(&self.opened)));
+        }
+        if !self.closed.is_empty() {
+            parts.push(format!("closed {}", list(&self.closed)));
+        }
+        if let Some(raised) = &self.raised {
+            parts.push(format!("raised {}", named(raised)));
+        }
+        for r in &self.retitled {
+            parts.push(format!("retitled {} {:?} from {:?}", r.id, r.title, r.was));
+        }
+        parts.join("; ")
+    }
+}
+
+/// A result that reports the window changes the action caused (click, key, press, act).
+pub trait ReportsChanges {
+    /// Records what changed.
+    fn changed(&mut self, changes: WindowChanges);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window(id: &str, title: &str) -> Window {
+        Window {
+            id: id.into(),
+            title: title.into(),
+            role: "window".into(),
+            pid: Some(1),
+            active: false,
+            app: None,
+            shell: false,
+            owner: None,
+            modal: None,
+            blocks: None,
+        }
+    }
+
+    #[test]
+    fn changes_say_what_opened_closed_came_forward_and_took_a_new_title() {
+        let before = [window("0x1", "Notes"), window("0x2", "Mail")];
+        let after = [window("0x3", "Save as"), window("0x1", "Notes *")];
+        let changes = WindowChanges::between(&before, &after).unwrap();
+        assert_eq!(
+            serde_json::to_value(&changes).unwrap(),
+            serde_json::json!({
+                "opened": [{"id": "0x3", "title": "Save as", "role": "window"}],
+                "closed": [{"id": "0x2", "title": "Mail", "role": "window"}],
+                "retitled": [{"id": "0x1", "title": "Notes *", "was": "Notes"}],
+            })
+        );
+        assert_eq!(
+            changes.words(),
+            "opened 0x3 \"Save as\"; closed 0x2 \"Mail\"; retitled 0x1 \"Notes *\" from \"Notes\""
+        );
+        assert_eq!(WindowChanges::between(&before, &before), None);
+        // Mail comes to the front: raised, though nothing opened or closed.
+        let restacked = [window("0x2", "Mail"), window("0x1", "Notes")];
+        let raised = WindowChanges::between(&before, &restacked).unwrap();
+        assert_eq!(raised.raised.unwrap().id, "0x2");
+    }
+}
