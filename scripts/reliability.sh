@@ -28,6 +28,6 @@ faults=(
 )
 for fault in "${faults[@]}"; do
   read -r file test <<<"$fault"
-  cargo test -q -p shuttle --test "$file" -- --exact "$test" --nocapture 2>&1 | grep '^fault:'
+  cargo test -q -p shuttle --features e2e --test e2e -- --exact "$file::$test" --nocapture 2>&1 | grep '^fault:'
 done
-cargo test -q -p shuttle --test crash -- --test-threads=1 2>&1 | grep -E '^test result'
+cargo test -q -p shuttle --features e2e --test e2e -- crash:: --test-threads=1 2>&1 | grep -E '^test result'

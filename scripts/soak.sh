@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 calls=${1:-2000}
 if [ -z "${SHUTTLE_SOAK_INSIDE:-}" ]; then
   scripts/deps.sh
-  cargo build -p shuttle --tests >&2
+  cargo build -p shuttle --features e2e --tests >&2
   rig=$(mktemp -d -t shuttle-soak-rig-XXXXXX)
   trap 'rm -rf "$rig"' EXIT
   SHUTTLE_RIG=$rig SHUTTLE_SOAK_INSIDE=1 scripts/desktop.sh run "$0" "$@"
@@ -17,7 +17,7 @@ fi
 
 log=${TMPDIR:-/tmp}/shuttle-soak.log
 status=0
-SHUTTLE_SOAK_CALLS=$calls cargo test -q -p shuttle --test soak -- --nocapture --test-threads=1 \
+SHUTTLE_SOAK_CALLS=$calls cargo test -q -p shuttle --features e2e --test e2e -- soak:: --nocapture --test-threads=1 \
   >"$log" 2>&1 || status=$?
 grep -E '^soak:' "$log" || true
 [ "$status" -eq 0 ] || echo "the soak failed: see $log" >&2

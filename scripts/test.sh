@@ -16,13 +16,15 @@ step "runtime tests (node --test)"
 
 step "cargo fmt --check"
 cargo fmt --all --check
+# The end-to-end tests are one test binary behind the e2e feature: a plain `cargo test` needs no
+# desktop. Every step takes the feature, so the workspace is built once.
 step "cargo clippy"
-cargo clippy --workspace --all-targets -- -D warnings
+cargo clippy --workspace --all-targets --features shuttle/e2e -- -D warnings
 step "build"
-cargo build --workspace --all-targets
+cargo build --workspace --all-targets --features shuttle/e2e
 
 # One test at a time: the end-to-end tests share one screen, one keyboard and one focus.
 step "tests (unit and end-to-end, on a virtual desktop)"
 rig=$(mktemp -d -t shuttle-rig-XXXXXX)
 trap 'rm -rf "$rig"' EXIT
-SHUTTLE_RIG=$rig scripts/desktop.sh run cargo test --workspace -- --test-threads=1
+SHUTTLE_RIG=$rig scripts/desktop.sh run cargo test --workspace --features shuttle/e2e -- --test-threads=1

@@ -69,6 +69,21 @@ impl View {
     }
 }
 
+/// Accessible roles that the verbs, the policy and the backends all treat specially, as AT-SPI
+/// spells them.
+pub mod role {
+    /// A menu: opens its items.
+    pub const MENU: &str = "menu";
+    /// Menu entries, which run an action.
+    pub const MENU_ITEMS: [&str; 3] = ["menu item", "check menu item", "radio menu item"];
+    /// A combo box.
+    pub const COMBO_BOX: &str = "combo box";
+    /// A password entry: never read, never typed into without allow_auth.
+    pub const PASSWORD_TEXT: &str = "password text";
+    /// A web page's document.
+    pub const DOCUMENT_WEB: &str = "document web";
+}
+
 /// Roles an agent acts on.
 const CONTROLS: &[&str] = &[
     "button",

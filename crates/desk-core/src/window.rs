@@ -37,6 +37,24 @@ pub struct Window {
     pub blocks: Option<String>,
 }
 
+/// The roles a window record's `role` takes, as every backend and verb spells them.
+pub mod role {
+    /// An ordinary window.
+    pub const WINDOW: &str = "window";
+    /// A dialog: a transient or modal window.
+    pub const DIALOG: &str = "dialog";
+    /// A panel (a dock).
+    pub const DOCK: &str = "dock";
+    /// The desktop itself.
+    pub const DESKTOP: &str = "desktop";
+    /// A splash screen an app shows while it starts.
+    pub const SPLASH: &str = "splash";
+    /// A window the window manager does not manage: a menu, a tooltip.
+    pub const POPUP: &str = "popup";
+    /// The roles of the desktop's own windows, which no app owns.
+    pub const SHELL: [&str; 2] = [DOCK, DESKTOP];
+}
+
 fn is_false(b: &bool) -> bool {
     !b
 }

@@ -14,7 +14,7 @@ use super::{lost, parse_window_id, reply_error};
 use desk::DeskError;
 
 /// The role an unmanaged window gets in its record.
-pub(super) const POPUP: &str = "popup";
+pub(super) const POPUP: &str = desk_core::window::role::POPUP;
 
 /// A child of the root that holds the desk point.
 struct Hit {

@@ -19,7 +19,6 @@ use x11rb::wrapper::ConnectionExt as _;
 use desk::Cancel;
 use desk::DeskError;
 use desk::{Answer, Question};
-use desk_core::outcome::Control;
 
 /// The dialog's size.
 pub const WIDTH: u16 = 520;
@@ -61,11 +60,9 @@ pub(super) fn ask(
     question: &Question,
     cancel: &Cancel,
 ) -> Result<Answer, DeskError> {
-    let failed = |e: Box<dyn std::error::Error>| {
-        DeskError::refused(
-            Control::Person,
-            format!("the confirm dialog could not be shown on {display}: {e}"),
-        )
+    let failed = |e: Box<dyn std::error::Error>| DeskError::Unreachable {
+        system: "x11",
+        reason: format!("the confirm dialog could not be shown on {display}: {e}"),
     };
     let (conn, screen_num) = crate::patient::connect(display).map_err(|e| failed(e.into()))?;
     let dialog = Dialog::open(&conn, screen_num, question).map_err(failed)?;

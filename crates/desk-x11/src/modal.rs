@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use desk::DeskError;
 use desk_core::geometry::Rect;
-use desk_core::window::Window;
+use desk_core::window::{Window, role};
 use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _, Window as Xid};
 
 use super::atoms::Atoms;
@@ -24,7 +24,7 @@ pub(super) fn mark(
     let dialogs: Vec<(usize, Xid)> = list
         .iter()
         .enumerate()
-        .filter(|(_, w)| w.role == "dialog")
+        .filter(|(_, w)| w.role == role::DIALOG)
         .filter_map(|(i, w)| Some((i, parse_window_id(&w.id)?)))
         .collect();
     let mut pending = Vec::with_capacity(dialogs.len());
@@ -94,6 +94,8 @@ fn blocked_title(list: &[Window], i: usize) -> Option<String> {
         return Some(parent.title.clone());
     }
     list.iter()
-        .find(|w| w.id != dialog.id && w.pid.is_some() && w.pid == dialog.pid && w.role != "dialog")
+        .find(|w| {
+            w.id != dialog.id && w.pid.is_some() && w.pid == dialog.pid && w.role != role::DIALOG
+        })
         .map(|w| w.title.clone())
 }

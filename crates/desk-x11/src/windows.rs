@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use crate::patient::Conn;
 use desk_core::geometry::Rect;
-use desk_core::window::Window;
+use desk_core::window::{Window, role};
 use x11rb::cookie::Cookie;
 use x11rb::errors::ReplyError;
 use x11rb::protocol::xproto::{
@@ -135,7 +135,8 @@ pub(super) fn records(
             id: format_id(p.id),
             role: role(&p, atoms).into(),
             active: active == Some(p.id),
-            app: p.pid.and_then(desk_linux::proc::exe_name),
+            // The desk names the app, as the allowlist does.
+            app: None,
             shell: p.pid.is_some_and(|pid| shell_pids.contains(&pid)),
             owner: p.transient_for.map(format_id),
             modal: None,
@@ -184,14 +185,14 @@ fn read_props(p: Pending<'_>, atoms: &Atoms) -> Result<Props, ReplyError> {
 /// The window's kind in a word: the first type the window declares that we know.
 fn role(p: &Props, atoms: &Atoms) -> &'static str {
     let known = [
-        (atoms._NET_WM_WINDOW_TYPE_NORMAL, "window"),
-        (atoms._NET_WM_WINDOW_TYPE_DIALOG, "dialog"),
-        (atoms._NET_WM_WINDOW_TYPE_DOCK, "dock"),
-        (atoms._NET_WM_WINDOW_TYPE_DESKTOP, "desktop"),
+        (atoms._NET_WM_WINDOW_TYPE_NORMAL, role::WINDOW),
+        (atoms._NET_WM_WINDOW_TYPE_DIALOG, role::DIALOG),
+        (atoms._NET_WM_WINDOW_TYPE_DOCK, role::DOCK),
+        (atoms._NET_WM_WINDOW_TYPE_DESKTOP, role::DESKTOP),
         (atoms._NET_WM_WINDOW_TYPE_UTILITY, "utility"),
         (atoms._NET_WM_WINDOW_TYPE_TOOLBAR, "toolbar"),
         (atoms._NET_WM_WINDOW_TYPE_MENU, "menu"),
-        (atoms._NET_WM_WINDOW_TYPE_SPLASH, "splash"),
+        (atoms._NET_WM_WINDOW_TYPE_SPLASH, role::SPLASH),
         (atoms._NET_WM_WINDOW_TYPE_NOTIFICATION, "notification"),
     ];
     let declared = p.types.iter().find_map(|t| {
@@ -201,11 +202,11 @@ fn role(p: &Props, atoms: &Atoms) -> &'static str {
             .map(|(_, name)| *name)
     });
     match declared {
-        Some("window") if p.modal => "dialog",
+        Some(role::WINDOW) if p.modal => role::DIALOG,
         Some(name) => name,
         // EWMH: a transient window that declares no type is a dialog.
-        None if p.transient_for.is_some() || p.modal => "dialog",
-        None => "window",
+        None if p.transient_for.is_some() || p.modal => role::DIALOG,
+        None => role::WINDOW,
     }
 }
 

@@ -97,8 +97,8 @@ fn the_allowlist_filters_every_read() {
     assert_eq!(found["nodes"][0]["id"], "n:2");
 
     // A foreign window coming or going is no change to the agent.
-    let since = json!([{"id": NOTES, "title": "Notes", "role": "window", "pid": 10, "active": true},
-                       {"id": MAIL, "title": "Mail", "role": "window", "pid": 20, "active": false}]);
+    let since = json!([{"id": NOTES, "title": "Notes", "role": "window", "pid": 10, "active": true, "app": "notes"},
+                       {"id": MAIL, "title": "Mail", "role": "window", "pid": 20, "active": false, "app": "mail"}]);
     let waited = json(&run(
         &fake,
         &policy,
@@ -309,7 +309,7 @@ fn confirm_mode_asks_the_person_and_only_allow_lets_input_through() {
     assert_eq!(question.agent, "a1");
     assert_eq!(
         question.action,
-        "type 6 characters in window 0x10 \"Notes\" (pid 10)"
+        "type 6 characters in window 0x10 \"Notes\" (notes)"
     );
     assert_eq!(question.text.as_deref(), Some("secret"));
     assert_eq!(question.timeout, Duration::from_secs(7));
@@ -582,10 +582,7 @@ fn pointer_input_raises_a_covered_window_it_names_and_refuses_one_that_stays_cov
         ("click", json!({"x": 100, "y": 100, "window": "Notes"})),
     ] {
         let ran = run(&fake, &Policy::default(), verb, args);
-        assert_not_sent(
-            &ran,
-            "by window 0x20 \"Mail\" (pid 20) even after raising it",
-        );
+        assert_not_sent(&ran, "by window 0x20 \"Mail\" (mail) even after raising it");
     }
     assert!(input(&fake).is_empty());
     // A press runs the node's action instead, and says why.
@@ -771,7 +768,7 @@ fn a_menu_of_the_same_app_over_the_point_takes_the_click_and_another_apps_does_n
         "click",
         json!({"x": 100, "y": 100, "window": "Notes"}),
     );
-    assert_not_sent(&ran, "covered at (200, 200) by window 0x21 \"\" (pid 20)");
+    assert_not_sent(&ran, "covered at (200, 200) by window 0x21 \"\" (mail)");
     assert!(input(&fake).is_empty());
 }
 

@@ -59,7 +59,7 @@ fn state_lists_windows_elements_and_a_scaled_jpeg() {
     let notes = state.find("0x10 \"Notes\"").expect("Notes listed");
     assert!(notes < state.find("0x20 \"Mail\"").unwrap(), "{state}");
     assert!(
-        state.contains("0x10 \"Notes\" app ? pid 10 at 50,50 size 200x150"),
+        state.contains("0x10 \"Notes\" app notes pid 10 at 50,50 size 200x150"),
         "{state}"
     );
     // Its elements, centres halved: the entry at (210, 125), OK at (150, 175).

@@ -152,15 +152,15 @@ impl From<&SafetyConfig> for desk::guard::Policy {
                 ClipboardAccess::On => None,
                 // The daemon lifts this for calls on an agent's private display.
                 ClipboardAccess::Private => Some(
-                    "refused: the clipboard verbs are served on an agent's private display only \
+                    "the clipboard verbs are served on an agent's private display only \
                      ([safety] clipboard = \"private\"), and this call is on the person's own \
                      display, whose clipboard may hold their secrets; the person can set \
                      clipboard = \"on\""
                         .into(),
                 ),
-                ClipboardAccess::Off => Some(
-                    "refused: the clipboard verbs are off ([safety] clipboard = \"off\")".into(),
-                ),
+                ClipboardAccess::Off => {
+                    Some("the clipboard verbs are off ([safety] clipboard = \"off\")".into())
+                }
             },
         }
     }

@@ -128,7 +128,7 @@ fn a_dry_run_answers_its_plan_and_the_journal_marks_it() {
     assert_eq!(plan["dry_run"], true);
     assert_eq!(
         plan["would"],
-        "type 5 characters in window 0x10 \"Notes\" (pid 10)"
+        "type 5 characters in window 0x10 \"Notes\" (notes)"
     );
     let line = daemon.last();
     assert_eq!(

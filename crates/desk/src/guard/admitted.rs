@@ -22,10 +22,8 @@ use crate::system::{Clip, Ending, FrameChange, Launched};
 
 /// How long a focus request may take to show.
 const FOCUS_WAIT: Duration = Duration::from_secs(1);
-/// The role of an unmanaged window (a menu, a popup) in its record.
-const POPUP: &str = "popup";
-/// The role AT-SPI gives a password entry.
-const PASSWORD_ROLE: &str = "password text";
+use desk_core::a11y::role::PASSWORD_TEXT as PASSWORD_ROLE;
+use desk_core::window::role::POPUP;
 
 /// An admitted action: it may send input to its intent's targets, and nowhere else.
 pub struct Admitted<'d> {

@@ -15,7 +15,7 @@ use desk_core::call::Kind;
 use desk_core::geometry::Rect;
 use desk_core::matching::{MatchError, pick_window};
 use desk_core::outcome::Control;
-use desk_core::window::Window;
+use desk_core::window::{Window, role};
 
 use super::admitted::Admitted;
 use super::nodes::Nodes;
@@ -202,9 +202,28 @@ impl Desk {
         }
     }
 
+    /// Every window, topmost first, each named by its app as the allowlist names it (the
+    /// first name its process goes by): one identity for showing and for allowing.
+    fn listed(&self) -> Result<Vec<Window>, DeskError> {
+        Ok(self
+            .backend
+            .display
+            .windows()?
+            .into_iter()
+            .map(|w| self.named(w))
+            .collect())
+    }
+
+    fn named(&self, mut window: Window) -> Window {
+        window.app = window
+            .pid
+            .and_then(|pid| self.names(pid).into_iter().next());
+        window
+    }
+
     /// The windows the caller may see, topmost first.
     pub fn windows(&self) -> Result<Vec<Window>, DeskError> {
-        Ok(self.visible(self.backend.display.windows()?))
+        Ok(self.visible(self.listed()?))
     }
 
     /// Of `windows`, those the caller may see.
@@ -219,7 +238,7 @@ impl Desk {
     /// aimed at a window outside the allowlist is refused naming it; a read that names none
     /// the caller may see is refused the same way whether or not a foreign window matched.
     pub fn pick(&self, window: Option<&str>, pid: Option<u32>) -> Result<Window, DeskError> {
-        let all = self.backend.display.windows()?;
+        let all = self.listed()?;
         let visible = self.visible(all.clone());
         let missed = match pick_window(&visible, window, pid) {
             Ok(picked) => return Ok(picked.clone()),
@@ -260,9 +279,7 @@ impl Desk {
     /// The window that has the keyboard focus.
     pub fn focused(&self) -> Result<Seen, DeskError> {
         Ok(self
-            .backend
-            .display
-            .windows()?
+            .listed()?
             .into_iter()
             .find(|w| w.active)
             .map_or(Seen::Nothing, |w| self.seen(w)))
@@ -295,14 +312,14 @@ impl Desk {
             .backend
             .display
             .window_at(x, y)?
-            .map_or(Seen::Nothing, |w| self.seen(w)))
+            .map_or(Seen::Nothing, |w| self.seen(self.named(w))))
     }
 
     /// The topmost app window whose client area holds the desk point, passing over panels and
     /// the desktop itself, for reading what is there.
     pub fn top_app_at(&self, x: i32, y: i32) -> Result<Seen, DeskError> {
-        for window in self.backend.display.windows()? {
-            if window.shell || matches!(window.role.as_str(), "dock" | "desktop") {
+        for window in self.listed()? {
+            if window.shell || role::SHELL.contains(&window.role.as_str()) {
                 continue;
             }
             if let Some(rect) = self.backend.display.window_rect(&window.id)?
@@ -492,7 +509,7 @@ impl Desk {
         if self.policy.read_only {
             return Err(DeskError::refused(
                 Control::ReadOnly,
-                "shuttle is read-only ([safety] read_only); only observations are served",
+                super::policy::read_only_refusal(&intent.describe()),
             ));
         }
         for target in &intent.targets {
@@ -558,7 +575,13 @@ impl Desk {
         };
         let cancel = &self.caller.cancel;
         let person = |reason: String| DeskError::refused(Control::Person, reason);
-        match self.backend.presence.ask(&question, cancel)? {
+        // Confirm mode refuses what it cannot ask: the backend only says why it could not.
+        let answer = self.backend.presence.ask(&question, cancel).map_err(|e| {
+            person(format!(
+                "{e}; confirm mode refuses what it cannot ask the person (confirm mode)"
+            ))
+        })?;
+        match answer {
             Answer::Allow => Ok(()),
             Answer::Deny => Err(person(
                 "the person at the desktop denied it (confirm mode)".into(),

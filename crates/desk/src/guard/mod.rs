@@ -22,4 +22,4 @@ pub use admitted::Admitted;
 pub use desk::{Caller, Desk, ScreenSource, Seen, Spot, Watch};
 pub use finish::Ran;
 pub use nodes::{ActingNodes, Nodes};
-pub use policy::Policy;
+pub use policy::{Policy, read_only_refusal};

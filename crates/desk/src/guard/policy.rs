@@ -90,6 +90,15 @@ impl Policy {
     }
 }
 
+/// The refusal of an action under read-only, in the one wording every check of it uses: the
+/// daemon's early one (before the desk turn) and admission's.
+pub fn read_only_refusal(action: &str) -> String {
+    format!(
+        "shuttle is read-only ([safety] read_only): only observations are served, and {action} \
+         acts on the desktop"
+    )
+}
+
 /// Whether an allowlist entry names one of `names`. Case does not matter, and an entry of 15
 /// characters or more also matches a process name the kernel cut to 15.
 pub fn listed(entry: &str, names: &[String]) -> bool {

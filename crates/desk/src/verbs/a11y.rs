@@ -193,7 +193,7 @@ pub(super) fn snapshot(desk: &Desk, args: &SnapshotArgs) -> Result<SnapshotResul
 /// accessibility shows only its own frame.
 fn shows_a_page(tree: &[Node]) -> bool {
     tree.iter()
-        .filter(|n| n.role == "document web")
+        .filter(|n| n.role == DOCUMENT_WEB)
         .any(|page| tree.iter().any(|n| n.parent == Some(page.node_ref)))
 }
 
@@ -333,7 +333,7 @@ fn open_menus_above(
     node: &Node,
 ) -> Result<Vec<String>, DeskError> {
     let ancestors = nodes.ancestors(&node.id)?;
-    let menus = ancestors.iter().take_while(|a| a.role == "menu").count();
+    let menus = ancestors.iter().take_while(|a| a.role == MENU).count();
     let mut chain: Vec<Node> = ancestors[..menus].to_vec();
     chain.reverse();
     if chain.first().is_some_and(is_hidden)
@@ -452,7 +452,7 @@ const SELECTABLE: [&str; 5] = [
     "tree item",
     "table cell",
 ];
-const MENU_ITEMS: [&str; 3] = ["menu item", "check menu item", "radio menu item"];
+use desk_core::a11y::role::{DOCUMENT_WEB, MENU, MENU_ITEMS};
 
 pub(super) fn press(desk: &Desk, args: &PressArgs) -> Result<Pressed, DeskError> {
     let nodes = desk.nodes();
@@ -463,7 +463,7 @@ pub(super) fn press(desk: &Desk, args: &PressArgs) -> Result<Pressed, DeskError>
         return Ok(Pressed::new(&pressed.node.id, PressHow::Selected));
     }
     let menu_item = MENU_ITEMS.contains(&role);
-    let opened = if (menu_item || role == "menu") && is_hidden(&pressed.node) {
+    let opened = if (menu_item || role == MENU) && is_hidden(&pressed.node) {
         open_menus_above(&nodes, &acting, &pressed.node)?
     } else {
         Vec::new()

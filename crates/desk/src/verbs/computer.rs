@@ -25,7 +25,7 @@ use crate::vision::{Element, Frame, token_estimate};
 const VALUE_CHARS: usize = 40;
 
 /// Roles of windows that are part of the desktop, not an app's.
-const SHELL_ROLES: [&str; 2] = ["dock", "desktop"];
+const SHELL_ROLES: [&str; 2] = desk_core::window::role::SHELL;
 
 pub(super) fn state(desk: &Desk, args: &ComputerStateArgs) -> Result<(String, Picture), DeskError> {
     let source = desk.screen_source("computer_state")?;

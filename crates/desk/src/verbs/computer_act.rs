@@ -275,8 +275,7 @@ fn reread(desk: &Desk, element: &Element, words: &str) -> Result<Node, DeskError
         )
         .map_err(|e| match e {
             DeskError::NodeGone { .. } => DeskError::Changed(format!(
-                "element {words} is gone since computer_state; call computer_state again \
-                 (nothing was sent)"
+                "element {words} is gone since computer_state; call computer_state again"
             )),
             e => e,
         })
@@ -304,7 +303,7 @@ fn press_unplaced(
     let node = reread(desk, element, &words)?;
     if is_hidden(&node) {
         return Err(DeskError::Changed(format!(
-            "element {words} is hidden now; call computer_state again (nothing was sent)"
+            "element {words} is hidden now; call computer_state again"
         )));
     }
     let pressed = a11y::press(
@@ -335,13 +334,12 @@ fn element_point(
     let node = reread(desk, element, &words)?;
     if is_hidden(&node) {
         return Err(DeskError::Changed(format!(
-            "element {words} is hidden now; call computer_state again (nothing was sent)"
+            "element {words} is hidden now; call computer_state again"
         )));
     }
     let Some([x, y, w, h]) = node.bounds.filter(|b| b[2] > 0 && b[3] > 0) else {
         return Err(DeskError::Changed(format!(
-            "element {words} no longer shows on the screen; call computer_state again (nothing \
-             was sent)"
+            "element {words} no longer shows on the screen; call computer_state again"
         )));
     };
     let moved = (x - was.x).abs() > MOVED_SLACK
@@ -351,7 +349,7 @@ fn element_point(
     if moved {
         return Err(DeskError::Changed(format!(
             "element {words} moved from {was} to {x},{y} {w}x{h} since computer_state; call \
-             computer_state again (nothing was sent)"
+             computer_state again"
         )));
     }
     let (cx, cy) = centre(was);
@@ -359,7 +357,7 @@ fn element_point(
         Seen::Window(top) if top.id == element.window => Ok((cx, cy, words)),
         other => Err(DeskError::Changed(format!(
             "element {words} is covered at its centre ({cx}, {cy}) by {}; call computer_state \
-             again (nothing was sent)",
+             again",
             other.target(crate::intent::Target::Background)
         ))),
     }

@@ -1,7 +1,7 @@
 //! `set_value`, `insert_text`, `select_text` and `select_option`: changing a field through its
 //! accessibility interfaces, then reading it back to say what it holds.
 
-use desk_core::a11y::{self, Node};
+use desk_core::a11y::{self, Node, role};
 use desk_core::call::{FieldValue, InsertTextArgs, SelectOptionArgs, SelectTextArgs, SetValueArgs};
 use desk_core::results::{FieldHolds, FieldHow, OptionPicked, PickHow, TextSelected};
 use desk_core::window::Window;
@@ -300,7 +300,7 @@ pub(super) fn select_text(desk: &Desk, args: &SelectTextArgs) -> Result<TextSele
     let nodes = desk.nodes();
     let target = admitted_node(desk, &nodes, &args.id, "select text in")?;
     let node = &target.node;
-    if node.role == "password text" {
+    if node.role == role::PASSWORD_TEXT {
         return Err(DeskError::Invalid(
             "shuttle never reads a password field, so it does not select text in one".into(),
         ));
@@ -423,7 +423,7 @@ pub(super) fn select_option(
     let target = admitted_node(desk, &nodes, &args.id, "pick an item of")?;
     let container = &target.node;
     let acting = target.admitted.nodes();
-    let combo = container.role == "combo box";
+    let combo = container.role == role::COMBO_BOX;
     if combo && nested {
         return Err(DeskError::Invalid(format!(
             "{:?} sits in a submenu of {}; press it instead",

@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use desk_core::call::{CloseArgs, FocusArgs, LaunchArgs, OpenArgs, QuitArgs};
 use desk_core::results::{Closed, Focused, Opened, Quit, QuitEnding, Started, WindowRef};
-use desk_core::window::Window;
+use desk_core::window::{Window, role};
 
 use crate::error::DeskError;
 use crate::guard::Desk;
@@ -107,7 +107,7 @@ fn first_window(
     loop {
         let windows = desk.windows()?;
         let ours = windows.iter().find(|w| {
-            w.role != "splash"
+            w.role != role::SPLASH
                 && w.pid
                     .is_some_and(|pid| desk.descends_from(pid, launched.pid))
         });
@@ -115,7 +115,7 @@ fn first_window(
             before.and_then(|before| {
                 windows
                     .iter()
-                    .find(|w| w.role != "splash" && !before.contains(&w.id))
+                    .find(|w| w.role != role::SPLASH && !before.contains(&w.id))
             })
         };
         let found = ours.or_else(new).cloned();
@@ -248,7 +248,7 @@ pub(super) fn quit(desk: &Desk, args: &QuitArgs) -> Result<Quit, DeskError> {
     let Some(first) = windows.first().cloned() else {
         return Err(DeskError::Invalid(format!(
             "process {pid} shows no window, so it is not an app quit can end (or not one this \
-             agent may see); nothing was sent"
+             agent may see)"
         )));
     };
     let app = first.app.clone().unwrap_or_else(|| format!("pid {pid}"));

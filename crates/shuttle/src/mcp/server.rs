@@ -73,8 +73,20 @@ impl ServerHandler for DeskServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        // On a connection of its own: a tool call may hold the session's for long.
+        let mut client = self.client.lock().await.sibling();
+        // A daemon that cannot answer (a config that does not load, none running that can
+        // start) leaves every tool listed; its calls then say why they are refused.
+        let status = client.call(desk_core::wire::tools::STATUS, serde_json::Value::Null);
+        let mode = match status.await {
+            Ok(reply) if !reply.is_error => reply
+                .json_value()
+                .map(|status| tools::Mode::from_status(&status))
+                .unwrap_or_default(),
+            _ => tools::Mode::default(),
+        };
         Ok(ListToolsResult::with_all_items(tools::list(
-            tools::Mode::from_config(),
+            mode,
             &self.plugins,
         )))
     }

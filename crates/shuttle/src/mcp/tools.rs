@@ -35,16 +35,15 @@ pub struct Mode {
 }
 
 impl Mode {
-    /// The mode `config.toml` sets now (the default when it does not load: the daemon then
-    /// refuses every call with the reason).
-    pub fn from_config() -> Self {
-        crate::config::load(&crate::config::config_path())
-            .map(|c| Self {
-                read_only: c.safety.read_only,
-                dry_run: c.safety.dry_run,
-                no_scripts: !c.tools.script_run,
-            })
-            .unwrap_or_default()
+    /// The mode the daemon's `status` says it serves: the daemon alone reads config.toml, so
+    /// the tools listed and the calls answered follow the same settings.
+    pub fn from_status(status: &Value) -> Self {
+        let on = |value: &Value| value.as_bool() == Some(true);
+        Self {
+            read_only: on(&status["safety"]["read_only"]),
+            dry_run: on(&status["safety"]["dry_run"]),
+            no_scripts: status["scripts"].as_bool() == Some(false),
+        }
     }
 }
 

@@ -108,7 +108,7 @@ pub fn run(foreground: bool, display: Option<DisplayMode>) -> anyhow::Result<()>
     runtime.block_on(async {
         let listener = bind(&socket, group)?;
         tracing::info!(socket = %socket.display(), pid = std::process::id(), "listening");
-        let platform = Arc::new(settled.platform());
+        let platform = settled.platform();
         let keys = models::KeySource::Held(Arc::new(keys));
         let daemon = Daemon::with_seats(socket.clone(), config, platform, seats, keys);
         daemon.set_display_status(settled.status());

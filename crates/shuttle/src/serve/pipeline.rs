@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use desk::guard::{Caller, Policy};
+use desk::guard::{Caller, Policy, read_only_refusal};
 use desk::{Cancel, Done, Link};
 use desk_core::call::{DeskCall, Kind, Verb};
 use desk_core::outcome::{Control, Outcome};
@@ -157,15 +157,7 @@ impl Daemon {
         if act && safety.read_only {
             return Ended::not_run(
                 kind,
-                Outcome::refused_by(
-                    Control::ReadOnly,
-                    format!(
-                        "refused: shuttle is read-only ([safety] read_only in {}): only \
-                         observation verbs are served, and {} acts on the desktop",
-                        self.config.path().display(),
-                        verb.name()
-                    ),
-                ),
+                Outcome::refused_by(Control::ReadOnly, read_only_refusal(verb.name())),
             );
         }
         let cancel = Cancel::default();

@@ -9,18 +9,16 @@
 //! says so, and the agent's next call starts a fresh one.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use desk::Platform;
-use private_display::{Auth, PrivateDisplay, Screen};
 use serde_json::{Value, json};
 
 use super::desk::DeskHandle;
 use super::turn::Turn;
-use crate::platform::{LinuxX11, Session};
+use crate::platform::{PrivateSeat, PrivateSeats};
 
 /// One display, its desk connection and its turn.
 pub struct Seat {
@@ -37,7 +35,7 @@ pub struct Seat {
     /// Whether its display is a private one (no person works on it).
     pub private_display: bool,
     last_used: Mutex<Instant>,
-    private: Option<PrivateDisplay>,
+    private: Option<PrivateSeat>,
 }
 
 impl Seat {
@@ -75,18 +73,14 @@ impl Seat {
 
     /// Whether its display still runs (the shared seat's is not ours to judge).
     fn alive(&self) -> bool {
-        self.private.as_ref().is_none_or(PrivateDisplay::alive)
+        self.private.as_ref().is_none_or(PrivateSeat::alive)
     }
 }
 
 /// The settings of `per-agent` seats.
 pub struct PerAgentSettings {
-    /// The cookie and Xauthority file every private display of the daemon shares.
-    pub auth: Arc<Auth>,
-    /// Where the displays keep their files, one directory each.
-    pub dir: PathBuf,
-    /// The person's display, for the kill hotkey.
-    pub person: Option<String>,
+    /// What starts them.
+    pub seats: Arc<PrivateSeats>,
     /// At most this many displays at once.
     pub max: usize,
     /// A display idle this long is ended.
@@ -190,10 +184,8 @@ impl Seats {
             ));
         }
         let number = started.fetch_add(1, Ordering::Relaxed);
-        let dir = settings.dir.join(format!("agent-{number}"));
-        let auth = settings.auth.clone();
-        let person = settings.person.clone();
-        let seat = tokio::task::spawn_blocking(move || start_seat(&dir, &auth, person))
+        let maker = settings.seats.clone();
+        let seat = tokio::task::spawn_blocking(move || start_seat(&maker, number))
             .await
             .map_err(|e| format!("starting a private display failed internally: {e}"))??;
         let seat = Arc::new(seat);
@@ -264,7 +256,7 @@ impl Seats {
                     "agents": seats.iter().map(|(agent, seat)| json!({
                         "agent": agent,
                         "display": seat.display,
-                        "x_server_pid": seat.private.as_ref().map(|p| p.record().group),
+                        "x_server_pid": seat.private.as_ref().map(PrivateSeat::leader),
                         "idle_s": seat.idle().as_secs(),
                         "turn": seat.turn.describe_holder(),
                     })).collect::<Vec<_>>(),
@@ -301,29 +293,14 @@ fn end_later(seat: Arc<Seat>) {
     std::thread::spawn(move || drop(seat));
 }
 
-fn start_seat(dir: &std::path::Path, auth: &Auth, person: Option<String>) -> Result<Seat, String> {
-    let private = PrivateDisplay::start(dir, Screen::default(), auth).map_err(|e| e.to_string())?;
-    let env = private.env().to_vec();
-    let unset: Vec<String> = PrivateDisplay::persons_session()
-        .iter()
-        .map(|v| v.to_string())
-        .collect();
-    let session = Session {
-        env: env.clone(),
-        remove: unset.clone(),
-        accessibility: env
-            .iter()
-            .find(|(k, _)| k == "AT_SPI_BUS_ADDRESS")
-            .map(|(_, v)| v.clone()),
-    };
-    let name = private.name().to_string();
-    let platform = LinuxX11::private(name.clone(), person, session);
+fn start_seat(seats: &PrivateSeats, number: u64) -> Result<Seat, String> {
+    let private = seats.start(&format!("agent-{number}"))?;
     Ok(Seat {
-        display: Some(name),
-        desk: Arc::new(DeskHandle::new(Arc::new(platform))),
+        display: Some(private.name().to_string()),
+        desk: Arc::new(DeskHandle::new(private.platform())),
         turn: Turn::default(),
-        env,
-        unset,
+        env: private.env().to_vec(),
+        unset: private.unset().to_vec(),
         private_display: true,
         last_used: Mutex::new(Instant::now()),
         private: Some(private),

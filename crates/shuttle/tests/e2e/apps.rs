@@ -2,7 +2,7 @@
 //! states, names, ids and values an agent gets must agree with the toolkit, and a press must
 //! do in the app what the agent asked.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};

@@ -1,8 +1,14 @@
-//! The one place that names the backend crates: which desktop this daemon drives.
+//! The one module that names the backend crates: which desktop this daemon drives, and the
+//! seats ([`seat`]) it starts for agents.
 //!
 //! On Linux with X11 the desk is `desk_x11` for the screen, input and the person's side, with
-//! `desk_linux` for processes and accessibility. A Wayland backend would be another crate and
-//! another [`Platform`] here, chosen from the session's environment.
+//! `desk_linux` for processes and accessibility, and a seat is a private X display. A Wayland
+//! backend would be another crate and another [`Platform`] here, chosen from the session's
+//! environment, and a headless compositor another kind of seat.
+
+mod seat;
+
+pub use seat::{PrivateSeat, PrivateSeats, reap_seats};
 
 use std::sync::Arc;
 
@@ -24,6 +30,12 @@ pub fn started_for_agent(pid: u32) -> bool {
     desk_linux::lineage::started_here(pid)
 }
 
+/// The desktop on `display` (none: the daemon has none), whose kill hotkey is grabbed on
+/// `person`'s display.
+pub fn desktop(display: Option<String>, person: Option<String>) -> Arc<dyn Platform> {
+    Arc::new(LinuxX11::new(display, person))
+}
+
 /// An X11 desktop on Linux.
 #[derive(Debug, Clone)]
 pub struct LinuxX11 {
@@ -34,7 +46,7 @@ pub struct LinuxX11 {
 
 /// A private display's session: what apps launched there get, and its accessibility bus.
 #[derive(Debug, Clone, Default)]
-pub struct Session {
+struct Session {
     /// Variables set for its apps (DISPLAY, XAUTHORITY, the buses).
     pub env: Vec<(String, String)>,
     /// Variables its apps must not inherit from the daemon.
@@ -44,12 +56,6 @@ pub struct Session {
 }
 
 impl LinuxX11 {
-    /// The display `DISPLAY` names in the daemon's environment, which is also the person's.
-    pub fn from_env() -> Self {
-        let display = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty());
-        Self::new(display.clone(), display)
-    }
-
     /// Drives `display` with the daemon's environment; grabs the kill hotkey on `person`, the
     /// display the person uses.
     pub fn new(display: Option<String>, person: Option<String>) -> Self {
@@ -61,7 +67,7 @@ impl LinuxX11 {
     }
 
     /// Drives the private display `display`, launching its apps into `session`.
-    pub fn private(display: String, person: Option<String>, session: Session) -> Self {
+    fn private(display: String, person: Option<String>, session: Session) -> Self {
         Self {
             display: Some(display),
             person,

@@ -4,7 +4,7 @@
 //! script's desk.launch, a script itself, a plugin, a service) starts a probe that writes its
 //! environment to a file. None of them may hold a key; the model calls still send it.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

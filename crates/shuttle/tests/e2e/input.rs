@@ -1,7 +1,7 @@
 //! Input verbs against the fixture app, judged by what the app received (its event log), with a
 //! bystander window that must receive nothing.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

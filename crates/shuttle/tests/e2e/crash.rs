@@ -1,7 +1,7 @@
 //! A daemon killed outright (SIGKILL) in the middle of a call: the next daemon must leave no key
 //! or button down, the keymap as it was before, and no marker or dialog window behind.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! `tests/fixture/model_server.py`, an OpenAI-compatible server on loopback that answers
 //! deterministically and records every request it gets.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;

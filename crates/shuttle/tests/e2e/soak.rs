@@ -6,7 +6,7 @@
 //! `SHUTTLE_SOAK_CALLS` calls per agent (default 120, so the suite stays fast);
 //! `scripts/soak.sh` runs 2000.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! The accessibility verbs against real GTK apps, judged by the apps' own logs and by an
 //! independent AT-SPI reading (pyatspi).
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Stdio};
 use std::time::Duration;

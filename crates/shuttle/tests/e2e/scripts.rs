@@ -2,7 +2,7 @@
 //! real MCP server and the bundled Node, judged by the fixture's log, files the scripts leave,
 //! and the processes that are (or are not) still there.
 
-mod common;
+use crate::common;
 
 use std::io::Write as _;
 use std::net::Shutdown;

@@ -1,7 +1,7 @@
 //! The X11 read verbs against real windows, checked against independent readings (wmctrl,
 //! xprop, xdpyinfo, ImageMagick) and the fixture's own report.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Stdio};
 use std::time::Duration;

@@ -1,6 +1,6 @@
 //! `shuttle desk` and `shuttle status` from a shell: output, files and exit statuses.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 use std::time::Duration;

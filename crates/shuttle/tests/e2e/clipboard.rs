@@ -2,7 +2,7 @@
 //! real GTK app on the other side (its entry copies and pastes), judged by the fixture's log,
 //! the selection's owner on the person's display, and the journal.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! kill hotkey, the acting marker, the app allowlist, confirm mode, dry run, read-only, the
 //! auth guard and the journal. Every action is judged by what the fixture app received.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::process::Command;

@@ -1,6 +1,6 @@
 //! The desk wire against a real daemon: bad input gets a clear error and nothing is lost.
 
-mod common;
+use crate::common;
 
 use std::net::Shutdown;
 use std::os::unix::fs::PermissionsExt;

@@ -2,7 +2,7 @@
 //! `quit`, through the real daemon on the rig, judged by `xwininfo`, the fixture's own log and
 //! which processes still run.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Stdio};
 

@@ -2,7 +2,7 @@
 //! element indexes, acts by index or screenshot pixel, and every action is judged by what the
 //! fixture itself logged. A bystander fixture must receive nothing.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 //! none of the covering window's. Judged by the fixtures' own logs and by ImageMagick's reading
 //! of the screen.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

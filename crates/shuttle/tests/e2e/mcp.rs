@@ -1,6 +1,6 @@
 //! `shuttle mcp` as an MCP client sees it: handshake, tools, results, daemon start-up.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 //! fixture's own log, the person's X server (QueryPointer, GetInputFocus, its window list) and
 //! which processes are still alive.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

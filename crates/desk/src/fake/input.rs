@@ -1,0 +1,201 @@
+//! The fake desktop as an [`Input`]: every key, text, click and wheel lands in the log.
+
+use super::*;
+
+impl Input for FakeDesk {
+    fn request_focus(&self, id: &str) -> Result<(), DeskError> {
+        let mut state = self.state();
+        let window = state.window(id)?;
+        let (refuses, closes) = (window.refuses_focus, window.closes_on_focus);
+        state.log.push(Event::Focus(id.into()));
+        if closes {
+            state.windows.retain(|w| w.window.id != id);
+        } else if !refuses && state.focus_lag == 0 {
+            state.grant_focus(id);
+        } else if !refuses {
+            state.pending_focus = Some((id.into(), state.focus_lag));
+        }
+        Ok(())
+    }
+
+    fn request_close(&self, id: &str) -> Result<(), DeskError> {
+        let mut state = self.state();
+        let sticky = state.window(id)?.sticky;
+        let asks = state.window(id)?.asks_on_close.clone();
+        state.log.push(Event::Close(id.into()));
+        if let Some(question) = asks {
+            let asking = state.window(id)?.clone();
+            let mut dialog = FakeWindow::new(
+                &format!("{id}-ask"),
+                &question,
+                asking.window.pid.unwrap_or_default(),
+                asking.rect.unwrap_or(Rect::new(0, 0, 200, 100)),
+            );
+            dialog.window.role = role::DIALOG.into();
+            state.windows.push(dialog);
+        } else if !sticky {
+            let pid = state.window(id)?.window.pid;
+            state.windows.retain(|w| w.window.id != id);
+            if state.focus.as_deref() == Some(id) {
+                state.focus = None;
+            }
+            // An app whose last window closed ends, as most do.
+            if let Some(pid) = pid
+                && !state.windows.iter().any(|w| w.window.pid == Some(pid))
+            {
+                state.exited.push(pid);
+            }
+        }
+        Ok(())
+    }
+
+    fn press_keys(
+        &self,
+        keysyms: &[u32],
+        _focused: Option<&Window>,
+        _cancel: &Cancel,
+    ) -> Result<(), DeskError> {
+        let mut state = self.state();
+        let window = state.focus.clone();
+        state.log.push(Event::Keys {
+            window,
+            keysyms: keysyms.to_vec(),
+        });
+        state.edit_with_keys(keysyms);
+        Ok(())
+    }
+
+    fn type_text(
+        &self,
+        text: &str,
+        _focused: Option<&Window>,
+        cancel: &Cancel,
+    ) -> Result<usize, DeskError> {
+        let mut state = self.state();
+        let window = state.focus.clone();
+        let total = text.chars().count();
+        let sent = state.stop_typing_after.map_or(total, |n| n.min(total));
+        if sent > 0 {
+            let typed: String = text.chars().take(sent).collect();
+            state.edit_with_text(&typed);
+            state.log.push(Event::Text {
+                window,
+                text: typed,
+            });
+        }
+        if sent < total {
+            cancel.stop();
+            let ended = DeskError::TypingEnded {
+                why: "cancelled before it finished".into(),
+                typed: sent,
+                total,
+            };
+            return Err(if sent == 0 { ended.unsent() } else { ended });
+        }
+        Ok(total)
+    }
+
+    fn move_pointer(&self, x: i32, y: i32) -> Result<(), DeskError> {
+        self.state().pointer = (x, y);
+        Ok(())
+    }
+
+    fn click(&self, button: Button, count: u8) -> Result<(), DeskError> {
+        let mut state = self.state();
+        let (x, y) = state.pointer;
+        let window = state.top_at(x, y);
+        state.log.push(Event::Click {
+            window,
+            x,
+            y,
+            button,
+            count,
+        });
+        Ok(())
+    }
+
+    fn scroll(&self, direction: Direction, amount: u32, _cancel: &Cancel) -> Result<(), DeskError> {
+        let mut state = self.state();
+        let (x, y) = state.pointer;
+        let window = state.top_at(x, y);
+        state.log.push(Event::Scroll {
+            window,
+            direction,
+            amount,
+        });
+        Ok(())
+    }
+
+    fn drag(&self, from: (i32, i32), to: (i32, i32), _cancel: &Cancel) -> Result<(), DeskError> {
+        let mut state = self.state();
+        let event = Event::Drag {
+            from: state.top_at(from.0, from.1),
+            to: state.top_at(to.0, to.1),
+        };
+        state.log.push(event);
+        state.pointer = to;
+        Ok(())
+    }
+
+    fn settle(&self, id: &str, _limit: Duration) -> bool {
+        self.state().window(id).is_ok_and(|w| !w.silent)
+    }
+
+    fn release(&self) -> Result<(), DeskError> {
+        Ok(())
+    }
+
+    fn write_clipboard(&self, clip: Clip) -> Result<(), DeskError> {
+        let mut state = self.state();
+        state.log.push(Event::Clipboard);
+        state.clipboard = Some(clip);
+        Ok(())
+    }
+
+    fn request_frame(&self, id: &str, change: FrameChange) -> Result<(), DeskError> {
+        let mut state = self.state();
+        state.window(id)?;
+        state.log.push(Event::Frame(id.into(), change));
+        let screen = state.screen;
+        let index = state
+            .windows
+            .iter()
+            .position(|w| w.window.id == id)
+            .unwrap();
+        let now = state.windows[index].rect;
+        match change {
+            FrameChange::Set {
+                x,
+                y,
+                width,
+                height,
+            } => {
+                if let Some(r) = now {
+                    state.windows[index].rect = Some(Rect::new(
+                        x.unwrap_or(r.x),
+                        y.unwrap_or(r.y),
+                        width.unwrap_or(r.w),
+                        height.unwrap_or(r.h),
+                    ));
+                }
+            }
+            FrameChange::Minimize => {
+                state.minimized.insert(id.into(), now);
+                state.windows[index].rect = None;
+            }
+            FrameChange::Maximize => {
+                state.maximized.insert(id.into(), now);
+                state.windows[index].rect = Some(screen);
+            }
+            FrameChange::Restore => {
+                if let Some(before) = state.minimized.remove(id) {
+                    state.windows[index].rect = before;
+                }
+                if let Some(before) = state.maximized.remove(id) {
+                    state.windows[index].rect = before;
+                }
+            }
+        }
+        Ok(())
+    }
+}
