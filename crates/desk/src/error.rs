@@ -66,6 +66,22 @@ pub enum DeskError {
     /// The arguments are well-formed but cannot be satisfied.
     #[error("{0}")]
     Invalid(String),
+    /// The target is not the kind of thing the verb works on (a field that takes no text, a
+    /// node with no action, a window no process owns); the message says what would work.
+    #[error("{0}")]
+    Unfit(String),
+    /// The app was asked and did not do it: it refused an action, the text, the focus, or
+    /// opened a question instead of quitting.
+    #[error("{0}")]
+    AppRefused(String),
+    /// The point or area is not where it must be: off the screen or the screenshot, outside
+    /// the window, under another window, in no window shuttle can tell.
+    #[error("{0}")]
+    Unplaced(String),
+    /// Something the call needs first is not there yet: a focused window, a screenshot, a
+    /// session's elements.
+    #[error("{0}")]
+    Missing(String),
     /// What was checked before the input changed before it could go out (the focus moved,
     /// another window came on top); nothing was sent in its place.
     #[error("{0}")]

@@ -174,7 +174,7 @@ fn now() -> String {
 /// become their length and a digest unless `record_text`; a `since` window list becomes its
 /// length. A service's arguments mean what the service says, so unless `record_text` they are
 /// kept whole as the length and digest of their JSON text.
-pub fn redact(tool: &str, kind: Kind, args: &Value, record_text: bool) -> Value {
+pub fn redact(verb: Option<Verb>, kind: Kind, args: &Value, record_text: bool) -> Value {
     if kind == Kind::Service {
         return match (record_text, args) {
             (true, _) | (false, Value::Null) => args.clone(),
@@ -187,11 +187,8 @@ pub fn redact(tool: &str, kind: Kind, args: &Value, record_text: bool) -> Value 
     };
     // A run's code, params and plan may hold what it types, as a typed text would; a model
     // call's state, prompt and screenshots may show what is on the screen.
-    let run = tool == desk_core::call::script::SCRIPT_RUN
-        || tool == desk_core::call::script::GUI_PLAN
-        || tool.ends_with("_run");
-    let model = desk_core::call::model::ModelCall::from_tool(tool).is_some();
-    let secret = match Verb::from_tool(tool) {
+    let (run, model) = (kind == Kind::Run, kind == Kind::Model);
+    let secret = match verb {
         Some(verb) => verb.secret_fields(),
         None if run => &["code", "params", "steps", "record"][..],
         None if model => &["state", "prompt", "images", "png_b64"][..],
@@ -199,7 +196,7 @@ pub fn redact(tool: &str, kind: Kind, args: &Value, record_text: bool) -> Value 
     };
     // What goes on the clipboard is kept by length and digest only, whatever record_text says:
     // the person may paste a secret from it.
-    let clipboard = tool == "desk_clipboard_write";
+    let clipboard = verb == Some(Verb::ClipboardWrite);
     if !record_text || clipboard {
         // Structured secrets are kept as the digest of their JSON text.
         if run || model || clipboard {
@@ -275,45 +272,43 @@ mod tests {
     #[test]
     fn typed_text_is_kept_as_length_and_digest() {
         let args = json!({"text": "hunter2", "window": "Login"});
-        let redacted = redact("desk_type", Kind::Act, &args, false);
+        let redacted = redact(Some(Verb::Type), Kind::Act, &args, false);
         assert_eq!(redacted["text"]["chars"], 7);
         assert_eq!(redacted["text"]["sha256"].as_str().unwrap().len(), 12);
         assert_eq!(redacted["window"], "Login");
         assert!(!redacted.to_string().contains("hunter2"));
-        assert_eq!(redact("desk_type", Kind::Act, &args, true), args);
+        assert_eq!(redact(Some(Verb::Type), Kind::Act, &args, true), args);
         // Each step of a computer_act list too.
         let args = json!({"actions": [
             {"action": "click", "element": 3},
             {"action": "type", "text": "hunter2"}
         ], "text": "s3cret"});
-        let redacted = redact("desk_computer_act", Kind::Act, &args, false);
+        let redacted = redact(Some(Verb::ComputerAct), Kind::Act, &args, false);
         assert_eq!(redacted["actions"][1]["text"]["chars"], 7);
         assert_eq!(redacted["actions"][0]["element"], 3);
         assert!(!redacted.to_string().contains("hunter2"));
         assert!(!redacted.to_string().contains("s3cret"));
-        // A run's code and params, for script_run and plugin tools alike.
-        for tool in ["script_run", "demo_run"] {
-            let args = json!({"code": "desk.type({text: 'hunter2'})", "params": {"pw": "s3cret"}});
-            let redacted = redact(tool, Kind::Run, &args, false);
-            assert!(redacted["code"]["chars"].as_u64().unwrap() > 0);
-            assert!(redacted["params"]["sha256"].is_string());
-            assert!(!redacted.to_string().contains("hunter2"), "{redacted}");
-            assert!(!redacted.to_string().contains("s3cret"), "{redacted}");
-        }
+        // A run's code and params, for script_run and plugin tools alike (both of kind run).
+        let args = json!({"code": "desk.type({text: 'hunter2'})", "params": {"pw": "s3cret"}});
+        let redacted = redact(None, Kind::Run, &args, false);
+        assert!(redacted["code"]["chars"].as_u64().unwrap() > 0);
+        assert!(redacted["params"]["sha256"].is_string());
+        assert!(!redacted.to_string().contains("hunter2"), "{redacted}");
+        assert!(!redacted.to_string().contains("s3cret"), "{redacted}");
         // A plan's steps, and a model call's prompt and screenshot.
         let plan = json!({"steps": [{"do": "type", "text": "hunter2"}], "flow": null});
         assert!(
-            !redact("gui_plan", Kind::Run, &plan, false)
+            !redact(None, Kind::Run, &plan, false)
                 .to_string()
                 .contains("hunter2")
         );
         let ask = json!({"prompt": "is hunter2 shown?", "images": ["iVBOR"]});
-        let redacted = redact("model_ask", Kind::Model, &ask, false);
+        let redacted = redact(None, Kind::Model, &ask, false);
         assert!(!redacted.to_string().contains("hunter2"), "{redacted}");
         assert!(redacted["images"]["sha256"].is_string(), "{redacted}");
         let ground =
             json!({"png_b64": "iVBOR", "target": "Save", "area": {"width": 4, "height": 4}});
-        let redacted = redact("model_ground", Kind::Model, &ground, false);
+        let redacted = redact(None, Kind::Model, &ground, false);
         assert_eq!(redacted["target"], "Save");
         assert!(redacted["png_b64"]["chars"].is_u64(), "{redacted}");
     }
@@ -321,10 +316,10 @@ mod tests {
     #[test]
     fn a_service_calls_arguments_are_kept_whole_as_a_digest_unless_text_is_recorded() {
         let args = json!({"note": "hunter2", "n": 3});
-        let redacted = redact("notes_write", Kind::Service, &args, false);
+        let redacted = redact(None, Kind::Service, &args, false);
         assert!(!redacted.to_string().contains("hunter2"), "{redacted}");
         assert_eq!(redacted["chars"], args.to_string().chars().count());
-        assert_eq!(redact("notes_write", Kind::Service, &args, true), args);
+        assert_eq!(redact(None, Kind::Service, &args, true), args);
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //!
 //! - [`ids`]: node ids, stable for the same object across snapshots.
 //! - [`tree`]: reading a window's tree in as few bus round trips as it takes.
-//! - this module: the connection, the applications, single nodes and the actions; and
-//!   [`OnDemand`], which connects on first use.
+//! - `on_demand`: [`OnDemand`], which connects on first use.
+//! - this module: the connection, the applications, single nodes and the actions, each
+//!   per-node call through one helper that parses the id and waits on the bus.
 //!
 //! Every call has a deadline ([`CALL_TIMEOUT`]): an app that stopped answering makes the call
 //! fail with its name and pid, never hang the daemon. Calls run on zbus's own executor; the
@@ -11,10 +12,13 @@
 
 mod cells;
 mod ids;
+mod on_demand;
 mod tree;
 
+pub use on_demand::OnDemand;
+
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use atspi::proxy::accessible::AccessibleProxy;
@@ -389,6 +393,19 @@ impl AtSpi {
     }
 }
 
+impl AtSpi {
+    /// Runs `call` on the node `id` names and waits for it: the one shape of every per-node
+    /// method (the id parsed once, each bus call within its deadline).
+    fn on_node<T>(
+        &self,
+        id: &str,
+        call: impl AsyncFnOnce(NodeRef) -> Result<T, DeskError>,
+    ) -> Result<T, DeskError> {
+        let node = self.ids.parse(id)?;
+        zbus::block_on(call(node))
+    }
+}
+
 impl Accessibility for AtSpi {
     fn windows_of(&self, pid: u32) -> Result<Option<Vec<AppWindow>>, DeskError> {
         zbus::block_on(async {
@@ -426,18 +443,15 @@ impl Accessibility for AtSpi {
     }
 
     fn tree(&self, root: &str, want: Want) -> Result<Tree, DeskError> {
-        let root = self.ids.parse(root)?;
-        zbus::block_on(tree::read(self, &root, want))
+        self.on_node(root, async |root| tree::read(self, &root, want).await)
     }
 
     fn node(&self, id: &str, want: Want) -> Result<Node, DeskError> {
-        let node = self.ids.parse(id)?;
-        zbus::block_on(tree::read_one(self, &node, want))
+        self.on_node(id, async |node| tree::read_one(self, &node, want).await)
     }
 
     fn ancestors(&self, id: &str) -> Result<Vec<Node>, DeskError> {
-        let mut node = self.ids.parse(id)?;
-        zbus::block_on(async {
+        self.on_node(id, async |mut node| {
             let mut chain = Vec::new();
             for _ in 0..64 {
                 let parent = self
@@ -462,8 +476,7 @@ impl Accessibility for AtSpi {
     }
 
     fn at_point(&self, root: &str, x: i32, y: i32) -> Result<Option<String>, DeskError> {
-        let mut node = self.ids.parse(root)?;
-        zbus::block_on(async {
+        self.on_node(root, async |mut node| {
             let mut found = None;
             for _ in 0..64 {
                 let child = self
@@ -485,8 +498,7 @@ impl Accessibility for AtSpi {
     }
 
     fn actions(&self, id: &str) -> Result<Vec<String>, DeskError> {
-        let node = self.ids.parse(id)?;
-        zbus::block_on(async {
+        self.on_node(id, async |node| {
             let proxy = self.action(&node).await?;
             // Asked one by one: Firefox's GetActions answers the key binding where the name
             // belongs.
@@ -503,8 +515,7 @@ impl Accessibility for AtSpi {
     }
 
     fn do_action(&self, id: &str, index: usize) -> Result<bool, DeskError> {
-        let node = self.ids.parse(id)?;
-        zbus::block_on(async {
+        self.on_node(id, async |node| {
             self.action(&node)
                 .await?
                 .do_action(index as i32)
@@ -514,8 +525,7 @@ impl Accessibility for AtSpi {
     }
 
     fn select(&self, id: &str) -> Result<bool, DeskError> {
-        let node = self.ids.parse(id)?;
-        zbus::block_on(async {
+        self.on_node(id, async |node| {
             let proxy = self.accessible(&node).await?;
             let index = proxy
                 .get_index_in_parent()
@@ -530,7 +540,7 @@ impl Accessibility for AtSpi {
                 reason: "it has no parent to select it in".into(),
             })?;
             if !self.has_interface(&parent, SELECTION).await? {
-                return Err(DeskError::Invalid(format!(
+                return Err(DeskError::Unfit(format!(
                     "node {id} cannot be selected: its parent has no Selection"
                 ))
                 .unsent());
@@ -544,8 +554,7 @@ impl Accessibility for AtSpi {
     }
 
     fn grab_focus(&self, id: &str) -> Result<bool, DeskError> {
-        let node = self.ids.parse(id)?;
-        zbus::block_on(async {
+        self.on_node(id, async |node| {
             self.component(&node)
                 .await?
                 .grab_focus()
@@ -555,12 +564,11 @@ impl Accessibility for AtSpi {
     }
 
     fn select_child(&self, container: &str, index: usize) -> Result<bool, DeskError> {
-        let node = self.ids.parse(container)?;
         let index = i32::try_from(index)
-            .map_err(|_| DeskError::Invalid(format!("item {index} is beyond any list")))?;
-        zbus::block_on(async {
+            .map_err(|_| DeskError::Unfit(format!("item {index} is beyond any list")))?;
+        self.on_node(container, async |node| {
             let no_selection = || {
-                DeskError::Invalid(format!(
+                DeskError::Unfit(format!(
                     "node {container} cannot pick its items (it has no Selection); press the item \
                      instead"
                 ))
@@ -578,12 +586,11 @@ impl Accessibility for AtSpi {
     }
 
     fn set_text(&self, id: &str, text: &str) -> Result<bool, DeskError> {
-        let node = self.ids.parse(id)?;
-        zbus::block_on(async {
+        self.on_node(id, async |node| {
             let editable: EditableTextProxy<'_> = self.proxy(&node).await?;
             match editable.set_text_contents(text).await {
                 // The app refused the call itself: nothing changed.
-                Err(e) if tree::lacks_interface(&e) => Err(DeskError::Invalid(format!(
+                Err(e) if tree::lacks_interface(&e) => Err(DeskError::Unfit(format!(
                     "node {id} takes no text: set_value works on editable fields, sliders \
                          and spin buttons"
                 ))
@@ -599,14 +606,13 @@ impl Accessibility for AtSpi {
         position: Option<usize>,
         text: &str,
     ) -> Result<bool, DeskError> {
-        let node = self.ids.parse(id)?;
         let no_text = || {
-            DeskError::Invalid(format!(
+            DeskError::Unfit(format!(
                 "node {id} takes no text: insert_text works on editable fields"
             ))
             .unsent()
         };
-        zbus::block_on(async {
+        self.on_node(id, async |node| {
             let at = match position {
                 Some(at) => i32::try_from(at).map_err(|_| no_text())?,
                 None => {
@@ -629,13 +635,12 @@ impl Accessibility for AtSpi {
     }
 
     fn select_text(&self, id: &str, start: usize, end: usize) -> Result<bool, DeskError> {
-        let node = self.ids.parse(id)?;
-        let no_text = || DeskError::Invalid(format!("node {id} has no text to select")).unsent();
+        let no_text = || DeskError::Unfit(format!("node {id} has no text to select")).unsent();
         let (start, end) = (
             i32::try_from(start).map_err(|_| no_text())?,
             i32::try_from(end).map_err(|_| no_text())?,
         );
-        zbus::block_on(async {
+        self.on_node(id, async |node| {
             let text: TextProxy<'_> = self.proxy(&node).await?;
             let existing = match text.get_n_selections().await {
                 Ok(n) => n,
@@ -652,11 +657,10 @@ impl Accessibility for AtSpi {
     }
 
     fn set_caret(&self, id: &str, offset: usize) -> Result<bool, DeskError> {
-        let node = self.ids.parse(id)?;
         let no_text =
-            || DeskError::Invalid(format!("node {id} has no text to put a caret in")).unsent();
+            || DeskError::Unfit(format!("node {id} has no text to put a caret in")).unsent();
         let offset = i32::try_from(offset).map_err(|_| no_text())?;
-        zbus::block_on(async {
+        self.on_node(id, async |node| {
             let text: TextProxy<'_> = self.proxy(&node).await?;
             match text.set_caret_offset(offset).await {
                 Err(e) if tree::lacks_interface(&e) => Err(no_text()),
@@ -666,8 +670,7 @@ impl Accessibility for AtSpi {
     }
 
     fn caret(&self, id: &str) -> Result<Option<usize>, DeskError> {
-        let node = self.ids.parse(id)?;
-        zbus::block_on(async {
+        self.on_node(id, async |node| {
             let text: TextProxy<'_> = self.proxy(&node).await?;
             match text.caret_offset().await {
                 Ok(at) => Ok(usize::try_from(at).ok()),
@@ -678,8 +681,7 @@ impl Accessibility for AtSpi {
     }
 
     fn selection(&self, id: &str) -> Result<Option<(usize, usize, String)>, DeskError> {
-        let node = self.ids.parse(id)?;
-        zbus::block_on(async {
+        self.on_node(id, async |node| {
             let text: TextProxy<'_> = self.proxy(&node).await?;
             let fail = |e| self.failed(&node, "read its selection", e);
             if text.get_n_selections().await.map_err(fail)? == 0 {
@@ -692,12 +694,11 @@ impl Accessibility for AtSpi {
     }
 
     fn set_number(&self, id: &str, value: f64) -> Result<bool, DeskError> {
-        let node = self.ids.parse(id)?;
-        zbus::block_on(async {
+        self.on_node(id, async |node| {
             let proxy: ValueProxy<'_> = self.proxy(&node).await?;
             match proxy.set_current_value(value).await {
                 Ok(()) => Ok(true),
-                Err(e) if tree::lacks_interface(&e) => Err(DeskError::Invalid(format!(
+                Err(e) if tree::lacks_interface(&e) => Err(DeskError::Unfit(format!(
                     "node {id} has no value to set: pass text for an editable field; \
                          numbers go to sliders and spin buttons"
                 ))
@@ -708,8 +709,7 @@ impl Accessibility for AtSpi {
     }
 
     fn pid_of(&self, id: &str) -> Result<u32, DeskError> {
-        let node = self.ids.parse(id)?;
-        zbus::block_on(self.pid_of_bus(&node.bus))
+        self.on_node(id, async |node| self.pid_of_bus(&node.bus).await)
     }
 
     fn focused_in(&self, pid: u32) -> Result<Option<Node>, DeskError> {
@@ -788,116 +788,4 @@ fn lost_bus(e: zbus::Error) -> DeskError {
 
 fn bad_id(node: &NodeRef, e: &zbus::Error) -> DeskError {
     DeskError::Invalid(format!("{} is not a usable node id: {e}", node.to_id()))
-}
-
-/// The accessibility bus, connected when a call first needs it, and tried again on each call
-/// while it cannot be reached (the bus may start after the daemon).
-#[derive(Default)]
-pub struct OnDemand {
-    bus: Mutex<Option<Arc<AtSpi>>>,
-    /// The bus's address; none: the session's (`AT_SPI_BUS_ADDRESS`, else `org.a11y.Bus`).
-    address: Option<String>,
-}
-
-impl OnDemand {
-    /// The accessibility bus at `address` (a private display's).
-    pub fn at(address: String) -> Self {
-        Self {
-            bus: Mutex::default(),
-            address: Some(address),
-        }
-    }
-
-    fn get(&self) -> Result<Arc<AtSpi>, DeskError> {
-        let mut bus = self.bus.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(connected) = bus.as_ref() {
-            return Ok(connected.clone());
-        }
-        let connected = Arc::new(AtSpi::connect(self.address.as_deref())?);
-        *bus = Some(connected.clone());
-        Ok(connected)
-    }
-}
-
-impl Accessibility for OnDemand {
-    fn windows_of(&self, pid: u32) -> Result<Option<Vec<AppWindow>>, DeskError> {
-        self.get()?.windows_of(pid)
-    }
-
-    fn tree(&self, root: &str, want: Want) -> Result<Tree, DeskError> {
-        self.get()?.tree(root, want)
-    }
-
-    fn node(&self, id: &str, want: Want) -> Result<Node, DeskError> {
-        self.get()?.node(id, want)
-    }
-
-    fn ancestors(&self, id: &str) -> Result<Vec<Node>, DeskError> {
-        self.get()?.ancestors(id)
-    }
-
-    fn at_point(&self, root: &str, x: i32, y: i32) -> Result<Option<String>, DeskError> {
-        self.get()?.at_point(root, x, y)
-    }
-
-    fn actions(&self, id: &str) -> Result<Vec<String>, DeskError> {
-        self.get()?.actions(id)
-    }
-
-    fn do_action(&self, id: &str, index: usize) -> Result<bool, DeskError> {
-        self.get()?.do_action(id, index)
-    }
-
-    fn select(&self, id: &str) -> Result<bool, DeskError> {
-        self.get()?.select(id)
-    }
-
-    fn grab_focus(&self, id: &str) -> Result<bool, DeskError> {
-        self.get()?.grab_focus(id)
-    }
-
-    fn select_child(&self, container: &str, index: usize) -> Result<bool, DeskError> {
-        self.get()?.select_child(container, index)
-    }
-
-    fn set_caret(&self, id: &str, offset: usize) -> Result<bool, DeskError> {
-        self.get()?.set_caret(id, offset)
-    }
-
-    fn caret(&self, id: &str) -> Result<Option<usize>, DeskError> {
-        self.get()?.caret(id)
-    }
-
-    fn set_text(&self, id: &str, text: &str) -> Result<bool, DeskError> {
-        self.get()?.set_text(id, text)
-    }
-
-    fn insert_text(
-        &self,
-        id: &str,
-        position: Option<usize>,
-        text: &str,
-    ) -> Result<bool, DeskError> {
-        self.get()?.insert_text(id, position, text)
-    }
-
-    fn select_text(&self, id: &str, start: usize, end: usize) -> Result<bool, DeskError> {
-        self.get()?.select_text(id, start, end)
-    }
-
-    fn selection(&self, id: &str) -> Result<Option<(usize, usize, String)>, DeskError> {
-        self.get()?.selection(id)
-    }
-
-    fn set_number(&self, id: &str, value: f64) -> Result<bool, DeskError> {
-        self.get()?.set_number(id, value)
-    }
-
-    fn pid_of(&self, id: &str) -> Result<u32, DeskError> {
-        self.get()?.pid_of(id)
-    }
-
-    fn focused_in(&self, pid: u32) -> Result<Option<Node>, DeskError> {
-        self.get()?.focused_in(pid)
-    }
 }

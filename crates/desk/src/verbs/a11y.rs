@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use desk_core::a11y::role::{DOCUMENT_WEB, MENU, MENU_ITEMS};
 use desk_core::a11y::{self, Node, View};
 use desk_core::call::{ActArgs, AtArgs, FindArgs, NodeAction, PressArgs, ReadArgs, SnapshotArgs};
 use desk_core::geometry::Rect;
@@ -90,7 +91,7 @@ fn named_or_focused(
 ) -> Result<Window, DeskError> {
     if window.is_none() && pid.is_none() {
         return desk.focused_window()?.ok_or_else(|| {
-            DeskError::Invalid("no window has the focus; name one with window or pid".into())
+            DeskError::Missing("no window has the focus; name one with window or pid".into())
         });
     }
     desk.pick(window, pid)
@@ -268,6 +269,8 @@ pub(super) struct AdmittedNode<'d> {
     pub(super) admitted: Admitted<'d>,
     pub(super) node: Node,
     pub(super) window: Option<Window>,
+    /// The accessible window the node is in, when it is in one.
+    pub(super) frame: Option<Node>,
 }
 
 impl AdmittedNode<'_> {
@@ -275,7 +278,7 @@ impl AdmittedNode<'_> {
     /// says where the click went.
     fn click(&self, at: (i32, i32)) -> Result<Pressed, DeskError> {
         let window = self.window.clone().ok_or_else(|| {
-            DeskError::Invalid(format!(
+            DeskError::Unplaced(format!(
                 "{} is in no window shuttle can tell on the screen (none of its app's windows, or \
                  several, carry its window's title), so it cannot be clicked; try action or select",
                 node_words(&self.node)
@@ -305,14 +308,14 @@ impl AdmittedNode<'_> {
         let node = &self.node;
         let actions = nodes.actions(&node.id)?;
         let Some(name) = actions.first() else {
-            return Err(DeskError::Invalid(format!(
+            return Err(DeskError::Unfit(format!(
                 "{} ({}) has no action to run and cannot be clicked where it is",
                 node_words(node),
                 node.id
             )));
         };
         if !self.admitted.nodes().do_action(&node.id, 0)? {
-            return Err(DeskError::Invalid(format!(
+            return Err(DeskError::AppRefused(format!(
                 "{} refused its action {name:?}",
                 node_words(node)
             )));
@@ -348,7 +351,7 @@ fn open_menus_above(
             continue;
         }
         if nodes.actions(&menu.id)?.is_empty() || !acting.do_action(&menu.id, 0)? {
-            return Err(DeskError::Invalid(format!(
+            return Err(DeskError::AppRefused(format!(
                 "{} {:?} did not open its menu; its item was not run",
                 menu.role, menu.name
             )));
@@ -362,7 +365,7 @@ fn open_menus_above(
             Ok((!is_hidden(&nodes.node(inner, Want::default())?)).then_some(()))
         })?;
         if open.is_none() {
-            return Err(DeskError::Invalid(format!(
+            return Err(DeskError::AppRefused(format!(
                 "menu {:?} did not open within {} s; its item was not run",
                 menu.name,
                 MENU_WAIT.as_secs()
@@ -372,20 +375,23 @@ fn open_menus_above(
     Ok(opened)
 }
 
-/// Where input to a node lands: the screen window of its top-level accessible window, and that
-/// window when it is on the screen.
+/// Where input to a node lands: the screen window of its top-level accessible window, that
+/// window when it is on the screen, and the accessible window itself (read once, for the
+/// hit test a click makes).
 fn node_target(
     desk: &Desk,
     nodes: &Nodes<'_>,
     node: &Node,
-) -> Result<(Target, Option<Window>), DeskError> {
+) -> Result<(Target, Option<Window>, Option<Node>), DeskError> {
     let pid = nodes.pid_of(&node.id)?;
     let frame = nodes.ancestors(&node.id)?.pop();
-    let title = frame.map_or_else(|| node.name.clone(), |f| f.name);
+    let title = frame
+        .as_ref()
+        .map_or_else(|| node.name.clone(), |f| f.name.clone());
     let windows = desk.windows()?;
     let window = screen_window_of(&windows, pid, &title);
     Ok(match window {
-        Some(window) => (Target::window(window), Some(window.clone())),
+        Some(window) => (Target::window(window), Some(window.clone()), frame),
         None => (
             Target::Window {
                 id: String::new(),
@@ -394,6 +400,7 @@ fn node_target(
                 app: None,
             },
             None,
+            frame,
         ),
     })
 }
@@ -424,7 +431,7 @@ pub(super) fn admitted_node<'d>(
             ..Want::default()
         },
     )?;
-    let (place, window) = node_target(desk, nodes, &node)?;
+    let (place, window, frame) = node_target(desk, nodes, &node)?;
     let admitted = desk.admit(Intent::new(
         format!("{verb} {}", node_words(&node)),
         vec![place],
@@ -433,6 +440,7 @@ pub(super) fn admitted_node<'d>(
         admitted,
         node,
         window,
+        frame,
     })
 }
 
@@ -452,8 +460,6 @@ const SELECTABLE: [&str; 5] = [
     "tree item",
     "table cell",
 ];
-use desk_core::a11y::role::{DOCUMENT_WEB, MENU, MENU_ITEMS};
-
 pub(super) fn press(desk: &Desk, args: &PressArgs) -> Result<Pressed, DeskError> {
     let nodes = desk.nodes();
     let pressed = admitted_node(desk, &nodes, &args.id, "press")?;
@@ -501,8 +507,10 @@ fn click_or_action(
 ) -> Result<Pressed, DeskError> {
     let mut covered = None;
     if let (Some(point), Some(_)) = (centre(desk, node)?, &pressed.window) {
-        let top = nodes.ancestors(&node.id)?.pop();
-        let root = top.as_ref().map_or(node.id.as_str(), |w| w.id.as_str());
+        let root = pressed
+            .frame
+            .as_ref()
+            .map_or(node.id.as_str(), |w| w.id.as_str());
         if nodes.at_point(root, point.0, point.1)?.as_deref() == Some(node.id.as_str()) {
             match pressed.click(point) {
                 Err(DeskError::Changed(why)) => covered = Some(why),
@@ -528,11 +536,11 @@ pub(super) fn act(desk: &Desk, args: &ActArgs) -> Result<Pressed, DeskError> {
     let pressed = admitted_node(desk, &nodes, &args.id, verb)?;
     let node = &pressed.node;
     let refused =
-        |what: &str| DeskError::Invalid(format!("{} refused to {what}", node_words(node)));
+        |what: &str| DeskError::AppRefused(format!("{} refused to {what}", node_words(node)));
     let done = match args.action {
         NodeAction::Click => {
             let point = centre(desk, node)?.ok_or_else(|| {
-                DeskError::Invalid(format!(
+                DeskError::Unfit(format!(
                     "{} has no bounds on the screen to click; try action or select",
                     node_words(node)
                 ))
@@ -578,7 +586,7 @@ pub(super) fn at(desk: &Desk, args: &AtArgs) -> Result<At, DeskError> {
             return Err(desk.refusal_of(target, &place));
         }
         (None, Seen::Nothing) => {
-            return Err(DeskError::Invalid(format!(
+            return Err(DeskError::Unplaced(format!(
                 "no app window is at ({x}, {y}); nothing to read there"
             )));
         }

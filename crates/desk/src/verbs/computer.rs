@@ -293,7 +293,7 @@ pub(super) fn scale(desk: &Desk, args: &ComputerScaleArgs) -> Result<Scale, Desk
         .sessions()
         .resolve(desk.agent(), args.session.as_deref())?;
     let shot = desk.sessions().scale_of(&session).ok_or_else(|| {
-        DeskError::Invalid(
+        DeskError::Missing(
             "no screenshot has been taken yet: call computer_state or look first".into(),
         )
     })?;
@@ -330,14 +330,14 @@ pub(super) fn look(desk: &Desk, args: &LookArgs) -> Result<(String, Picture), De
         return Ok((text, frame.picture));
     };
     let shot = desk.sessions().shot_of(&session).ok_or_else(|| {
-        DeskError::Invalid(
+        DeskError::Missing(
             "region is in pixels of your latest screenshot, and there is none yet: call \
              computer_state or look without region first"
                 .into(),
         )
     })?;
     if region.x + region.w > f64::from(shot.width) || region.y + region.h > f64::from(shot.height) {
-        return Err(DeskError::Invalid(format!(
+        return Err(DeskError::Unplaced(format!(
             "region {{x: {}, y: {}, w: {}, h: {}}} reaches outside the latest screenshot ({}x{})",
             region.x, region.y, region.w, region.h, shot.width, shot.height
         )));

@@ -51,7 +51,7 @@ impl Mapping {
         if let Some(shot) = self.shot
             && (x >= f64::from(shot.width) || y >= f64::from(shot.height))
         {
-            return Err(DeskError::Invalid(format!(
+            return Err(DeskError::Unplaced(format!(
                 "{which} ({x}, {y}) is off the screenshot, which is {}x{}",
                 shot.width, shot.height
             )));
@@ -64,7 +64,7 @@ impl Mapping {
         let inside =
             sx >= 0 && sy >= 0 && sx < i64::from(self.screen.w) && sy < i64::from(self.screen.h);
         if !inside {
-            return Err(DeskError::Invalid(format!(
+            return Err(DeskError::Unplaced(format!(
                 "{which} ({x}, {y}) at scale {} is screen point ({sx}, {sy}), off the screen \
                  ({}x{})",
                 self.scale, self.screen.w, self.screen.h
@@ -203,7 +203,7 @@ fn precheck(session: &Session, name: &str, mapping: Mapping, step: &Step) -> Res
     for (point, which) in [(start, "point"), (end, "drag end")] {
         if let Some((x, y)) = point {
             if mapping.scale <= 0.0 {
-                return Err(DeskError::Invalid(format!(
+                return Err(DeskError::Missing(format!(
                     "session {name:?} has been shown no screenshot, so x,y cannot be mapped: \
                      call computer_state first, or pass scale"
                 )));
@@ -232,7 +232,7 @@ fn checked<A: Args>(args: A) -> Result<A, DeskError> {
 /// Element `index` of the session's latest state.
 fn listed<'s>(session: &'s Session, name: &str, index: u32) -> Result<&'s Element, DeskError> {
     session.elements.get(index as usize).ok_or_else(|| {
-        DeskError::Invalid(match session.elements.len() {
+        DeskError::Missing(match session.elements.len() {
             0 => format!(
                 "element [{index}]: session {name:?} holds no elements; call computer_state"
             ),
@@ -256,7 +256,7 @@ fn element_words(index: u32, element: &Element) -> String {
 
 /// The refusal of anything but a single left click on an element its app gives no position.
 fn unplaced(index: u32, element: &Element) -> DeskError {
-    DeskError::Invalid(format!(
+    DeskError::Unfit(format!(
         "element {} has no position on the screen (its app gives none): only a single left \
          click, which runs its action, can reach it; use x,y for anything else",
         element_words(index, element)

@@ -28,14 +28,14 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, 
                 .as_deref()
                 .is_none_or(|v| v.parse::<f64>().is_err()) =>
         {
-            return Err(DeskError::Invalid(format!(
+            return Err(DeskError::Unfit(format!(
                 "{} has no value to set: pass text for an editable field; numbers go to sliders \
                  and spin buttons",
                 node_words(node)
             )));
         }
         FieldValue::Text(_) if !node.states.iter().any(|s| s == "editable") => {
-            return Err(DeskError::Invalid(format!(
+            return Err(DeskError::Unfit(format!(
                 "{} takes no text: set_value works on editable fields, sliders and spin buttons",
                 node_words(node)
             )));
@@ -47,7 +47,7 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, 
     let (holds, how) = match &args.value {
         FieldValue::Number(n) => {
             if !acting.set_number(&node.id, *n)? {
-                return Err(DeskError::Invalid(format!(
+                return Err(DeskError::AppRefused(format!(
                     "{} refused the value; read it to see what it holds",
                     node_words(node)
                 )));
@@ -83,7 +83,7 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, 
                     })?
                     .map_or_else(read_back, Ok)?,
                 ),
-                Ok(false) | Err(DeskError::Invalid(_)) => None,
+                Ok(false) | Err(DeskError::Unfit(_)) => None,
                 Err(e) => return Err(e),
             };
             match set {
@@ -123,7 +123,7 @@ fn type_over(
     refuse_keys_in(&target.node, text)?;
     // In a spreadsheet, select-all takes the whole sheet and typing waits for Enter.
     if target.node.role == "table cell" {
-        return Err(DeskError::Invalid(format!(
+        return Err(DeskError::Unfit(format!(
             "{} does not take text through accessibility, and typing over a cell is the \
              app's own business: focus the cell (press it), type the text with type, then press \
              Enter",
@@ -154,7 +154,7 @@ fn refuse_keys_in(field: &Node, text: &str) -> Result<(), DeskError> {
         .chars()
         .find(|&c| c.is_control() && !(c == '\n' && multi_line));
     match acts {
-        Some(c) => Err(DeskError::Invalid(format!(
+        Some(c) => Err(DeskError::Unfit(format!(
             "{} took no text through its accessibility interface, and typing {c:?} into it \
              would act as a key (submit, or move to another field); set it without that \
              character, or type and press keys yourself",
@@ -172,7 +172,7 @@ fn focus_field<'p>(
 ) -> Result<&'p Window, DeskError> {
     let node = &target.node;
     let window = target.window.as_ref().ok_or_else(|| {
-        DeskError::Invalid(format!(
+        DeskError::Unplaced(format!(
             "{} did not take the text through its accessibility interface, and it is in no \
              window shuttle can tell on the screen to type into; click it, then type",
             node_words(node)
@@ -180,7 +180,7 @@ fn focus_field<'p>(
     })?;
     target.admitted.focus(window)?;
     if !target.admitted.nodes().grab_focus(&node.id)? {
-        return Err(DeskError::Invalid(format!(
+        return Err(DeskError::AppRefused(format!(
             "{} refused the keyboard focus; click it, then type",
             node_words(node)
         )));
@@ -190,7 +190,7 @@ fn focus_field<'p>(
         Ok(now.states.iter().any(|s| s == "focused").then_some(()))
     })?;
     if focused.is_none() {
-        return Err(DeskError::Invalid(format!(
+        return Err(DeskError::AppRefused(format!(
             "{} did not take the keyboard focus within {} ms; click it, then type",
             node_words(node),
             FIELD_WAIT.as_millis()
@@ -205,7 +205,7 @@ pub(super) fn insert_text(desk: &Desk, args: &InsertTextArgs) -> Result<FieldHol
     let node = &target.node;
     target.admitted.guard_field(node)?;
     if !node.states.iter().any(|s| s == "editable") {
-        return Err(DeskError::Invalid(format!(
+        return Err(DeskError::Unfit(format!(
             "{} takes no text: insert_text works on editable fields",
             node_words(node)
         )));
@@ -232,7 +232,7 @@ pub(super) fn insert_text(desk: &Desk, args: &InsertTextArgs) -> Result<FieldHol
         .insert_text(&node.id, position, &args.text)
     {
         Ok(accepted) => accepted,
-        Err(DeskError::Invalid(_)) => false,
+        Err(DeskError::Unfit(_)) => false,
         Err(e) => return Err(e),
     };
     let expected = before
@@ -257,7 +257,7 @@ pub(super) fn insert_text(desk: &Desk, args: &InsertTextArgs) -> Result<FieldHol
         refuse_keys_in(node, &args.text)?;
         let window = focus_field(&target, &nodes)?;
         let caret_refused = || {
-            DeskError::Invalid(format!(
+            DeskError::AppRefused(format!(
                 "{} refused to put its caret at character {at}; click there, then type",
                 node_words(node)
             ))
@@ -279,7 +279,7 @@ pub(super) fn insert_text(desk: &Desk, args: &InsertTextArgs) -> Result<FieldHol
         .map_or_else(read, Ok)?;
         how = FieldHow::Typed;
     } else if !accepted {
-        return Err(DeskError::Invalid(format!(
+        return Err(DeskError::AppRefused(format!(
             "{} refused the text; read it to see what it holds",
             node_words(node)
         )));
@@ -301,13 +301,13 @@ pub(super) fn select_text(desk: &Desk, args: &SelectTextArgs) -> Result<TextSele
     let target = admitted_node(desk, &nodes, &args.id, "select text in")?;
     let node = &target.node;
     if node.role == role::PASSWORD_TEXT {
-        return Err(DeskError::Invalid(
+        return Err(DeskError::Unfit(
             "shuttle never reads a password field, so it does not select text in one".into(),
         ));
     }
     let (start, end) = (args.start as usize, args.end as usize);
     if !target.admitted.nodes().select_text(&node.id, start, end)? {
-        return Err(DeskError::Invalid(format!(
+        return Err(DeskError::AppRefused(format!(
             "{} refused to select characters {start} to {end}; read it with text: true to see \
              how long it is",
             node_words(node)
@@ -394,7 +394,7 @@ pub(super) fn select_option(
                 .take(30)
                 .map(|n| format!("{:?}", n.name))
                 .collect();
-            DeskError::Invalid(if names.is_empty() {
+            DeskError::Unfit(if names.is_empty() {
                 format!(
                     "node {} has no items to pick from; pass a combo box or a list",
                     args.id
@@ -425,7 +425,7 @@ pub(super) fn select_option(
     let acting = target.admitted.nodes();
     let combo = container.role == role::COMBO_BOX;
     if combo && nested {
-        return Err(DeskError::Invalid(format!(
+        return Err(DeskError::Unfit(format!(
             "{:?} sits in a submenu of {}; press it instead",
             chosen.name,
             node_words(container)
@@ -435,7 +435,7 @@ pub(super) fn select_option(
     let shows_item = combo && siblings.iter().any(|o| o.name == container.name);
     let tried = |attempt: Result<bool, DeskError>| match attempt {
         Ok(accepted) => Ok(accepted),
-        Err(DeskError::Invalid(_)) => Ok(false),
+        Err(DeskError::Unfit(_)) => Ok(false),
         Err(e) => Err(e),
     };
     // GTK's combo box picks by index. Qt's has no Selection: the keyboard steps to the item.
@@ -459,7 +459,7 @@ pub(super) fn select_option(
         PickHow::Selection
     } else {
         let refused = || {
-            DeskError::Invalid(format!(
+            DeskError::AppRefused(format!(
                 "{} refused to pick {:?}",
                 node_words(container),
                 chosen.name
@@ -516,7 +516,7 @@ fn step_to(
 ) -> Result<(), DeskError> {
     let combo = &target.node;
     let cannot = |why: &str| {
-        DeskError::Invalid(format!(
+        DeskError::Unfit(format!(
             "{} has no Selection and {why}, so shuttle cannot pick an item; press it, then the item",
             node_words(combo)
         ))

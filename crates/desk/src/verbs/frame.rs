@@ -103,7 +103,7 @@ fn change(
 pub(super) fn set_frame(desk: &Desk, args: &SetFrameArgs) -> Result<Framed, DeskError> {
     let window = desk.pick(args.window.as_deref(), args.pid)?;
     let now = desk.window_rect(&window)?.ok_or_else(|| {
-        DeskError::Invalid(format!(
+        DeskError::Unplaced(format!(
             "window {} ({:?}) is minimized or not shown: restore it before moving it",
             window.id, window.title
         ))
@@ -116,7 +116,7 @@ pub(super) fn set_frame(desk: &Desk, args: &SetFrameArgs) -> Result<Framed, Desk
     );
     let screen = desk.screen()?;
     if wanted.intersect(&screen).is_none() {
-        return Err(DeskError::Invalid(format!(
+        return Err(DeskError::Unplaced(format!(
             "a frame at {},{} of {}x{} is outside the screen ({}x{}); nothing was changed",
             wanted.x, wanted.y, wanted.w, wanted.h, screen.w, screen.h
         )));

@@ -121,7 +121,7 @@ pub(super) fn scroll(desk: &Desk, args: &ScrollArgs) -> Result<Scrolled, DeskErr
 /// The centre of the focused window, refused when another window covers it.
 fn focused_centre(desk: &Desk) -> Result<Spot, DeskError> {
     let focused = desk.focused_window()?.ok_or_else(|| {
-        DeskError::Invalid("no window has the focus; pass x and y to scroll at a point".into())
+        DeskError::Missing("no window has the focus; pass x and y to scroll at a point".into())
     })?;
     let rect = desk.rect_of(&focused)?;
     let (x, y) = (rect.x + (rect.w / 2) as i32, rect.y + (rect.h / 2) as i32);
@@ -134,7 +134,7 @@ fn focused_centre(desk: &Desk) -> Result<Spot, DeskError> {
             raise: false,
         }),
         Seen::Nothing => Err(DeskError::WindowGone { id: focused.id }),
-        covering => Err(DeskError::Invalid(format!(
+        covering => Err(DeskError::Unplaced(format!(
             "the centre of the focused window {} {:?} is covered by {}; pass x and y, or focus \
              the window first",
             focused.id,

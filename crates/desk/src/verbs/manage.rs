@@ -231,7 +231,7 @@ pub(super) fn quit(desk: &Desk, args: &QuitArgs) -> Result<Quit, DeskError> {
         (_, window) => {
             let picked = desk.pick(window, args.pid)?;
             picked.pid.ok_or_else(|| {
-                DeskError::Invalid(format!(
+                DeskError::Unfit(format!(
                     "window {} ({:?}) does not say which process owns it, so its app cannot be \
                      quit; close it instead",
                     picked.id, picked.title
@@ -246,7 +246,7 @@ pub(super) fn quit(desk: &Desk, args: &QuitArgs) -> Result<Quit, DeskError> {
         .cloned()
         .collect();
     let Some(first) = windows.first().cloned() else {
-        return Err(DeskError::Invalid(format!(
+        return Err(DeskError::Unfit(format!(
             "process {pid} shows no window, so it is not an app quit can end (or not one this \
              agent may see)"
         )));
@@ -310,7 +310,7 @@ pub(super) fn quit(desk: &Desk, args: &QuitArgs) -> Result<Quit, DeskError> {
         });
     }
     if !asked.is_empty() && !args.force {
-        return Err(DeskError::Invalid(format!(
+        return Err(DeskError::AppRefused(format!(
             "{app} (pid {pid}) did not quit: asked to close its windows, it opened {} instead, \
              most likely a question such as whether to save its work; nothing was terminated. \
              Read it and answer it, or quit again with force: true to end the app by SIGTERM \
@@ -348,7 +348,7 @@ pub(super) fn quit(desk: &Desk, args: &QuitArgs) -> Result<Quit, DeskError> {
             ),
         ));
     }
-    Err(DeskError::Invalid(format!(
+    Err(DeskError::AppRefused(format!(
         "process {pid} still runs after close requests, SIGTERM and SIGKILL: it may be stopped \
          or stuck in the kernel"
     )))

@@ -18,7 +18,7 @@ pub(super) fn shot(desk: &Desk, args: &ShotArgs) -> Result<(Shot, Picture), Desk
     } else {
         let area = crop.unwrap_or(screen);
         if !screen.contains_rect(&area) {
-            return Err(DeskError::Invalid(format!(
+            return Err(DeskError::Unplaced(format!(
                 "rectangle {area} is not within the screen ({}x{}); shoot a rectangle inside it, \
                  or pass window to shoot a window wherever it is",
                 screen.w, screen.h
@@ -59,7 +59,7 @@ fn window_shot(
     let whole = Rect::new(0, 0, frame.w, frame.h);
     let crop = crop.unwrap_or(whole);
     if !whole.contains_rect(&crop) {
-        return Err(DeskError::Invalid(format!(
+        return Err(DeskError::Unplaced(format!(
             "crop {crop} is not within window {} {:?}, whose image is {}x{}",
             window.id, window.title, frame.w, frame.h
         )));

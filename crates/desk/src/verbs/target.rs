@@ -20,7 +20,7 @@ pub(super) fn window_point(
 ) -> Result<(i32, i32), DeskError> {
     let rect = desk.rect_of(window)?;
     if !Rect::new(0, 0, rect.w, rect.h).contains_point(x, y) {
-        return Err(DeskError::Invalid(format!(
+        return Err(DeskError::Unplaced(format!(
             "point ({x}, {y}) is outside window {} {:?}, whose shot is {}x{}",
             window.id, window.title, rect.w, rect.h
         )));
@@ -34,7 +34,7 @@ pub(super) fn on_screen(desk: &Desk, x: i32, y: i32) -> Result<(), DeskError> {
     if screen.contains_point(x, y) {
         Ok(())
     } else {
-        Err(DeskError::Invalid(format!(
+        Err(DeskError::Unplaced(format!(
             "point ({x}, {y}) is off the screen ({}x{})",
             screen.w, screen.h
         )))

@@ -48,15 +48,15 @@ pub async fn serve(stream: UnixStream, daemon: Arc<Daemon>, peer: Peer) {
                 return;
             }
         };
-        if let Some((service, socket)) = peek_tool(&frame).and_then(|tool| daemon.service_for(tool))
-        {
+        let peeked = peek_tool(&frame);
+        if let Some((service, socket)) = peeked.and_then(|tool| daemon.service_for(tool)) {
             let started = Instant::now();
             let request = service_request(&frame);
             // A broken config may hold the allowlist or the key variable: nothing is forwarded,
             // and the connection stays the daemon's.
             if let Err(e) = daemon.config() {
                 let ended = Ended::not_run(Kind::Service, config_refusal(&e));
-                daemon.write_journal(&request, &ended, elapsed_ms(started));
+                daemon.write_journal(&request, None, &ended, elapsed_ms(started));
                 if send(&mut write, &ended.reply(&request.tool)).await.is_err() {
                     return;
                 }
@@ -74,10 +74,11 @@ pub async fn serve(stream: UnixStream, daemon: Arc<Daemon>, peer: Peer) {
                 ms,
                 "service call"
             );
-            daemon.write_journal(&request, &Ended::not_run(Kind::Service, outcome), ms);
+            let ended = Ended::not_run(Kind::Service, outcome);
+            daemon.write_journal(&request, None, &ended, ms);
             return;
         }
-        let call = daemon.handle(&frame, peer);
+        let call = daemon.handle(&frame, peeked, peer);
         tokio::pin!(call);
         let reply = loop {
             tokio::select! {

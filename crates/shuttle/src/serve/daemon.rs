@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock, Weak};
 use std::time::Instant;
 
 use desk::Platform;
-use desk_core::call::Kind;
+use desk_core::call::{Kind, Verb};
 use desk_core::outcome::Outcome;
 use desk_core::wire::Request;
 use models::KeySource;
@@ -148,7 +148,7 @@ impl Daemon {
             done: None,
             dry_run: false,
         };
-        self.write_journal(&request, &ended, 0);
+        self.write_journal(&request, None, &ended, 0);
     }
 
     /// Grabs the kill hotkey the config names, if it is not held yet. Blocking.
@@ -175,16 +175,17 @@ impl Daemon {
     }
 
     /// Appends one line for `request` to the journal.
-    pub(super) fn write_journal(&self, request: &Request, ended: &Ended, ms: u64) {
+    pub(super) fn write_journal(
+        &self,
+        request: &Request,
+        verb: Option<Verb>,
+        ended: &Ended,
+        ms: u64,
+    ) {
         // While the file does not load, the journal stays where the last good config put it.
         let config = self.config.last_good();
         let journal_config = &config.journal;
-        let args = journal::redact(
-            &request.tool,
-            ended.kind,
-            &request.args,
-            journal_config.record_text,
-        );
+        let args = journal::redact(verb, ended.kind, &request.args, journal_config.record_text);
         self.journal.record(
             journal_config,
             Entry {

@@ -1,6 +1,7 @@
 //! One call's way through the daemon, always in this order:
 //!
-//! 1. decode the frame (an unknown tool is answered from a peek, without a full decode);
+//! 1. decode the frame (the tool is read once, from the connection's peek: an unknown one is
+//!    answered without a full decode);
 //! 2. `safety_stop` and `safety_resume`, answered to the daemon's own user only, and never to
 //!    a process the daemon started for an agent;
 //! 3. the config must load, else every other call is refused with the reason;
@@ -9,9 +10,10 @@
 //! 5. the verb's arguments are decoded and checked;
 //! 6. read-only refuses acting verbs;
 //! 7. a stop refuses everything;
-//! 8. acting verbs take the desk turn;
-//! 9. the verb runs on a blocking thread, under the policy ([`desk::run`]);
-//! 10. the reply, and one journal line, both from the same [`Ended`].
+//! 8. the caller's seat is found, its private display started on first use (per-agent);
+//! 9. acting verbs take the seat's desk turn;
+//! 10. the verb runs on a blocking thread, under the policy ([`desk::run`]);
+//! 11. the reply, and one journal line, both from the same [`Ended`].
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -21,7 +23,7 @@ use desk::guard::{Caller, Policy, read_only_refusal};
 use desk::{Cancel, Done, Link};
 use desk_core::call::{DeskCall, Kind, Verb};
 use desk_core::outcome::{Control, Outcome};
-use desk_core::wire::{Reply, Request, Tool, decode_request, peek_tool, tools};
+use desk_core::wire::{Reply, Request, Tool, decode_request, tools};
 use serde_json::{Value, json};
 
 use super::daemon::{Daemon, Peer};
@@ -31,21 +33,28 @@ use crate::config::{ClipboardAccess, Config};
 use crate::{endpoint, platform};
 
 impl Daemon {
-    /// Answers one request frame from `peer`. Never fails: every problem becomes an error reply.
-    pub async fn handle(&self, frame: &[u8], peer: Peer) -> Reply {
+    /// Answers one request frame from `peer`, whose tool the connection peeked. Never fails:
+    /// every problem becomes an error reply.
+    pub async fn handle(&self, frame: &[u8], peeked: Option<&str>, peer: Peer) -> Reply {
         self.calls.fetch_add(1, Ordering::Relaxed);
         let started = Instant::now();
-        // Route on the peeked tool first, so an unknown tool costs no full decode.
-        let decoded = match peek_tool(frame) {
-            Some(tool) if Tool::parse(tool).is_none() && self.plugins.tool(tool).is_none() => {
-                Err((tool.to_string(), tools::unknown(tool)))
+        // The tool is parsed once, from the peek, so an unknown one costs no full decode.
+        let tool = peeked.and_then(Tool::parse);
+        let decoded = match peeked {
+            Some(name) if tool.is_none() && self.plugins.tool(name).is_none() => {
+                Err((name.to_string(), tools::unknown(name)))
             }
-            peeked => decode_request(frame)
+            _ => decode_request(frame)
                 .map_err(|e| (peeked.unwrap_or_default().to_string(), e.to_string())),
+        };
+        // A tool the peek could not read (escaped in the JSON) is read from the decoded request.
+        let tool = match (&decoded, peeked) {
+            (Ok(request), None) => Tool::parse(&request.tool),
+            _ => tool,
         };
         let (request, ended, prefix) = match decoded {
             Ok(request) => {
-                let ended = self.route(&request, peer).await;
+                let ended = self.route(&request, tool, peer).await;
                 let prefix = request.tool.clone();
                 (request, ended, prefix)
             }
@@ -64,12 +73,15 @@ impl Daemon {
             ms,
             "call"
         );
-        self.write_journal(&request, &ended, ms);
+        let verb = match tool {
+            Some(Tool::Desk(verb)) => Some(verb),
+            _ => None,
+        };
+        self.write_journal(&request, verb, &ended, ms);
         ended.reply(&prefix)
     }
 
-    async fn route(&self, request: &Request, peer: Peer) -> Ended {
-        let tool = Tool::parse(&request.tool);
+    async fn route(&self, request: &Request, tool: Option<Tool>, peer: Peer) -> Ended {
         let plugin = self.plugins.clone();
         let plugin = match tool {
             Some(Tool::Stop | Tool::Resume) => {
