@@ -195,3 +195,29 @@ fn a_panic_inside_a_verb_is_an_error_reply_and_the_daemon_goes_on() {
     assert_eq!(next["outcome"], "completed");
     assert_eq!(daemon.call("status", json!({})).json()["turn"], Value::Null);
 }
+
+#[test]
+fn a_refusal_says_refused_once_and_read_only_in_one_wording() {
+    // The person's display (the fake is not a private one): the clipboard is refused there.
+    let daemon = InProcess::start("");
+    let clipboard = daemon.call("desk_clipboard_read", json!({}));
+    let error = clipboard.error();
+    assert!(
+        error.contains("refused: the clipboard verbs are served"),
+        "{error}"
+    );
+    assert!(!error.contains("refused: refused"), "{error}");
+    assert_eq!(daemon.last()["by"], "clipboard");
+    // Read-only is judged early (before the desk turn) and at admission in the same words.
+    daemon.write_config("[safety]\nread_only = true\n");
+    let early = daemon.call("desk_key", json!({"keys": "a"}));
+    assert!(
+        early
+            .error()
+            .contains("shuttle is read-only ([safety] read_only): only observations are served, and key acts on the desktop"),
+        "{}",
+        early.text
+    );
+    assert!(!early.text.contains("refused: refused"), "{}", early.text);
+    assert!(daemon.fake.log().is_empty());
+}
