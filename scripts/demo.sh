@@ -1,87 +1,97 @@
 #!/usr/bin/env bash
-# The demo: installs what is missing, builds shuttle, and plays an agent over MCP on a machine
-# with no display at all. The agent's first call starts the daemon, which gives the agent a
-# virtual desktop of its own (the default, `[daemon] display = "per-agent"`); the agent
-# launches an app there, lists windows, reads the app's controls and takes a screenshot.
+# The demo: an agent over MCP on a machine with no display at all. The agent's first call starts
+# the daemon, which gives the agent a virtual desktop of its own (the default, `[daemon] display
+# = "per-agent"`); the agent launches an app there, lists windows, reads the app's controls and
+# takes a screenshot. It installs only what it uses: Xvfb, openbox, D-Bus, the AT-SPI bus and
+# one GTK app (gtk3-widget-factory), from Debian's packages, with sudo unless root.
 #
-#   scripts/demo.sh          run the demo, then stop the daemon (and with it the agent's desktop)
-#   scripts/demo.sh --keep   leave the daemon running, and say how to reach it
+# The same script runs from a source tree, from the release archive and from the .deb:
+#
+#   scripts/demo.sh                 in a source tree: also builds shuttle (release)
+#   ./demo.sh                       in an unpacked release archive: the shuttle beside it
+#   /usr/share/shuttle/demo.sh      after installing the .deb: /usr/bin/shuttle
+#   demo.sh --with PATH             that shuttle binary
+#   demo.sh --keep                  leave the daemon running, and say how to reach it
 set -euo pipefail
-cd "$(dirname "$0")/.."
+here="$(cd "$(dirname "$0")" && pwd)"
 keep=false
-[ "${1:-}" = --keep ] && keep=true
+with=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --keep) keep=true; shift ;;
+    --with) with="${2:?--with needs the path of a shuttle binary}"; shift 2 ;;
+    *) echo "demo.sh: unknown argument $1 (see the top of $0)" >&2; exit 2 ;;
+  esac
+done
 
-scripts/deps.sh
-SHUTTLE_NODE=$(scripts/node.sh)
-export SHUTTLE_NODE
-echo "== building shuttle (release)" >&2
-cargo build --release -p shuttle
-SHUTTLE=$PWD/target/release/shuttle
+packages=(xvfb xfonts-base openbox dbus at-spi2-core gtk-3-examples)
+source_tree=false
+if [ -z "$with" ] && [ ! -x "$here/shuttle" ] && [ -f "$here/../Cargo.toml" ]; then
+  source_tree=true
+  # Building needs a C compiler (the TLS crate has C in it) and curl for Node.
+  packages+=(gcc libc6-dev curl ca-certificates)
+fi
+missing=()
+for pkg in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "== installing ${missing[*]}" >&2
+  sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+fi
+
+if [ -n "$with" ]; then
+  shuttle="$with"
+elif [ -x "$here/shuttle" ]; then
+  shuttle="$here/shuttle"
+elif $source_tree; then
+  cd "$here/.."
+  node=$(scripts/node.sh)
+  if ! command -v cargo >/dev/null; then
+    echo "demo.sh: cargo is missing: install Rust with rustup (https://rustup.rs)" >&2
+    exit 1
+  fi
+  echo "== building shuttle (release)" >&2
+  cargo build --release -p shuttle
+  shuttle="$PWD/target/release/shuttle"
+elif command -v shuttle >/dev/null; then
+  shuttle=$(command -v shuttle)
+else
+  echo "demo.sh: no shuttle binary here, none on PATH; pass --with PATH" >&2
+  exit 1
+fi
+shuttle=$(readlink -f "$shuttle")
+# The Node shuttle ships beside itself plays the agent; a source build uses scripts/node.sh's.
+[ -n "${node:-}" ] || node="$(dirname "$shuttle")/node/bin/node"
+[ -x "$node" ] || node="${XDG_DATA_HOME:-$HOME/.local/share}/loomhand/shuttle/node/bin/node"
+[ -x "$node" ] || { echo "demo.sh: no Node beside $shuttle; reinstall shuttle" >&2; exit 1; }
 
 # A socket, config and state of the demo's own, and no display: the person's session (if any)
 # is not used.
-state=$PWD/target/demo
-rm -rf "$state"
-mkdir -p "$state"
-chmod 700 "$state"
+state=$(mktemp -d -t shuttle-demo-XXXXXX)
 export SHUTTLE_SOCKET=$state/desk.sock SHUTTLE_CONFIG=$state/config.toml XDG_STATE_HOME=$state/state
 unset DISPLAY WAYLAND_DISPLAY
-shot=$PWD/target/demo-screenshot.png
+shot="${TMPDIR:-/tmp}/shuttle-demo-screenshot.png"
+$source_tree && shot="$PWD/target/demo-screenshot.png"
 
 echo "\$ shuttle mcp   (an MCP client, with no DISPLAY: initialize, launch an app, windows, find, screenshot)"
-/usr/bin/python3 - "$SHUTTLE" "$shot" <<'PY'
-import base64, json, subprocess, sys, time
-shuttle, shot_path = sys.argv[1:3]
-mcp = subprocess.Popen([shuttle, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-ids = iter(range(1, 1000))
-def ask(method, params):
-    i = next(ids)
-    mcp.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}) + "\n")
-    mcp.stdin.flush()
-    while True:
-        msg = json.loads(mcp.stdout.readline())
-        if msg.get("id") == i:
-            return msg
-def call(name, arguments):
-    result = ask("tools/call", {"name": name, "arguments": arguments})["result"]
-    if result.get("isError"):
-        sys.exit(f"{name} {arguments} failed: {result['content'][0]['text']}")
-    return result["content"]
-def text(content):
-    return next(c["text"] for c in content if c["type"] == "text")
-init = ask("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "demo", "version": "1"}})
-print("initialize ->", init["result"]["serverInfo"], "protocol", init["result"]["protocolVersion"])
-mcp.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-tools = ask("tools/list", {})["result"]["tools"]
-print("tools/list ->", [t["name"] for t in tools])
-launched = json.loads(text(call("desk", {"verb": "launch", "app": "gtk3-widget-factory"})))
-print("desk launch gtk3-widget-factory ->", launched["outcome"], "pid", launched["pid"], "window", launched.get("window", {}).get("title"))
-status = json.loads(text(call("status", {})))
-mine = status["agents"]["agents"]
-print("status -> display mode", status["display"]["mode"], "; the agent's own display:", [a["display"] for a in mine])
-windows = json.loads(text(call("desk", {"verb": "windows"})))
-print("desk windows ->", [w["title"] for w in windows])
-found = json.loads(text(call("desk", {"verb": "find", "window": "gtk3-widget-factory", "name": "checkbutton", "role": "check box"})))
-print("desk find checkbutton ->", len(found["nodes"]), "check boxes, the first at", found["nodes"][0].get("bounds"))
-shot = call("screenshot", {"window": "gtk3-widget-factory"})
-image = next(c for c in shot if c["type"] == "image")
-with open(shot_path, "wb") as f:
-    f.write(base64.b64decode(image["data"]))
-print("screenshot ->", text(shot), f"+ a {image['mimeType']} image of {len(image['data']) * 3 // 4} bytes")
-mcp.stdin.close()
-mcp.wait()
-PY
+"$node" "$here/demo.mjs" "$shuttle" "$shot"
 
 echo
 echo "The screenshot is at $shot"
-pid=$("$SHUTTLE" status | /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["pid"])')
+pid=$("$shuttle" status | "$node" -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).pid))')
 if $keep; then
   echo "The daemon (pid $pid) is still running; the agent's desktop ended with its MCP session,"
   echo "and calls from a shell get a desktop of their own. In another shell:"
   echo "  export SHUTTLE_SOCKET=$SHUTTLE_SOCKET SHUTTLE_CONFIG=$SHUTTLE_CONFIG XDG_STATE_HOME=$XDG_STATE_HOME"
-  echo "  $SHUTTLE status; $SHUTTLE desk windows"
+  echo "  $shuttle status; $shuttle desk windows"
   echo "Stop it (and every display it started) with: kill $pid"
 else
   kill "$pid"
   for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+  rm -rf "$state"
 fi

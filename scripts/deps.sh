@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what shuttle's build, tests, demo and benchmarks need on Debian 12, skipping what is
-# already there. Needs root (or sudo). The Rust toolchain itself comes from rustup.
+# Installs what shuttle's build, tests and benchmarks need on Debian 12, skipping what is
+# already there. Needs root (or sudo). The Rust toolchain itself comes from rustup. The demo
+# needs far less and installs its own (scripts/demo.sh).
 set -euo pipefail
 
 PACKAGES=(
@@ -16,8 +17,8 @@ PACKAGES=(
   xdg-utils
   # independent readings in tests, and the peer tools in the benchmarks
   xdotool wmctrl imagemagick hyperfine python3-pyatspi xclip
-  # build
-  pkg-config gcc
+  # build (a C compiler for the TLS crate), the pinned Node's download, the licence list
+  gcc libc6-dev curl ca-certificates python3
 )
 
 missing=()

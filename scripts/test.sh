@@ -1,11 +1,32 @@
 #!/usr/bin/env bash
-# Runs every check shuttle has: formatting, clippy, unit tests, and the end-to-end tests on a
-# virtual desktop of their own. Installs missing packages first. Usage: scripts/test.sh
+# Runs every check shuttle has: formatting, clippy, unit tests, the end-to-end tests on a
+# virtual desktop of their own, then the release archive and the Debian package as a person
+# installs them (packaging/test.sh). Installs missing packages first, and says at the end where
+# the time went. Usage: scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+timings=()
+current=""
+mark=$SECONDS
+step() {
+  [ -z "$current" ] || timings+=("$(printf '%5d s  %s' $((SECONDS - mark)) "$current")")
+  current="$*"
+  mark=$SECONDS
+  [ -z "$current" ] || echo "== $*" >&2
+}
+rig=""
+finish() {
+  step ""
+  [ -z "$rig" ] || rm -rf "$rig"
+  echo "== where the time went:" >&2
+  printf '   %s\n' "${timings[@]}" >&2
+  echo "   $SECONDS s in all" >&2
+}
+trap finish EXIT
+
+step "packages (scripts/deps.sh)"
 scripts/deps.sh
-step() { echo "== $*" >&2; }
 
 step "Node for scripts (pinned, checked by sha256)"
 # The virtual desktop gives the tests a home of their own, so the daemon is told where Node is.
@@ -20,11 +41,13 @@ cargo fmt --all --check
 # desktop. Every step takes the feature, so the workspace is built once.
 step "cargo clippy"
 cargo clippy --workspace --all-targets --features shuttle/e2e -- -D warnings
-step "build"
+step "build (debug, every target)"
 cargo build --workspace --all-targets --features shuttle/e2e
 
 # One test at a time: the end-to-end tests share one screen, one keyboard and one focus.
 step "tests (unit and end-to-end, on a virtual desktop)"
 rig=$(mktemp -d -t shuttle-rig-XXXXXX)
-trap 'rm -rf "$rig"' EXIT
 SHUTTLE_RIG=$rig scripts/desktop.sh run cargo test --workspace --features shuttle/e2e -- --test-threads=1
+
+step "the release archive and the .deb (packaging/test.sh)"
+packaging/test.sh

@@ -19,6 +19,7 @@ mod lender;
 mod modal;
 mod own;
 mod patient;
+mod probe;
 mod sync;
 pub mod watch;
 mod windows;
@@ -40,6 +41,7 @@ use desk::image::RgbImage;
 use desk::{Answer, Cancel, DeskError, Display, DisplayInfo, Input, Presence, Question};
 
 pub use hotkey::Hotkey;
+pub use probe::{Probe, probe};
 
 use atoms::Atoms;
 use capture::Capturer;

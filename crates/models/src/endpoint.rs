@@ -41,6 +41,25 @@ impl Models {
         &self.config
     }
 
+    /// Whether the endpoint answers at all: a GET of `{base_url}/models` without the key, for
+    /// `shuttle doctor`. Any HTTP status counts as an answer; the error says why none came.
+    pub fn reachable(&self, within: Duration) -> Result<u16, String> {
+        let url = format!("{}/models", self.config.base_url.trim_end_matches('/'));
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .timeout_global(Some(within))
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .build()
+            .into();
+        match agent.get(&url).call() {
+            Ok(response) => Ok(response.status().as_u16()),
+            Err(ureq::Error::Timeout(_)) => {
+                Err(format!("{url}: no answer within {} ms", within.as_millis()))
+            }
+            Err(e) => Err(format!("{url}: {e}")),
+        }
+    }
+
     /// `{base_url}/chat/completions`.
     pub(crate) fn chat_url(&self) -> String {
         format!(

@@ -160,17 +160,13 @@ impl PrivateDisplay {
             source,
         };
         create_dir(dir)?;
-        let xvfb = find_program("Xvfb", "xvfb")?;
-        let openbox = find_program("openbox", "openbox")?;
-        let dbus = find_program("dbus-daemon", "dbus-daemon")?;
-        let launcher = AT_SPI_LAUNCHERS
-            .iter()
-            .map(PathBuf::from)
-            .find(|p| p.exists())
-            .ok_or(DisplayError::Missing {
-                program: "at-spi-bus-launcher",
-                package: "at-spi2-core",
-            })?;
+        let [xvfb, openbox, dbus, launcher] = requirements().map(|needed| {
+            needed.found.ok_or(DisplayError::Missing {
+                program: needed.program,
+                package: needed.package,
+            })
+        });
+        let (xvfb, openbox, dbus, launcher) = (xvfb?, openbox?, dbus?, launcher?);
         let cookie = auth.cookie;
         let record_path = dir.join("display.json");
 
@@ -345,12 +341,44 @@ pub fn reap(dir: &Path) -> Vec<Record> {
     reaped
 }
 
-fn find_program(program: &'static str, package: &'static str) -> Result<PathBuf, DisplayError> {
-    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into());
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(program))
-        .find(|p| p.is_file())
-        .ok_or(DisplayError::Missing { program, package })
+/// A program a private display runs, and where it is on this machine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Requirement {
+    /// The program's name.
+    pub program: &'static str,
+    /// The Debian package that has it.
+    pub package: &'static str,
+    /// Where it is; `None` when it is not installed.
+    pub found: Option<PathBuf>,
+}
+
+/// What a private display runs: the X server, the window manager, the session bus and the
+/// AT-SPI bus launcher, each with where it was found.
+pub fn requirements() -> [Requirement; 4] {
+    let on_path = |program: &'static str, package: &'static str| {
+        let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into());
+        let found = std::env::split_paths(&path)
+            .map(|dir| dir.join(program))
+            .find(|p| p.is_file());
+        Requirement {
+            program,
+            package,
+            found,
+        }
+    };
+    [
+        on_path("Xvfb", "xvfb"),
+        on_path("openbox", "openbox"),
+        on_path("dbus-daemon", "dbus-daemon"),
+        Requirement {
+            program: "at-spi-bus-launcher",
+            package: "at-spi2-core",
+            found: AT_SPI_LAUNCHERS
+                .iter()
+                .map(PathBuf::from)
+                .find(|p| p.exists()),
+        },
+    ]
 }
 
 /// Starts Xvfb on the first free display number, leading a new process group, and records it

@@ -207,9 +207,20 @@ fn absent_message(socket: &Path, e: &std::io::Error) -> String {
     }
 }
 
+/// This shuttle binary's path. When a package upgrade replaced the file this process runs
+/// from, Linux names it "PATH (deleted)"; the new binary at PATH is the one to start then.
+pub fn shuttle_binary() -> std::io::Result<PathBuf> {
+    let exe = std::env::current_exe()?;
+    let shown = exe.to_string_lossy();
+    Ok(match shown.strip_suffix(" (deleted)") {
+        Some(replaced) => PathBuf::from(replaced),
+        None => exe,
+    })
+}
+
 /// Starts `shuttle serve` detached in a session of its own, then waits for it to listen.
 async fn start_daemon(socket: &Path) -> Result<UnixStream, CallError> {
-    let exe = std::env::current_exe().map_err(|e| {
+    let exe = shuttle_binary().map_err(|e| {
         CallError::NotSent(format!(
             "cannot find the shuttle binary to start the daemon: {e}"
         ))

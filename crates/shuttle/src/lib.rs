@@ -9,14 +9,19 @@
 //!   socket and its checks, the daemon's log.
 //! - [`plugins`]: the plugin directory's tool plugins and services.
 //! - [`platform`]: the one place that names the backend crates.
+//! - [`node`]: the pinned Node.js scripts run on, and where it is found.
+//! - [`doctor`] and [`setup`]: checking a machine, and adding shuttle to an agent's MCP client.
 
 pub mod cli;
 pub mod client;
 pub mod config;
+pub mod doctor;
 pub mod endpoint;
 pub mod journal;
 pub mod logging;
 pub mod mcp;
+pub mod node;
 pub mod platform;
 pub mod plugins;
 pub mod serve;
+pub mod setup;

@@ -1,5 +1,6 @@
-//! The `shuttle` binary: `mcp`, `serve`, `desk`, `status`, `stop`, `resume`, `config` and
-//! `journal`. The work is in the library; this file is the command line.
+//! The `shuttle` binary: `mcp`, `serve`, `desk`, `status`, `stop`, `resume`, `config`,
+//! `journal`, `watch`, `doctor` and `setup`. The work is in the library; this file is the
+//! command line.
 
 use std::process::ExitCode;
 
@@ -51,6 +52,30 @@ enum Command {
     Stop,
     /// Let agents act again after `shuttle stop`
     Resume,
+    /// Check every part shuttle relies on; say what is wrong and the command that fixes it
+    /// (exit 0 only when all that the configuration needs is in place)
+    Doctor {
+        /// Print the report as JSON
+        #[arg(long)]
+        json: bool,
+        /// Make the repairs the report names (closing the socket's directory, turning
+        /// accessibility on), then check again; nothing else is ever changed
+        #[arg(long)]
+        fix: bool,
+    },
+    /// Add shuttle to MCP clients' configs, keeping the rest of each file as it was; with no
+    /// CLIENT, list which clients are set up
+    Setup {
+        /// The clients: claude-code, codex, cursor, vscode, gemini, claude-desktop
+        #[arg(value_enum)]
+        clients: Vec<shuttle::setup::Client>,
+        /// Print the entry instead of writing it
+        #[arg(long, conflicts_with = "remove")]
+        print: bool,
+        /// Take shuttle's entry out again
+        #[arg(long)]
+        remove: bool,
+    },
     /// Check the config file (config.toml; see docs/config.md)
     #[command(subcommand)]
     Config(ConfigCommand),
@@ -100,6 +125,19 @@ fn main() -> ExitCode {
         Command::Stop => runtime().block_on(cli::daemon::call(tools::SAFETY_STOP)),
         Command::Resume => runtime().block_on(cli::daemon::call(tools::SAFETY_RESUME)),
         Command::Config(ConfigCommand::Check { file }) => cli::config::check(file),
+        Command::Doctor { json, fix } => cli::doctor::run(json, fix),
+        Command::Setup {
+            clients,
+            print,
+            remove,
+        } => {
+            let action = match (print, remove) {
+                (true, _) => cli::setup::Action::Print,
+                (_, true) => cli::setup::Action::Remove,
+                _ => cli::setup::Action::Add,
+            };
+            cli::setup::run(&clients, action)
+        }
         Command::Journal {
             acts,
             refused,

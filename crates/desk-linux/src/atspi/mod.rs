@@ -3,6 +3,7 @@
 //! - [`ids`]: node ids, stable for the same object across snapshots.
 //! - [`tree`]: reading a window's tree in as few bus round trips as it takes.
 //! - `on_demand`: [`OnDemand`], which connects on first use.
+//! - [`probe`]: the bus as `shuttle doctor` reports it, and turning accessibility on.
 //! - this module: the connection, the applications, single nodes and the actions, each
 //!   per-node call through one helper that parses the id and waits on the bus.
 //!
@@ -13,6 +14,7 @@
 mod cells;
 mod ids;
 mod on_demand;
+pub mod probe;
 mod tree;
 
 pub use on_demand::OnDemand;

@@ -1,10 +1,12 @@
-//! The shell side of shuttle: `shuttle desk VERB`, `status`, `stop`, `resume`, `config check`
-//! `journal` and `watch`.
+//! The shell side of shuttle: `shuttle desk VERB`, `status`, `stop`, `resume`, `config check`,
+//! `journal`, `watch`, `doctor` and `setup`.
 
 pub mod config;
 pub mod daemon;
 pub mod desk;
+pub mod doctor;
 pub mod journal;
+pub mod setup;
 pub mod watch;
 
 /// Exit status for an error reply or an unreachable daemon.

@@ -18,6 +18,15 @@ use desk_linux::atspi::OnDemand;
 use desk_x11::X11Backend;
 pub use desk_x11::watch::{WatchEnd, WatchOptions, watch};
 
+/// What `shuttle doctor` reads: the X display, the accessibility bus, and what private
+/// displays run.
+pub mod probe {
+    pub use desk_linux::atspi::probe::probe as accessibility;
+    pub use desk_linux::atspi::probe::{AppOnBus, BusProbe, enable as enable_accessibility};
+    pub use desk_x11::{Probe as DisplayProbe, probe as display};
+    pub use private_display::{Requirement, requirements as private_display_needs};
+}
+
 /// Notes `pid`, the leader of a process group the daemon started for an agent (a script run,
 /// a plugin's program, a service), so its processes are known as the agent's.
 pub fn note_agent_group(pid: u32) {

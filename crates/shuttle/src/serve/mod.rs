@@ -33,8 +33,6 @@ mod status;
 mod stop;
 mod turn;
 
-pub use runs::NODE_ENV;
-
 use std::future::Future;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;

@@ -20,6 +20,7 @@ mod clipboard;
 mod covered;
 mod crash;
 mod desk_read;
+mod doctor;
 mod input;
 mod keys;
 mod mcp;

@@ -35,7 +35,6 @@ use super::stop::STOPPED;
 use crate::config::{self, Config};
 use crate::plugins::ToolPlugin;
 use process::{Ending, Launch};
-pub use program::NODE_ENV;
 use report::{ErrorKind, Report, RunError};
 
 impl Daemon {

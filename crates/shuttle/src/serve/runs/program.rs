@@ -2,16 +2,12 @@
 //!
 //! The runtime (`runtime/lib/*.mts`) is compiled into the binary and written out, once per
 //! content, to a private directory beside the socket; Node 24 strips its types as it loads
-//! them. Node itself is found without the person's PATH: `SHUTTLE_NODE`, then `node/bin/node`
-//! beside the shuttle binary (the release layout), then where `scripts/node.sh` installs it.
+//! them. Node itself is found by [`crate::node`], never on the person's PATH.
 
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
-
-/// Names a Node binary to run scripts with, instead of the bundled one.
-pub const NODE_ENV: &str = "SHUTTLE_NODE";
 
 /// The runtime's plan executor, which `gui_plan` runs as its script.
 pub const PLAN_EXECUTOR: &str = "gui_plan.mts";
@@ -42,46 +38,9 @@ const RUNTIME: &[(&str, &str)] = &[
 
 /// The Node binary for `script_run`.
 pub fn node() -> Result<PathBuf, String> {
-    if let Some(path) = std::env::var_os(NODE_ENV).filter(|v| !v.is_empty()) {
-        let path = PathBuf::from(path);
-        return if path.is_file() {
-            Ok(path)
-        } else {
-            Err(format!(
-                "{NODE_ENV} names {}, which is not a file; point it at a Node 24 binary or unset it",
-                path.display()
-            ))
-        };
-    }
-    let beside = std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent().map(|dir| dir.join("node/bin/node")));
-    let installed = installed_node();
-    for candidate in beside.iter().chain(installed.iter()) {
-        if candidate.is_file() {
-            return Ok(candidate.clone());
-        }
-    }
-    Err(format!(
-        "no Node.js for scripts: run scripts/node.sh, which installs the pinned Node 24 into {}, \
-         or set {NODE_ENV} to a Node 24 binary",
-        installed
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|| "~/.local/share/loomhand/shuttle/node".into())
-    ))
-}
-
-/// `$XDG_DATA_HOME/loomhand/shuttle/node/bin/node`, where `scripts/node.sh` puts it.
-fn installed_node() -> Option<PathBuf> {
-    let data = std::env::var_os("XDG_DATA_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|v| !v.is_empty())
-                .map(|home| PathBuf::from(home).join(".local/share"))
-        })?;
-    Some(data.join("loomhand/shuttle/node/bin/node"))
+    crate::node::find()
+        .map(|found| found.path)
+        .map_err(|e| e.to_string())
 }
 
 /// Writes the runtime under `dir` (once per content) and answers its entry module.
