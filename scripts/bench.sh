@@ -80,6 +80,12 @@ compare "one window's PNG, 640x480" \
   "shuttle desk shot window=ID --image FILE" "$SHUTTLE desk shot window=$bench_id --image $work/ours-window.png" \
   "import -window ID png:FILE" "import -window $bench_id png:$work/theirs-window.png"
 
+# shuttle doctor as a person runs it: Node found where scripts/node.sh put it, so its checksum
+# is read too. No peer checks the same things; xdpyinfo, the one X query, is the yardstick.
+data_home=${SHUTTLE_NODE%/loomhand/shuttle/node/bin/node}
+compare "shuttle doctor, every check (Node's checksum included)" \
+  "shuttle doctor" "env -u SHUTTLE_NODE XDG_DATA_HOME=$data_home $SHUTTLE doctor" \
+  "xdpyinfo" "xdpyinfo"
 echo "#### Call latency inside the processes (no process start-up)"
 echo
 cargo bench -q -p shuttle --bench latency 2>/dev/null

@@ -47,6 +47,7 @@ fresh() {
   root=$(mktemp -d -t shuttle-fresh-XXXXXX)
   tar -C "$root" -xzf "$base"
   cp /etc/resolv.conf "$root/etc/resolv.conf"
+  cp /etc/ssl/certs/ca-certificates.crt "$root/etc/host-ca.crt"
   mount_in proc /proc -t proc
   mount_in /dev /dev --bind
   mount_in devpts /dev/pts -t devpts
@@ -55,7 +56,12 @@ fresh() {
   mount_in sysfs /sys -t sysfs
 }
 
-in_root() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/root/.cargo/bin:/usr/local/bin:/usr/bin:/bin TERM=dumb "$@"; }
+# The host's CA bundle is lent for curl and cargo: a network that inspects TLS (as a sandbox's
+# may) signs with a CA a fresh machine does not know; apt's downloads are plain HTTP and signed.
+in_root() {
+  chroot "$root" /usr/bin/env -i HOME=/root PATH=/root/.cargo/bin:/usr/local/bin:/usr/bin:/bin \
+    TERM=dumb CURL_CA_BUNDLE=/etc/host-ca.crt CARGO_HTTP_CAINFO=/etc/host-ca.crt "$@"
+}
 
 timed() {
   local what=$1
