@@ -40,23 +40,27 @@ pub fn probe(display: &str) -> Result<Probe, DeskError> {
     };
     let xtest = has(xtest::X11_EXTENSION_NAME)?;
     let shm = has(shm::X11_EXTENSION_NAME)?;
+    // Only atoms that exist: asking must not add any to the server.
     let atom = |name: &[u8]| -> Result<u32, DeskError> {
         Ok(conn
-            .intern_atom(false, name)
+            .intern_atom(true, name)
             .map_err(lost)?
             .reply()
             .map_err(|e| reply_error("an atom", e))?
             .atom)
     };
     let check = atom(b"_NET_SUPPORTING_WM_CHECK")?;
-    let wm_window = conn
-        .get_property(false, root, check, AtomEnum::WINDOW, 0, 1)
-        .map_err(lost)?
-        .reply()
-        .map_err(|e| reply_error("the window manager's check window", e))?
-        .value32()
-        .and_then(|mut v| v.next())
-        .filter(|&w| w != 0);
+    let wm_window = if check == 0 {
+        None
+    } else {
+        conn.get_property(false, root, check, AtomEnum::WINDOW, 0, 1)
+            .map_err(lost)?
+            .reply()
+            .map_err(|e| reply_error("the window manager's check window", e))?
+            .value32()
+            .and_then(|mut v| v.next())
+            .filter(|&w| w != 0)
+    };
     let window_manager = match wm_window {
         None => None,
         Some(window) => {
