@@ -52,8 +52,10 @@ enum Command {
     Stop,
     /// Let agents act again after `shuttle stop`
     Resume,
-    /// Check every part shuttle relies on; say what is wrong and the command that fixes it
-    /// (exit 0 only when all that the configuration needs is in place)
+    /// Check every part shuttle relies on, and say how to fix what is not in place
+    ///
+    /// Exits 0 only when all that the configuration needs is in place. Changes nothing unless
+    /// asked with --fix.
     Doctor {
         /// Print the report as JSON
         #[arg(long)]
@@ -63,8 +65,10 @@ enum Command {
         #[arg(long)]
         fix: bool,
     },
-    /// Add shuttle to MCP clients' configs, keeping the rest of each file as it was; with no
-    /// CLIENT, list which clients are set up
+    /// Add shuttle to an MCP client's config; with no CLIENT, list which clients have it
+    ///
+    /// Keeps the rest of each file as it was, comments included. A file that does not parse is
+    /// left alone and named with its line.
     Setup {
         /// The clients: claude-code, codex, cursor, vscode, gemini, claude-desktop
         #[arg(value_enum)]
