@@ -136,6 +136,8 @@ export interface ActArgs {
   action: NodeAction;
   /** Let input reach a password field or an authentication dialog, which the auth guard refuses otherwise. */
   allow_auth?: boolean;
+  /** Wait up to this many ms (0 to 5000) for windows to open, close or retitle, or "still". */
+  settle?: Settle | null;
 }
 
 /** One action of `computer_act`, by element index or screenshot pixels. */
@@ -222,6 +224,8 @@ export interface ClickArgs {
   pid?: number | null;
   /** Let input reach a password field or an authentication dialog, which the auth guard refuses otherwise. */
   allow_auth?: boolean;
+  /** Wait up to this many ms (0 to 5000) for windows to open, close or retitle, or "still". */
+  settle?: Settle | null;
 }
 
 /** `click`: where the click went. */
@@ -238,8 +242,6 @@ export interface Clicked {
   window?: string | null;
   /** Whether its app answered a ping sent after the click. */
   confirmed: boolean;
-  /** Windows the click opened, closed, raised or retitled. */
-  windows_changed?: WindowChanges | null;
 }
 
 /** What `clipboard_read` asks for. */
@@ -531,6 +533,8 @@ export interface KeyArgs {
   pid?: number | null;
   /** Let input reach a password field or an authentication dialog, which the auth guard refuses otherwise. */
   allow_auth?: boolean;
+  /** Wait up to this many ms (0 to 5000) for windows to open, close or retitle, or "still". */
+  settle?: Settle | null;
 }
 
 /** `key`: the combination pressed. */
@@ -541,11 +545,9 @@ export interface Keyed {
   window?: string | null;
   /** Whether its app answered a ping sent after the keys. */
   confirmed: boolean;
-  /** Windows the keys opened, closed, raised or retitled. */
-  windows_changed?: WindowChanges | null;
 }
 
-/** Start an app; answers pid and its first window (null after 15 s); one that exits first errs with its output. */
+/** Start an app; answers pid and its first window (null after 15 s), or the output of one that exits first. */
 export interface LaunchArgs {
   /** The program to start: a name on PATH or an absolute path. */
   app: string;
@@ -679,6 +681,8 @@ export interface PressArgs {
   id: string;
   /** Let input reach a password field or an authentication dialog, which the auth guard refuses otherwise. */
   allow_auth?: boolean;
+  /** Wait up to this many ms (0 to 5000) for windows to open, close or retitle, or "still". */
+  settle?: Settle | null;
 }
 
 /** How `press` or `act` pressed a node. */
@@ -700,8 +704,6 @@ export interface Pressed {
   opened?: string[] | null;
   /** Why it was pressed another way than a click. */
   note?: string | null;
-  /** Windows the press opened, closed, raised or retitled. */
-  windows_changed?: WindowChanges | null;
 }
 
 /** `quit`: how the app ended. */
@@ -720,7 +722,7 @@ export interface Quit {
   questions?: WindowRef[] | null;
 }
 
-/** Quit an app: close its windows, SIGTERM after grace_s, SIGKILL 2 s on; one that asks (save?) stays unless force. */
+/** Quit an app: close its windows, then SIGTERM after grace_s, then SIGKILL; one asking (save?) stays unless force. */
 export interface QuitArgs {
   /** An id or title from `windows`. */
   window?: string | null;
@@ -771,6 +773,8 @@ export interface Retitled {
   title: string;
   /** Its title before. */
   was: string;
+  /** How long after the caller's latest action it happened, in milliseconds, when known. */
+  after_ms?: number | null;
 }
 
 /** `computer_scale`: the session's latest screenshot scale. */
@@ -838,7 +842,7 @@ export interface SelectOptionArgs {
   option: string;
 }
 
-/** Select characters start..end (end excluded); answers what the app reports selected. */
+/** Select characters start..end (end excluded); answers the selection the app reports. */
 export interface SelectTextArgs {
   /** A node id from snapshot or find. */
   id: string;
@@ -881,6 +885,9 @@ export interface SetValueArgs {
   /** Let it reach a password field or an authentication dialog, which the auth guard refuses otherwise. */
   allow_auth?: boolean;
 }
+
+/** Milliseconds (0 to 5000) to wait for windows to settle, or "still". */
+export type Settle = number | "still";
 
 /** `shot`: the PNG's size (the PNG itself is the reply's image), and where a window's part of it lies. */
 export interface Shot {
@@ -983,7 +990,7 @@ export interface Still {
   volatile: number;
 }
 
-/** Wait until the screen holds still for hold_ms (40), at most timeout_ms (600, max 5000); answers still, changed, ms, volatile. */
+/** Wait until the screen holds still for hold_ms (40), at most timeout_ms (600, max 5000); answers still. */
 export interface StillArgs {
   /** Give up after this long (default 600); a longer wait is cut to 5000 ms. */
   timeout_ms?: number | null;
@@ -1117,7 +1124,7 @@ export interface Window {
   blocks?: string | null;
 }
 
-/** A window that opened or closed, as a change names it. */
+/** A window that opened, closed or came forward, as a change names it. */
 export interface WindowBrief {
   /** Its id. */
   id: string;
@@ -1125,6 +1132,8 @@ export interface WindowBrief {
   title: string;
   /** Its role, such as `window` or `dialog`. */
   role: string;
+  /** How long after the caller's latest action it happened, in milliseconds, when known. */
+  after_ms?: number | null;
 }
 
 /** What changed between two window lists (topmost first): the windows that opened, closed, came to the front or took a new title. Each part is left out when empty. */
@@ -1137,6 +1146,8 @@ export interface WindowChanges {
   raised?: WindowBrief | null;
   /** Windows that took a new title. */
   retitled?: Retitled[];
+  /** Changes left out of the lists above, which hold at most [`WindowChanges::LISTED`] each (an app that opens thousands of windows is summed up, not listed). */
+  more?: number | null;
 }
 
 /** A window as a result names it. */

@@ -94,6 +94,11 @@ fn generate() -> String {
         };
         writeln!(results, "  {}: {shape};", verb.name()).unwrap();
     }
+    // Every reply of an object may carry the window news; desk.mts adds it to each answer.
+    let news =
+        serde_json::to_value(schemars::schema_for!(desk_core::results::WindowChanges)).unwrap();
+    named.declare_defs(&news);
+    named.declare("WindowChanges", &news);
     let names: Vec<String> = Verb::ALL
         .iter()
         .map(|v| format!("  \"{}\",", v.name()))

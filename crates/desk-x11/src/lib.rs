@@ -9,6 +9,7 @@ mod atoms;
 mod capture;
 mod clipboard;
 mod confirm;
+mod events;
 mod foreign_keys;
 mod hotkey;
 mod indicator;
@@ -75,6 +76,8 @@ pub struct X11Backend {
     window_pixels: bool,
     /// The marker shown while agents act, made on first use (`None` if it could not be).
     indicator: std::sync::OnceLock<Option<Indicator>>,
+    /// The window events, recorded as they happen (`None` if the stream could not start).
+    events: Option<events::Stream>,
 }
 
 impl X11Backend {
@@ -100,6 +103,9 @@ impl X11Backend {
         leftover::release(&conn, root)?;
         let mut lender = Lender::new(root, atoms._SHUTTLE_LENT_KEYCODES);
         lender.reclaim(&conn)?;
+        let events = events::Stream::start(display)
+            .map_err(|e| tracing::warn!(error = %e, "no window event stream; replies will read the window list instead"))
+            .ok();
         Ok(Self {
             conn: Arc::new(conn),
             display: display.to_string(),
@@ -113,6 +119,7 @@ impl X11Backend {
             returning: std::sync::Once::new(),
             window_pixels,
             indicator: std::sync::OnceLock::new(),
+            events,
         })
     }
 
@@ -251,6 +258,12 @@ impl Display for X11Backend {
 
     fn fingerprint(&self) -> Result<u64, DeskError> {
         wm::fingerprint(&self.conn, self.root, &self.atoms)
+    }
+
+    fn window_events(&self, after: u64) -> desk::WindowEvents {
+        self.events
+            .as_ref()
+            .map_or_else(desk::WindowEvents::default, |stream| stream.after(after))
     }
 
     fn has_focus(&self, id: &str) -> Result<bool, DeskError> {

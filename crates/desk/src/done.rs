@@ -1,5 +1,6 @@
 //! What a verb that completed hands back.
 
+use desk_core::results::WindowChanges;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -39,13 +40,17 @@ impl Picture {
     }
 }
 
-/// A verb's result, and an image when the verb took one.
+/// A verb's result, an image when the verb took one, and what changed among the windows
+/// since the caller's previous reply.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Done {
     /// What to answer.
     pub body: Body,
     /// An image to attach.
     pub image: Option<Picture>,
+    /// Windows that opened, closed, came forward or took a new title since the caller's
+    /// previous reply.
+    pub windows_changed: Option<WindowChanges>,
 }
 
 impl Done {
@@ -54,6 +59,7 @@ impl Done {
         Self {
             body: Body::Json(value),
             image: None,
+            windows_changed: None,
         }
     }
 
@@ -67,6 +73,7 @@ impl Done {
         Self {
             body: Body::Text(text),
             image: None,
+            windows_changed: None,
         }
     }
 

@@ -24,6 +24,7 @@ pub mod guard;
 pub mod image;
 pub mod intent;
 pub mod keys;
+pub mod news;
 mod run;
 pub mod system;
 mod verbs;
@@ -37,5 +38,6 @@ pub use intent::{Intent, Target};
 pub use run::run;
 pub use system::{
     Answer, Apps, Backend, Clip, Display, DisplayInfo, Ending, Exit, FORCE_ACCESSIBILITY,
-    FrameChange, Hotkey, Input, Launched, Opener, Platform, Presence, Question, WindowState,
+    FrameChange, Hotkey, Input, Launched, Opener, Platform, Presence, Question, WindowEvent,
+    WindowEventKind, WindowEvents, WindowState,
 };

@@ -37,6 +37,46 @@ pub struct DisplayInfo {
     pub window_pixels: bool,
 }
 
+/// What happened to a top-level window, as the display saw it happen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowEventKind {
+    /// A window joined the window manager's list.
+    Opened,
+    /// A window left it.
+    Closed,
+    /// A window's title changed.
+    Retitled,
+    /// Another window became the active one.
+    Activated,
+    /// A window is being made or mapped and is not in the list yet: something is moving.
+    Appearing,
+}
+
+/// One change among the top-level windows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WindowEvent {
+    /// When the display saw it.
+    pub at: std::time::Instant,
+    /// The window, as `windows` names it; `None` when the event does not name one.
+    pub window: Option<String>,
+    /// What happened.
+    pub kind: WindowEventKind,
+}
+
+/// The window events after a point of a display's stream.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WindowEvents {
+    /// Which stream: a new connection starts a new one, whose counts start over.
+    pub stream: u64,
+    /// The count of the latest event, to ask from next time.
+    pub last: u64,
+    /// The events after the point asked from, oldest first.
+    pub events: Vec<WindowEvent>,
+    /// Events after that point the display no longer holds (it keeps only the latest few
+    /// thousand).
+    pub dropped: u64,
+}
+
 /// What is on the screen. Implementations are blocking and shareable across threads.
 pub trait Display: Send + Sync {
     /// What this display is.
@@ -72,6 +112,10 @@ pub trait Display: Send + Sync {
 
     /// A cheap value that changes when windows open, close or change their stacking.
     fn fingerprint(&self) -> Result<u64, DeskError>;
+
+    /// The window events after count `after` of this display's stream (0: all it holds). The
+    /// display records them as they happen, whether or not anyone asks.
+    fn window_events(&self, after: u64) -> WindowEvents;
 
     /// Whether window `id` has the keyboard focus.
     fn has_focus(&self, id: &str) -> Result<bool, DeskError>;

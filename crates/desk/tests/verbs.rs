@@ -1106,3 +1106,55 @@ fn insert_text_and_select_text_work_on_a_fields_characters() {
     assert_not_sent(&button, "takes no text");
     assert_eq!(fake.log().len(), 3);
 }
+
+#[test]
+fn a_window_that_opens_after_a_reply_is_in_the_next_reply_once() {
+    let fake = desktop();
+    // The caller's first reply tells it nothing new: that is what it starts from.
+    assert_eq!(changed(&run(&fake, &open(), "screen", json!({}))), None);
+    let click = run(&fake, &open(), "click", json!({"x": 150, "y": 150}));
+    assert_eq!(changed(&click), None, "the click opened nothing yet");
+    // The app maps its dialog only after the click's reply went out.
+    fake.add(
+        FakeWindow::new("0x90", "Save as", 10, Rect::new(200, 200, 100, 100)),
+        &["notes"],
+    );
+    let next = changed(&run(&fake, &open(), "screen", json!({}))).expect("the next reply says it");
+    assert_eq!(next["opened"][0]["id"], "0x90");
+    assert_eq!(next["opened"][0]["title"], "Save as");
+    assert!(next["opened"][0]["after_ms"].is_u64(), "{next}");
+    assert_eq!(
+        changed(&run(&fake, &open(), "screen", json!({}))),
+        None,
+        "told once"
+    );
+    // A title that changes is news too, and so is a window that goes.
+    fake.state().windows[0].window.title = "Save as (2)".into();
+    let retitled = changed(&run(&fake, &open(), "screen", json!({}))).unwrap();
+    assert_eq!(retitled["retitled"][0]["was"], "Save as");
+    fake.state().windows.retain(|w| w.window.id != "0x90");
+    let closed = changed(&run(&fake, &open(), "shot", json!({}))).unwrap();
+    assert_eq!(closed["closed"][0]["id"], "0x90");
+}
+
+#[test]
+fn the_news_names_only_windows_the_caller_may_see() {
+    let fake = desktop();
+    let notes_only = only(&["notes"]);
+    run(&fake, &notes_only, "screen", json!({}));
+    fake.add(
+        FakeWindow::new("0x91", "Vault unlocked", 30, Rect::new(0, 0, 50, 50)),
+        &["vault"],
+    );
+    assert_eq!(changed(&run(&fake, &notes_only, "screen", json!({}))), None);
+    // The window list is its own news: it carries none.
+    fake.add(
+        FakeWindow::new("0x92", "Note 2", 10, Rect::new(0, 0, 50, 50)),
+        &["notes"],
+    );
+    assert_eq!(
+        changed(&run(&fake, &notes_only, "windows", json!({}))),
+        None
+    );
+    assert_eq!(changed(&run(&fake, &notes_only, "screen", json!({}))), None);
+}

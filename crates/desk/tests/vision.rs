@@ -207,6 +207,7 @@ fn a_step_builds_no_arguments_a_caller_could_not_send_and_hears_the_callers_word
         window: None,
         pid: None,
         allow_auth: false,
+        settle: None,
     })
     .unwrap_err();
     let ran = run(

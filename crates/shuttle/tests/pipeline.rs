@@ -221,3 +221,25 @@ fn a_refusal_says_refused_once_and_read_only_in_one_wording() {
     assert!(!early.text.contains("refused: refused"), "{}", early.text);
     assert!(daemon.fake.log().is_empty());
 }
+
+#[test]
+fn a_settle_out_of_range_is_refused_before_anything_is_sent() {
+    let daemon = InProcess::start("");
+    for bad in [json!(-1), json!(5001), json!("later"), json!(2.5)] {
+        let reply = daemon.call("desk_click", json!({"x": 10, "y": 10, "settle": bad}));
+        let error = reply.error();
+        assert!(
+            error.contains("settle takes milliseconds from 0 to 5000, or \"still\""),
+            "{bad}: {error}"
+        );
+        assert!(
+            error.ends_with("(outcome: refused: nothing was sent)"),
+            "{error}"
+        );
+    }
+    assert_eq!(daemon.fake.log(), []);
+    let settled = daemon
+        .call("desk_click", json!({"x": 10, "y": 10, "settle": 30}))
+        .json();
+    assert_eq!(settled["outcome"], "completed");
+}

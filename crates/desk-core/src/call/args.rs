@@ -9,7 +9,7 @@ use serde::Deserialize;
 use super::vision::{
     ComputerActArgs, ComputerEndArgs, ComputerScaleArgs, ComputerStateArgs, LookArgs, TitleAtArgs,
 };
-use super::{Args, verbs};
+use super::{Args, Settle, verbs};
 use crate::geometry::Rect;
 use crate::results as r;
 use crate::window::Window;
@@ -152,7 +152,7 @@ impl WaitArgs {
 
 impl Args for WaitArgs {}
 
-/// Wait until the screen holds still for hold_ms (40), at most timeout_ms (600, max 5000); answers still, changed, ms, volatile.
+/// Wait until the screen holds still for hold_ms (40), at most timeout_ms (600, max 5000); answers still.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StillArgs {
@@ -277,6 +277,8 @@ pub struct KeyArgs {
     /// Let input reach a password field or an authentication dialog, which the auth guard refuses otherwise.
     #[serde(default)]
     pub allow_auth: bool,
+    /// Wait up to this many ms (0 to 5000) for windows to open, close or retitle, or "still".
+    pub settle: Option<Settle>,
 }
 
 impl Args for KeyArgs {
@@ -289,6 +291,10 @@ impl Args for KeyArgs {
 
     fn allow_auth(&self) -> bool {
         self.allow_auth
+    }
+
+    fn settle(&self) -> Option<Settle> {
+        self.settle
     }
 }
 
@@ -366,6 +372,8 @@ pub struct ClickArgs {
     /// Let input reach a password field or an authentication dialog, which the auth guard refuses otherwise.
     #[serde(default)]
     pub allow_auth: bool,
+    /// Wait up to this many ms (0 to 5000) for windows to open, close or retitle, or "still".
+    pub settle: Option<Settle>,
 }
 
 impl Args for ClickArgs {
@@ -380,6 +388,10 @@ impl Args for ClickArgs {
 
     fn allow_auth(&self) -> bool {
         self.allow_auth
+    }
+
+    fn settle(&self) -> Option<Settle> {
+        self.settle
     }
 }
 
@@ -498,11 +510,17 @@ pub struct PressArgs {
     /// Let input reach a password field or an authentication dialog, which the auth guard refuses otherwise.
     #[serde(default)]
     pub allow_auth: bool,
+    /// Wait up to this many ms (0 to 5000) for windows to open, close or retitle, or "still".
+    pub settle: Option<Settle>,
 }
 
 impl Args for PressArgs {
     fn allow_auth(&self) -> bool {
         self.allow_auth
+    }
+
+    fn settle(&self) -> Option<Settle> {
+        self.settle
     }
 }
 
@@ -531,11 +549,17 @@ pub struct ActArgs {
     /// Let input reach a password field or an authentication dialog, which the auth guard refuses otherwise.
     #[serde(default)]
     pub allow_auth: bool,
+    /// Wait up to this many ms (0 to 5000) for windows to open, close or retitle, or "still".
+    pub settle: Option<Settle>,
 }
 
 impl Args for ActArgs {
     fn allow_auth(&self) -> bool {
         self.allow_auth
+    }
+
+    fn settle(&self) -> Option<Settle> {
+        self.settle
     }
 }
 
@@ -625,7 +649,7 @@ impl Args for InsertTextArgs {
     }
 }
 
-/// Select characters start..end (end excluded); answers what the app reports selected.
+/// Select characters start..end (end excluded); answers the selection the app reports.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SelectTextArgs {
@@ -784,7 +808,7 @@ impl Args for OpenArgs {
     }
 }
 
-/// Quit an app: close its windows, SIGTERM after grace_s, SIGKILL 2 s on; one that asks (save?) stays unless force.
+/// Quit an app: close its windows, then SIGTERM after grace_s, then SIGKILL; one asking (save?) stays unless force.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QuitArgs {
@@ -894,7 +918,7 @@ impl Args for ClipboardWriteArgs {
     }
 }
 
-/// Start an app; answers pid and its first window (null after 15 s); one that exits first errs with its output.
+/// Start an app; answers pid and its first window (null after 15 s), or the output of one that exits first.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LaunchArgs {

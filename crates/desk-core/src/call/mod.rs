@@ -14,6 +14,7 @@ pub mod args;
 pub mod model;
 pub mod schema;
 pub mod script;
+pub mod settle;
 pub mod vision;
 
 use serde::{Deserialize, Serialize};
@@ -21,6 +22,7 @@ use serde_json::Value;
 
 pub use args::*;
 pub use schema::{Field, FieldKind};
+pub use settle::{SETTLE_MAX_MS, Settle};
 pub use vision::{ActStep, Action, Aim, Region, Step};
 
 /// What a tool does to the desktop, which decides how the daemon schedules and records it.
@@ -72,6 +74,11 @@ pub trait Args {
     /// Whether the call lets input reach a password field or an authentication dialog.
     fn allow_auth(&self) -> bool {
         false
+    }
+
+    /// How long the action may wait for the windows to settle, when the caller said.
+    fn settle(&self) -> Option<Settle> {
+        None
     }
 
     /// Fields the journal keeps only as a length and a digest (text the agent types).
@@ -167,6 +174,12 @@ macro_rules! verbs {
             pub fn allow_auth(&self) -> bool {
                 use $crate::call::Args as _;
                 match self { $(DeskCall::$variant(args) => args.allow_auth(),)* }
+            }
+
+            /// How long the action may wait for the windows to settle, when the caller said.
+            pub fn settle(&self) -> Option<$crate::call::Settle> {
+                use $crate::call::Args as _;
+                match self { $(DeskCall::$variant(args) => args.settle(),)* }
             }
         }
     };

@@ -133,7 +133,8 @@ impl FieldKind {
             kinds.dedup();
             return match kinds.as_slice() {
                 [one] => *one,
-                [Self::Number, Self::String] | [Self::String, Self::Number] => Self::NumberOrText,
+                [Self::Number | Self::Integer, Self::String]
+                | [Self::String, Self::Number | Self::Integer] => Self::NumberOrText,
                 _ => Self::Json,
             };
         }
@@ -167,8 +168,18 @@ mod tests {
         let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(
             names,
-            ["x", "y", "button", "count", "window", "pid", "allow_auth"]
+            [
+                "x",
+                "y",
+                "button",
+                "count",
+                "window",
+                "pid",
+                "allow_auth",
+                "settle"
+            ]
         );
+        assert_eq!(fields[7].kind, FieldKind::NumberOrText);
         assert_eq!(fields[6].kind, FieldKind::Boolean);
         assert!(!fields[6].required);
         assert!(fields[0].required && !fields[2].required);
@@ -179,7 +190,7 @@ mod tests {
         assert_eq!(Verb::Snapshot.fields()[3].kind, FieldKind::Boolean);
         assert_eq!(
             Verb::Click.signature(),
-            "click x y button?(left|right|middle) count? window? pid? allow_auth?"
+            "click x y button?(left|right|middle) count? window? pid? allow_auth? settle?(still)"
         );
         assert_eq!(
             Verb::Scroll.signature(),

@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::{ReportsChanges, WindowChanges, WindowRef};
+use super::WindowRef;
 use crate::a11y::{Node, Truncated, View};
 
 /// `snapshot`: a window's tree as nodes, or (with `text`) as an outline to read.
@@ -164,9 +164,6 @@ pub struct Pressed {
     /// Why it was pressed another way than a click.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
-    /// Windows the press opened, closed, raised or retitled.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub windows_changed: Option<WindowChanges>,
 }
 
 impl Pressed {
@@ -180,14 +177,7 @@ impl Pressed {
             confirmed: None,
             opened: None,
             note: None,
-            windows_changed: None,
         }
-    }
-}
-
-impl ReportsChanges for Pressed {
-    fn changed(&mut self, changes: WindowChanges) {
-        self.windows_changed = Some(changes);
     }
 }
 

@@ -4,8 +4,6 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::{ReportsChanges, WindowChanges};
-
 /// `key`: the combination pressed.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Keyed {
@@ -15,9 +13,6 @@ pub struct Keyed {
     pub window: Option<String>,
     /// Whether its app answered a ping sent after the keys.
     pub confirmed: bool,
-    /// Windows the keys opened, closed, raised or retitled.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub windows_changed: Option<WindowChanges>,
 }
 
 /// `type`: the text typed.
@@ -46,9 +41,6 @@ pub struct Clicked {
     pub window: Option<String>,
     /// Whether its app answered a ping sent after the click.
     pub confirmed: bool,
-    /// Windows the click opened, closed, raised or retitled.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub windows_changed: Option<WindowChanges>,
 }
 
 /// `scroll`: where the wheel turned.
@@ -80,16 +72,4 @@ pub struct Dragged {
     pub window: Option<String>,
     /// Whether its app answered a ping sent after the drag.
     pub confirmed: bool,
-}
-
-impl ReportsChanges for Keyed {
-    fn changed(&mut self, changes: WindowChanges) {
-        self.windows_changed = Some(changes);
-    }
-}
-
-impl ReportsChanges for Clicked {
-    fn changed(&mut self, changes: WindowChanges) {
-        self.windows_changed = Some(changes);
-    }
 }

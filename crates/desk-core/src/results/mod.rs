@@ -48,7 +48,7 @@ impl From<&Window> for WindowRef {
     }
 }
 
-/// A window that opened or closed, as a change names it.
+/// A window that opened, closed or came forward, as a change names it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct WindowBrief {
     /// Its id.
@@ -57,6 +57,9 @@ pub struct WindowBrief {
     pub title: String,
     /// Its role, such as `window` or `dialog`.
     pub role: String,
+    /// How long after the caller's latest action it happened, in milliseconds, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after_ms: Option<u64>,
 }
 
 impl From<&Window> for WindowBrief {
@@ -65,6 +68,7 @@ impl From<&Window> for WindowBrief {
             id: window.id.clone(),
             title: window.title.clone(),
             role: window.role.clone(),
+            after_ms: None,
         }
     }
 }
@@ -78,6 +82,9 @@ pub struct Retitled {
     pub title: String,
     /// Its title before.
     pub was: String,
+    /// How long after the caller's latest action it happened, in milliseconds, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after_ms: Option<u64>,
 }
 
 /// What changed between two window lists (topmost first): the windows that opened, closed,
@@ -96,6 +103,10 @@ pub struct WindowChanges {
     /// Windows that took a new title.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub retitled: Vec<Retitled>,
+    /// Changes left out of the lists above, which hold at most [`WindowChanges::LISTED`] each
+    /// (an app that opens thousands of windows is summed up, not listed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub more: Option<usize>,
 }
 
 impl WindowChanges {
@@ -125,17 +136,34 @@ impl WindowChanges {
                     id: w.id.clone(),
                     title: w.title.clone(),
                     was: was.title.clone(),
+                    after_ms: None,
                 })
             })
             .collect();
-        let changes = Self {
+        let mut changes = Self {
             opened,
             closed,
             raised,
             retitled,
+            more: None,
         };
+        let mut cut = 0;
+        for len in [
+            changes.opened.len(),
+            changes.closed.len(),
+            changes.retitled.len(),
+        ] {
+            cut += len.saturating_sub(Self::LISTED);
+        }
+        changes.opened.truncate(Self::LISTED);
+        changes.closed.truncate(Self::LISTED);
+        changes.retitled.truncate(Self::LISTED);
+        changes.more = (cut > 0).then_some(cut);
         (changes != Self::default()).then_some(changes)
     }
+
+    /// The most windows each list names.
+    pub const LISTED: usize = 50;
 
     /// The changes as one line of words: `opened 0x3 "Save as"; closed 0x2 "Mail"`.
     pub fn words(&self) -> String {
@@ -155,14 +183,11 @@ impl WindowChanges {
         for r in &self.retitled {
             parts.push(format!("retitled {} {:?} from {:?}", r.id, r.title, r.was));
         }
+        if let Some(more) = self.more {
+            parts.push(format!("and {more} more changes"));
+        }
         parts.join("; ")
     }
-}
-
-/// A result that reports the window changes the action caused (click, key, press, act).
-pub trait ReportsChanges {
-    /// Records what changed.
-    fn changed(&mut self, changes: WindowChanges);
 }
 
 #[cfg(test)]

@@ -91,6 +91,18 @@ impl Display for FakeDesk {
         Ok(hasher.finish())
     }
 
+    fn window_events(&self, after: u64) -> WindowEvents {
+        let mut state = self.state();
+        state.notice();
+        let count = state.events.len() as u64;
+        WindowEvents {
+            stream: 1,
+            last: count,
+            events: state.events.iter().skip(after as usize).cloned().collect(),
+            dropped: 0,
+        }
+    }
+
     fn has_focus(&self, id: &str) -> Result<bool, DeskError> {
         let state = self.state();
         let follows = state.window(id).is_ok_and(|w| !w.focus_stays_out);

@@ -31,7 +31,8 @@ use crate::error::DeskError;
 use crate::image::RgbImage;
 use crate::system::{
     Answer, Apps, Backend, Clip, Display, DisplayInfo, Ending, Exit, FORCE_ACCESSIBILITY,
-    FrameChange, Hotkey, Input, Launched, Opener, Platform, Presence, Question, WindowState,
+    FrameChange, Hotkey, Input, Launched, Opener, Platform, Presence, Question, WindowEvents,
+    WindowState,
 };
 
 /// Something the desktop received.
@@ -290,6 +291,9 @@ pub struct State {
     /// What the clipboard holds.
     pub clipboard: Option<Clip>,
     pending_focus: Option<(String, u32)>,
+    /// The window events noticed so far, and the windows and focus they were noticed against.
+    events: Vec<crate::system::WindowEvent>,
+    noticed: (Vec<(String, String)>, Option<String>),
     captures: u32,
     pointer: (i32, i32),
     while_asked: Option<WhileAsked>,
@@ -333,6 +337,46 @@ impl State {
     }
 
     /// Lets a pending focus request take effect once its lag has passed.
+    /// Records, as events happening now, how the windows and the focus differ from when
+    /// they were last noticed: the fake's stand-in for a display's event stream.
+    fn notice(&mut self) {
+        use crate::system::{WindowEvent, WindowEventKind};
+        let now: Vec<(String, String)> = self
+            .windows
+            .iter()
+            .map(|w| (w.window.id.clone(), w.window.title.clone()))
+            .collect();
+        let at = std::time::Instant::now();
+        let event = |kind, id: &str| WindowEvent {
+            at,
+            window: Some(id.to_string()),
+            kind,
+        };
+        let (before, focus) = &self.noticed;
+        let mut events = Vec::new();
+        for (id, title) in &now {
+            match before.iter().find(|(b, _)| b == id) {
+                None => events.push(event(WindowEventKind::Opened, id)),
+                Some((_, was)) if was != title => events.push(event(WindowEventKind::Retitled, id)),
+                Some(_) => {}
+            }
+        }
+        for (id, _) in before {
+            if !now.iter().any(|(n, _)| n == id) {
+                events.push(event(WindowEventKind::Closed, id));
+            }
+        }
+        if *focus != self.focus {
+            events.push(WindowEvent {
+                at,
+                window: None,
+                kind: WindowEventKind::Activated,
+            });
+        }
+        self.events.extend(events);
+        self.noticed = (now, self.focus.clone());
+    }
+
     fn tick(&mut self) {
         match self.pending_focus.take() {
             Some((id, 0)) => self.grant_focus(&id),
@@ -466,6 +510,8 @@ impl FakeDesk {
             crashes: HashMap::new(),
             clipboard: None,
             pending_focus: None,
+            events: Vec::new(),
+            noticed: (Vec::new(), None),
             captures: 0,
             pointer: (0, 0),
             while_asked: None,

@@ -38,6 +38,8 @@ pub struct Caller {
     pub cancel: Cancel,
     /// The vision verbs' sessions, which outlive the call.
     pub sessions: Arc<crate::vision::Sessions>,
+    /// What each caller was last told about the windows, which outlives the call.
+    pub news: Arc<crate::news::WindowNews>,
 }
 
 /// The whole screen's pixels, for a call the allowlist has already let see them; `Send`, so
@@ -353,6 +355,18 @@ impl Desk {
     /// A value that changes when windows open, close or restack.
     pub fn fingerprint(&self) -> Result<u64, DeskError> {
         self.backend.display.fingerprint()
+    }
+
+    /// The display's window events after count `after` (`u64::MAX`: none, only where the
+    /// stream stands). Only their times and the ids of windows the caller may see reach a
+    /// reply: [`Desk::windows`] decides what is listed.
+    pub fn window_events(&self, after: u64) -> crate::system::WindowEvents {
+        self.backend.display.window_events(after)
+    }
+
+    /// What each caller was last told about the windows.
+    pub fn news(&self) -> &crate::news::WindowNews {
+        &self.caller.news
     }
 
     /// The pixels of a rectangle of the screen: refused under the app allowlist, since they

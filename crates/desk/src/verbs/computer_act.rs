@@ -221,6 +221,7 @@ fn key_args(keys: &str) -> KeyArgs {
         window: None,
         pid: None,
         allow_auth: false,
+        settle: None,
     }
 }
 
@@ -311,6 +312,7 @@ fn press_unplaced(
         &checked(PressArgs {
             id: element.node.clone(),
             allow_auth: false,
+            settle: None,
         })?,
     )?;
     Ok(Some(format!(
@@ -390,6 +392,7 @@ fn click_at(desk: &Desk, x: i32, y: i32, button: Button, count: u8) -> Result<Cl
             window: None,
             pid: None,
             allow_auth: false,
+            settle: None,
         })?,
     )
 }

@@ -45,7 +45,6 @@ pub(super) fn key(desk: &Desk, args: &KeyArgs) -> Result<Keyed, DeskError> {
         keys: args.keys.clone(),
         window,
         confirmed,
-        windows_changed: None,
     })
 }
 
@@ -85,7 +84,6 @@ pub(super) fn click(desk: &Desk, args: &ClickArgs) -> Result<Clicked, DeskError>
         count,
         window,
         confirmed,
-        windows_changed: None,
     })
 }
 

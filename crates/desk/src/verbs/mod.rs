@@ -18,18 +18,36 @@ mod wait;
 
 use std::time::{Duration, Instant};
 
-use desk_core::call::DeskCall;
-use desk_core::results::{ReportsChanges, ScreenSize, SnapshotResult};
+use desk_core::call::{DeskCall, Kind};
+use desk_core::results::{ScreenSize, SnapshotResult};
 
 use crate::done::Done;
 use crate::error::DeskError;
 use crate::guard::Desk;
 
-/// Runs one desk call's verb and renders its typed result, once. A click, key, press or act
-/// that completed says which windows opened, closed, came forward or were retitled meanwhile:
-/// those are what open dialogs and close them, and watching costs each of them its quiet
-/// period, which typing, scrolling and dragging are spared.
+/// Runs one desk call's verb and renders its typed result, once, with what changed among the
+/// windows since the caller's previous reply ([`changes`]). An action waits after its input only
+/// while windows are moving, or as long as its `settle` asks.
 pub(crate) fn dispatch(desk: &Desk, call: &DeskCall) -> Result<Done, DeskError> {
+    let mark = changes::mark(desk);
+    let acts = call.verb().kind() == Kind::Act;
+    if acts {
+        desk.news().acted(desk.agent(), mark.at());
+    }
+    let mut done = verb(desk, call)?;
+    if acts {
+        changes::settle(desk, &mark, call.settle())?;
+    }
+    let news = changes::news(desk);
+    // The window list is its own news, and computer_act says what its steps changed.
+    if !matches!(call, DeskCall::Windows(_) | DeskCall::ComputerAct(_)) {
+        done.windows_changed = news;
+    }
+    Ok(done)
+}
+
+/// Runs the verb alone.
+fn verb(desk: &Desk, call: &DeskCall) -> Result<Done, DeskError> {
     Ok(match call {
         DeskCall::Windows(_) => Done::of(desk.windows()?),
         DeskCall::Screen(_) => {
@@ -53,13 +71,13 @@ pub(crate) fn dispatch(desk: &Desk, call: &DeskCall) -> Result<Done, DeskError> 
         DeskCall::Find(args) => Done::of(a11y::find(desk, args)?),
         DeskCall::Read(args) => Done::of(a11y::read(desk, args)?),
         DeskCall::At(args) => Done::of(a11y::at(desk, args)?),
-        DeskCall::Key(args) => Done::of(watched(desk, || input::key(desk, args))?),
+        DeskCall::Key(args) => Done::of(input::key(desk, args)?),
         DeskCall::Type(args) => Done::of(input::type_text(desk, args)?),
-        DeskCall::Click(args) => Done::of(watched(desk, || input::click(desk, args))?),
+        DeskCall::Click(args) => Done::of(input::click(desk, args)?),
         DeskCall::Scroll(args) => Done::of(input::scroll(desk, args)?),
         DeskCall::Drag(args) => Done::of(input::drag(desk, args)?),
-        DeskCall::Press(args) => Done::of(watched(desk, || a11y::press(desk, args))?),
-        DeskCall::Act(args) => Done::of(watched(desk, || a11y::act(desk, args))?),
+        DeskCall::Press(args) => Done::of(a11y::press(desk, args)?),
+        DeskCall::Act(args) => Done::of(a11y::act(desk, args)?),
         DeskCall::SetValue(args) => Done::of(fields::set_value(desk, args)?),
         DeskCall::SelectOption(args) => Done::of(fields::select_option(desk, args)?),
         DeskCall::InsertText(args) => Done::of(fields::insert_text(desk, args)?),
@@ -102,21 +120,6 @@ pub(crate) fn dispatch(desk: &Desk, call: &DeskCall) -> Result<Done, DeskError> 
         }
         DeskCall::TitleAt(args) => Done::of(computer::title_at(desk, args)?),
     })
-}
-
-/// Runs an action and adds what it changed among the windows, once the list has settled.
-fn watched<T: ReportsChanges>(
-    desk: &Desk,
-    action: impl FnOnce() -> Result<T, DeskError>,
-) -> Result<T, DeskError> {
-    let before = changes::before(desk);
-    let mut result = action()?;
-    if let Some(before) = before
-        && let Some(changed) = changes::since(desk, &before)
-    {
-        result.changed(changed);
-    }
-    Ok(result)
 }
 
 /// Asks `check` every 10 ms until it answers something or `limit` has passed.

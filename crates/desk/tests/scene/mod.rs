@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use desk::fake::{Event, FakeDesk, FakeNode, FakeWindow};
 use desk::guard::{Caller, Policy, Ran};
+use desk::news::WindowNews;
 use desk::vision::Sessions;
 use desk::{Body, Cancel};
 use desk_core::call::{DeskCall, Verb};
@@ -88,6 +89,8 @@ pub fn call(verb: &str, args: Value) -> DeskCall {
 thread_local! {
     /// The vision sessions of the test running on this thread, kept across its calls.
     static SESSIONS: Arc<Sessions> = Arc::default();
+    /// What the test's caller was last told about the windows, kept across its calls.
+    static NEWS: Arc<WindowNews> = Arc::default();
 }
 
 /// Runs `verb` with `args` on `fake` under `policy`, as agent "a1".
@@ -103,8 +106,15 @@ pub fn run_as(fake: &FakeDesk, policy: &Policy, verb: &str, args: Value, cancel:
         allow_auth: call.allow_auth(),
         cancel,
         sessions: SESSIONS.with(Arc::clone),
+        news: NEWS.with(Arc::clone),
     };
     desk::run(&fake.backend(), Arc::new(policy.clone()), caller, &call)
+}
+
+/// The window changes a reply carried, as JSON.
+pub fn changed(ran: &Ran) -> Option<Value> {
+    let changes = ran.done.as_ref()?.windows_changed.as_ref()?;
+    Some(serde_json::to_value(changes).unwrap())
 }
 
 /// The JSON a completed call answered.

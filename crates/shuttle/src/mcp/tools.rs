@@ -124,8 +124,9 @@ fn desk_tool(mode: Mode) -> Tool {
         description.push_str(
             " allow_auth? lets input reach a password field. Actions answer outcome (completed; \
              refused: nothing sent; unknown: may have landed, look before resending) and \
-             confirmed (the app answered a ping after it); click, key, press, act add \
-             windows_changed.",
+             confirmed (the app answered a ping after it). Replies add windows_changed: \
+             windows opened, closed, raised or retitled since your last reply, after_ms your \
+             last action; settle? (ms|still) waits longer.",
         );
     }
     if mode.dry_run && !mode.read_only {
@@ -139,11 +140,16 @@ fn desk_tool(mode: Mode) -> Tool {
 fn verb_tool(name: &'static str, mut description: String, mode: Mode, vision: bool) -> Tool {
     let listed = listed(mode, vision);
     for verb in &listed {
-        // allow_auth is said once, in the tool's own description; foreground and
+        // allow_auth and settle are said once, in the tool's own description; foreground and
         // workspace_only are taken for other desks and change nothing here.
-        let signature = [" allow_auth?", " foreground?", " workspace_only?"]
-            .iter()
-            .fold(verb.signature(), |s, field| s.replace(field, ""));
+        let signature = [
+            " allow_auth?",
+            " settle?(still)",
+            " foreground?",
+            " workspace_only?",
+        ]
+        .iter()
+        .fold(verb.signature(), |s, field| s.replace(field, ""));
         description.push_str(&format!("\n{signature}: {}", verb.about()));
     }
     let verbs: Vec<&str> = listed.iter().map(|v| v.name()).collect();

@@ -42,6 +42,8 @@ pub struct Daemon {
     pub(super) seats: Seats,
     /// The vision verbs' sessions: each caller's elements and screenshot scale.
     pub(super) sessions: Arc<desk::vision::Sessions>,
+    /// What each caller was last told about the windows.
+    pub(super) news: Arc<desk::news::WindowNews>,
     /// Calls answered, for `status`.
     pub(super) calls: AtomicU64,
     /// Connections accepted, for `status`.
@@ -106,6 +108,7 @@ impl Daemon {
             socket,
             seats,
             sessions: Arc::default(),
+            news: Arc::default(),
             calls: AtomicU64::new(0),
             connections: AtomicU64::new(0),
             config,

@@ -90,19 +90,31 @@ impl Ended {
             }
             return Reply::error(text);
         };
+        let changed = done.windows_changed;
         let (text, format) = match done.body {
-            Body::Json(Value::Object(fields)) if act => {
+            Body::Json(Value::Object(fields)) => {
                 let mut out = Map::new();
-                out.insert("outcome".into(), json!(self.outcome.name()));
+                if act {
+                    out.insert("outcome".into(), json!(self.outcome.name()));
+                }
                 out.extend(fields);
+                if let Some(changed) = &changed {
+                    out.insert("windows_changed".into(), json!(changed));
+                }
                 (Value::Object(out).to_string(), Format::Json)
             }
             Body::Json(value) => (value.to_string(), Format::Json),
-            Body::Text(text) if act => (
-                format!("outcome: {}\n{text}", self.outcome.name()),
-                Format::Text,
-            ),
-            Body::Text(text) => (text, Format::Text),
+            Body::Text(text) => {
+                let mut text = if act {
+                    format!("outcome: {}\n{text}", self.outcome.name())
+                } else {
+                    text
+                };
+                if let Some(changed) = &changed {
+                    text = format!("{}\nwindows changed: {}", text.trim_end(), changed.words());
+                }
+                (text, Format::Text)
+            }
         };
         let mut reply = Reply::ok(text, format);
         if let Some(image) = done.image {

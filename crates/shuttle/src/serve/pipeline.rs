@@ -212,6 +212,7 @@ impl Daemon {
             allow_auth: call.allow_auth(),
             cancel: cancel.clone(),
             sessions: self.sessions.clone(),
+            news: self.news.clone(),
         };
         // Dropping this future (the client went away) cancels the call on its thread.
         let _cancel_on_drop = CancelOnDrop(cancel);

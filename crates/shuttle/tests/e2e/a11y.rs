@@ -202,6 +202,15 @@ fn press_selects_tabs_and_runs_menu_items_in_closed_menus() {
     assert!(!closed.is_error, "{}", closed.text);
 }
 
+/// The window news a reply carried, else the one the next call's reply carries: a change is
+/// in the reply of the action when it came while the action ran, else in the next one.
+fn news_after(daemon: &Daemon, reply: &Value) -> Value {
+    match reply.get("windows_changed") {
+        Some(news) => news.clone(),
+        None => daemon.call("desk_screen", json!({})).json()["windows_changed"].clone(),
+    }
+}
+
 #[test]
 fn an_action_says_which_windows_it_opened_and_closed() {
     require_desktop();
@@ -210,35 +219,76 @@ fn an_action_says_which_windows_it_opened_and_closed() {
     let fixture = Fixture::start("a11y opener", &["--opener"]);
     let tree = nodes(&daemon, fixture.id(), json!({}));
 
-    // A press that opens nothing reports no change.
+    // A press that opens nothing reports no change, now or in the next reply.
     let press_me = the(&tree, "button", "Press me");
     let quiet = daemon
         .call("desk_press", json!({"id": press_me["id"]}))
         .json();
     assert_eq!(fixture.await_events("clicked", 1).len(), 1);
-    assert_eq!(quiet.get("windows_changed"), None, "{quiet}");
+    assert_eq!(news_after(&daemon, &quiet), Value::Null, "{quiet}");
 
-    // The dialog the app maps a moment after the press is in the reply, as wmctrl sees it.
+    // The dialog the app maps during the press, as wmctrl sees it.
     let options = the(&tree, "button", "Options");
     let opened = daemon
         .call("desk_press", json!({"id": options["id"]}))
         .json();
     fixture.await_events("opened", 1);
-    assert_eq!(
-        opened["windows_changed"]["opened"][0]["title"], "Options",
-        "{opened}"
-    );
-    assert!(run("wmctrl", &["-l"]).contains("Options"));
-    let dialog = opened["windows_changed"]["opened"][0]["id"].clone();
-    // Any key closes the dialog: the key's reply says it went.
+    wait_for("wmctrl to list Options", Duration::from_secs(5), || {
+        run("wmctrl", &["-l"]).contains("Options").then_some(())
+    });
+    let news = news_after(&daemon, &opened);
+    assert_eq!(news["opened"][0]["title"], "Options", "{opened} {news}");
+    assert!(news["opened"][0]["after_ms"].is_u64(), "{news}");
+    let dialog = news["opened"][0]["id"].clone();
+    // Any key closes the dialog: the key's reply, or the next, says it went.
     let closed = daemon
         .call("desk_key", json!({"keys": "Escape", "window": "Options"}))
         .json();
-    assert_eq!(
-        closed["windows_changed"]["closed"][0]["id"], dialog,
-        "{closed}"
-    );
-    assert!(!run("wmctrl", &["-l"]).contains("Options"));
+    wait_for("the dialog to go", Duration::from_secs(5), || {
+        (!run("wmctrl", &["-l"]).contains("Options")).then_some(())
+    });
+    let news = news_after(&daemon, &closed);
+    assert_eq!(news["closed"][0]["id"], dialog, "{closed} {news}");
+    bystander.assert_untouched();
+}
+
+#[test]
+fn a_dialog_that_opens_late_is_in_the_next_reply_with_its_delay() {
+    require_desktop();
+    let bystander = Fixture::start("late bystander", &[]);
+    let daemon = Daemon::start();
+    let fixture = Fixture::start("late opener", &["--opener", "--late", "300"]);
+    let tree = nodes(&daemon, fixture.id(), json!({}));
+    let later = the(&tree, "button", "Later");
+    for round in 1..=3 {
+        let pressed = daemon.call("desk_press", json!({"id": later["id"]})).json();
+        assert_eq!(pressed["outcome"], "completed", "{pressed}");
+        // The press answers without waiting 300 ms for a dialog that may never come.
+        assert_eq!(pressed.get("windows_changed"), None, "{pressed}");
+        fixture.await_events("opened", round);
+        wait_for("wmctrl to list Later", Duration::from_secs(5), || {
+            run("wmctrl", &["-l"]).contains("Later").then_some(())
+        });
+        let news = daemon.call("desk_screen", json!({})).json()["windows_changed"].clone();
+        assert_eq!(news["opened"].as_array().map(Vec::len), Some(1), "{news}");
+        assert_eq!(news["opened"][0]["title"], "Later", "{news}");
+        let delay = news["opened"][0]["after_ms"].as_u64().unwrap();
+        assert!(
+            (300..3000).contains(&delay),
+            "opened {delay} ms after the press"
+        );
+        assert_eq!(news.get("closed"), None, "nothing else is reported: {news}");
+        // Told once: the next reply has no news.
+        let again = daemon.call("desk_screen", json!({})).json();
+        assert_eq!(again.get("windows_changed"), None, "{again}");
+        let closed = daemon
+            .call("desk_key", json!({"keys": "Escape", "window": "Later"}))
+            .json();
+        wait_for("Later to go", Duration::from_secs(5), || {
+            (!run("wmctrl", &["-l"]).contains("Later")).then_some(())
+        });
+        assert_eq!(news_after(&daemon, &closed)["closed"][0]["title"], "Later");
+    }
     bystander.assert_untouched();
 }
 

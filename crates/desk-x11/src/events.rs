@@ -1,0 +1,287 @@
+//! The window event stream: a thread with a connection of its own records, as they happen, the
+//! windows that join and leave the window manager's list (`_NET_CLIENT_LIST`), take a new title,
+//! become active, or are being made and mapped. A reply can then say what changed since the
+//! caller's previous one, however late the change came, without watching for it.
+//!
+//! The log keeps the latest [`KEPT`] events; older ones are counted as dropped, so a storm of
+//! windows never grows the daemon's memory.
+
+use std::collections::{HashSet, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use desk::{DeskError, WindowEvent, WindowEventKind, WindowEvents};
+use x11rb::connection::Connection;
+use x11rb::protocol::Event;
+use x11rb::protocol::xproto::{
+    AtomEnum, ChangeWindowAttributesAux, ClientMessageEvent, ConnectionExt as _, CreateWindowAux,
+    EventMask, Window as Xid, WindowClass,
+};
+
+use crate::patient::Conn;
+
+use super::windows::format_id;
+use super::{connect_error, lost, reply_error};
+
+/// How many events the log keeps.
+const KEPT: usize = 4096;
+
+/// Tells one stream from the next (a reconnection starts a new one).
+static STREAMS: AtomicU64 = AtomicU64::new(1);
+
+/// The events so far.
+struct Log {
+    stream: u64,
+    /// How many events there have been.
+    count: u64,
+    /// The latest ones, each with its count.
+    kept: VecDeque<(u64, WindowEvent)>,
+}
+
+impl Log {
+    fn push(&mut self, kind: WindowEventKind, window: Option<Xid>) {
+        self.count += 1;
+        self.kept.push_back((
+            self.count,
+            WindowEvent {
+                at: Instant::now(),
+                window: window.map(format_id),
+                kind,
+            },
+        ));
+        if self.kept.len() > KEPT {
+            self.kept.pop_front();
+        }
+    }
+
+    fn after(&self, after: u64) -> WindowEvents {
+        let first_kept = self.kept.front().map_or(self.count + 1, |(n, _)| *n);
+        WindowEvents {
+            stream: self.stream,
+            last: self.count,
+            events: self
+                .kept
+                .iter()
+                .filter(|(n, _)| *n > after)
+                .map(|(_, e)| e.clone())
+                .collect(),
+            dropped: first_kept.saturating_sub(after.saturating_add(1)),
+        }
+    }
+}
+
+/// The names the stream reads.
+#[derive(Clone, Copy)]
+struct Names {
+    client_list: u32,
+    active: u32,
+    net_name: u32,
+}
+
+/// A running stream; dropping it ends the thread.
+pub(crate) struct Stream {
+    log: Arc<Mutex<Log>>,
+    conn: Arc<Conn>,
+    wake: Xid,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Stream {
+    /// Starts recording the window events of `display`.
+    pub(crate) fn start(display: &str) -> Result<Self, DeskError> {
+        let (conn, screen) =
+            crate::patient::connect(display).map_err(|e| connect_error(display, e))?;
+        let conn = Arc::new(conn);
+        let root = conn.setup().roots[screen].root;
+        let atom = |name: &[u8]| -> Result<u32, DeskError> {
+            Ok(conn
+                .intern_atom(false, name)
+                .map_err(lost)?
+                .reply()
+                .map_err(|e| reply_error("an atom", e))?
+                .atom)
+        };
+        let names = Names {
+            client_list: atom(b"_NET_CLIENT_LIST")?,
+            active: atom(b"_NET_ACTIVE_WINDOW")?,
+            net_name: atom(b"_NET_WM_NAME")?,
+        };
+        conn.change_window_attributes(
+            root,
+            &ChangeWindowAttributesAux::new()
+                .event_mask(EventMask::PROPERTY_CHANGE | EventMask::SUBSTRUCTURE_NOTIFY),
+        )
+        .map_err(lost)?;
+        // A window of our own to receive the wake-up that ends the thread.
+        let wake = conn.generate_id().map_err(super::disconnected)?;
+        conn.create_window(
+            0,
+            wake,
+            root,
+            0,
+            0,
+            1,
+            1,
+            0,
+            WindowClass::INPUT_ONLY,
+            0,
+            &CreateWindowAux::new(),
+        )
+        .map_err(lost)?;
+        let known = clients(&conn, root, names)?;
+        for &client in &known {
+            watch_client(&conn, client);
+        }
+        conn.flush().map_err(lost)?;
+        let log = Arc::new(Mutex::new(Log {
+            stream: STREAMS.fetch_add(1, Ordering::Relaxed),
+            count: 0,
+            kept: VecDeque::new(),
+        }));
+        // From now on the connection waits for events for as long as it takes.
+        conn.stream().wait_forever();
+        let thread = {
+            let (conn, log) = (conn.clone(), log.clone());
+            std::thread::Builder::new()
+                .name("shuttle-window-events".into())
+                .spawn(move || record(&conn, root, wake, names, known, &log))
+                .map_err(|e| {
+                    DeskError::Invalid(format!("cannot start the window events thread: {e}"))
+                })?
+        };
+        Ok(Self {
+            log,
+            conn,
+            wake,
+            thread: Some(thread),
+        })
+    }
+
+    /// The events after count `after`.
+    pub(crate) fn after(&self, after: u64) -> WindowEvents {
+        self.log
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .after(after)
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        let event = ClientMessageEvent::new(32, self.wake, 0u32, [0u32; 5]);
+        let _ = self
+            .conn
+            .send_event(false, self.wake, EventMask::NO_EVENT, event);
+        let _ = self.conn.flush();
+        // Not joined: a thread waiting on a frozen server must not hold up the daemon.
+        drop(self.thread.take());
+    }
+}
+
+/// The window manager's list of managed windows.
+fn clients(conn: &Conn, root: Xid, names: Names) -> Result<HashSet<Xid>, DeskError> {
+    let reply = conn
+        .get_property(
+            false,
+            root,
+            names.client_list,
+            AtomEnum::WINDOW,
+            0,
+            u32::MAX,
+        )
+        .map_err(lost)?
+        .reply()
+        .map_err(|e| reply_error("the client list", e))?;
+    Ok(reply.value32().map(Iterator::collect).unwrap_or_default())
+}
+
+/// Asks for `client`'s property changes (its title). A window already gone answers with an
+/// error event, which the thread ignores.
+fn watch_client(conn: &Conn, client: Xid) {
+    let _ = conn.change_window_attributes(
+        client,
+        &ChangeWindowAttributesAux::new().event_mask(EventMask::PROPERTY_CHANGE),
+    );
+}
+
+/// Records events until woken or the connection breaks.
+fn record(
+    conn: &Conn,
+    root: Xid,
+    wake: Xid,
+    names: Names,
+    mut known: HashSet<Xid>,
+    log: &Mutex<Log>,
+) {
+    let push = |kind, window| {
+        log.lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(kind, window);
+    };
+    loop {
+        let Ok(event) = conn.wait_for_event() else {
+            tracing::warn!("the window events connection broke; replies report no more changes");
+            return;
+        };
+        match event {
+            Event::ClientMessage(e) if e.window == wake => return,
+            Event::PropertyNotify(e) if e.window == root && e.atom == names.client_list => {
+                let Ok(now) = clients(conn, root, names) else {
+                    continue;
+                };
+                for &gone in known.difference(&now) {
+                    push(WindowEventKind::Closed, Some(gone));
+                }
+                for &new in now.difference(&known) {
+                    watch_client(conn, new);
+                    push(WindowEventKind::Opened, Some(new));
+                }
+                let _ = conn.flush();
+                known = now;
+            }
+            Event::PropertyNotify(e) if e.window == root && e.atom == names.active => {
+                push(WindowEventKind::Activated, None);
+            }
+            Event::PropertyNotify(e)
+                if known.contains(&e.window)
+                    && (e.atom == names.net_name || e.atom == u32::from(AtomEnum::WM_NAME)) =>
+            {
+                push(WindowEventKind::Retitled, Some(e.window));
+            }
+            Event::CreateNotify(e) if e.parent == root && e.window != wake => {
+                push(WindowEventKind::Appearing, None);
+            }
+            Event::MapNotify(e) if e.event == root => push(WindowEventKind::Appearing, None),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_log_keeps_the_latest_and_counts_what_it_dropped() {
+        let mut log = Log {
+            stream: 7,
+            count: 0,
+            kept: VecDeque::new(),
+        };
+        for _ in 0..KEPT + 10 {
+            log.push(WindowEventKind::Appearing, None);
+        }
+        let all = log.after(0);
+        assert_eq!((all.stream, all.last), (7, (KEPT + 10) as u64));
+        assert_eq!(all.events.len(), KEPT);
+        assert_eq!(all.dropped, 10);
+        let recent = log.after((KEPT + 8) as u64);
+        assert_eq!((recent.events.len(), recent.dropped), (2, 0));
+        log.push(WindowEventKind::Opened, Some(0x2a));
+        let newest = log.after((KEPT + 10) as u64);
+        assert_eq!(newest.events[0].window.as_deref(), Some("0x2a"));
+        assert!(log.after(log.count).events.is_empty());
+    }
+}
