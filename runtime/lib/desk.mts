@@ -44,7 +44,7 @@ export interface Image {
  */
 export type Answer<V extends Verb> = VerbResults[V] extends string
   ? VerbResults[V] | { text: string; image: Image }
-  : VerbResults[V] & { image?: Image; windows_changed?: WindowChanges };
+  : VerbResults[V] & { image?: Image; windows_changed?: WindowChanges; display?: string };
 
 /** What the daemon's other tools answer (status, the model calls): their JSON. */
 // Their shapes are documented in docs/models.md and shuttle status; left open here.

@@ -150,6 +150,7 @@ impl Daemon {
             outcome: Outcome::Completed,
             done: None,
             dry_run: false,
+            display: None,
         };
         self.write_journal(&request, None, &ended, 0);
     }

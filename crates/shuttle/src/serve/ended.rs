@@ -19,6 +19,8 @@ pub struct Ended {
     pub done: Option<Done>,
     /// Whether dry run was on.
     pub dry_run: bool,
+    /// The display the call ran on, named in the reply while the daemon holds more than one.
+    pub display: Option<String>,
 }
 
 impl Ended {
@@ -29,6 +31,7 @@ impl Ended {
             outcome: Outcome::Completed,
             done: Some(done),
             dry_run: false,
+            display: None,
         }
     }
 
@@ -39,6 +42,7 @@ impl Ended {
             outcome,
             done: None,
             dry_run: false,
+            display: None,
         }
     }
 
@@ -101,6 +105,9 @@ impl Ended {
                 if let Some(changed) = &changed {
                     out.insert("windows_changed".into(), json!(changed));
                 }
+                if let Some(display) = &self.display {
+                    out.insert("display".into(), json!(display));
+                }
                 (Value::Object(out).to_string(), Format::Json)
             }
             Body::Json(value) => (value.to_string(), Format::Json),
@@ -112,6 +119,9 @@ impl Ended {
                 };
                 if let Some(changed) = &changed {
                     text = format!("{}\nwindows changed: {}", text.trim_end(), changed.words());
+                }
+                if let Some(display) = &self.display {
+                    text = format!("{}\ndisplay: {display}", text.trim_end());
                 }
                 (text, Format::Text)
             }
@@ -186,6 +196,7 @@ mod tests {
             outcome: Outcome::refused_by(Control::DryRun, "dry run: would click"),
             done: Some(Done::json(json!({"dry_run": true, "would": "click"}))),
             dry_run: true,
+            display: None,
         };
         let reply = ended.reply("desk_click");
         assert!(!reply.is_error);

@@ -242,12 +242,17 @@ impl Daemon {
             }
         })
         .await;
+        // With more than one display, a reply says which one the call ran on.
+        let display = (self.seats.all().len() > 1)
+            .then(|| seat.display.clone())
+            .flatten();
         match ran {
             Ok(Ok(ran)) => Ended {
                 kind,
                 outcome: ran.outcome,
                 done: ran.done,
                 dry_run: safety.dry_run,
+                display,
             },
             Ok(Err(unreachable)) => Ended::failed(kind, unreachable.to_string()),
             Err(join) => {

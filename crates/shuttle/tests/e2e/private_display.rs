@@ -236,6 +236,11 @@ fn two_agents_type_different_texts_at_once_each_on_a_display_of_its_own() {
     let seats = seats(&daemon);
     assert_eq!(seats.len(), 2, "{seats:?}");
     assert_ne!(seats["agent-a"].0, seats["agent-b"].0);
+    // With two displays held, each reply names the display it ran on.
+    for ((agent, _, _), wire) in agents.iter().zip(&mut wires) {
+        let screen = wire.call("desk_screen", json!({})).json();
+        assert_eq!(screen["display"], seats[*agent].0, "{agent}: {screen}");
+    }
     // Each agent sees its own window only.
     let listed = wires[0].call("desk_windows", json!({})).text;
     assert!(
@@ -282,6 +287,9 @@ fn the_display_cap_is_named_and_a_dead_display_is_replaced_on_the_next_call() {
     let mut first = Wire::connect_as(&daemon.socket, "first");
     let windows = first.call("desk_windows", json!({}));
     assert!(!windows.is_error, "{}", windows.text);
+    // With one display, replies need not name it.
+    let screen = first.call("desk_screen", json!({})).json();
+    assert_eq!(screen.get("display"), None, "{screen}");
     let mut second = Wire::connect_as(&daemon.socket, "second");
     let refused = second.call("desk_windows", json!({}));
     assert!(refused.is_error);

@@ -200,6 +200,7 @@ impl Daemon {
             outcome,
             done: Some(Done::json(answer)),
             dry_run: false,
+            display: None,
         }
     }
 
