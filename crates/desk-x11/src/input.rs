@@ -81,6 +81,14 @@ impl<'c> Held<'c> {
         self.fake(KEY_RELEASE_EVENT, code)
     }
 
+    /// Puts `codes` on record before a batch that presses and releases them goes out: should
+    /// the batch reach the server only in part (the daemon killed while writing it), the next
+    /// daemon releases whichever of them is left down. The record goes when the batch is done.
+    fn announce(&mut self, codes: &[Keycode]) {
+        self.record.hold(self.conn, codes, &self.buttons);
+        self.recorded = true;
+    }
+
     fn tap(&mut self, code: Keycode) -> Result<(), DeskError> {
         self.key_down(code)?;
         self.key_up(code)
@@ -184,6 +192,7 @@ pub(super) fn press_keys(
         || check_focus(conn, root, typing.focused),
         || {
             let mut held = Held::new(conn, seat);
+            held.announce(&codes);
             for &code in &codes {
                 held.key_down(code)?;
                 lender.pressed(code);
@@ -288,6 +297,12 @@ pub(super) fn type_text(
                 || check_focus(conn, root, typing.focused),
                 || {
                     let mut held = Held::new(conn, seat);
+                    let codes: Vec<Keycode> = keys
+                        .iter()
+                        .flat_map(|&(code, shift)| [Some(code), shift])
+                        .flatten()
+                        .collect();
+                    held.announce(&codes);
                     for &(code, shift) in &keys {
                         if let Some(shift) = shift {
                             held.key_down(shift)?;

@@ -64,16 +64,21 @@ impl Keymap {
         self.keysyms.get(start..start + per).unwrap_or_default()
     }
 
-    /// The keysym in the first column of `code`.
-    pub(super) fn keysym(&self, code: Keycode) -> u32 {
-        self.columns_of(code).first().copied().unwrap_or(0)
+    /// The keysyms in the first two columns of `code`: plain, and under Shift.
+    pub(super) fn levels(&self, code: Keycode) -> [u32; 2] {
+        let columns = self.columns_of(code);
+        [0, 1].map(|i| columns.get(i).copied().unwrap_or(0))
     }
 
-    /// Whether `code` looks as a lent keycode does: one keysym in whichever columns the server
-    /// fills, or nothing at all.
+    /// Whether `code` looks as a lent keycode does: at most two keysyms (plain and under
+    /// Shift), repeated in whichever other columns the server fills, or nothing at all.
     pub(super) fn lent_looking(&self, code: Keycode) -> bool {
-        let mut keysyms = self.columns_of(code).iter().filter(|&&s| s != 0);
-        let first = keysyms.next();
-        keysyms.all(|s| Some(s) == first)
+        let mut distinct: Vec<u32> = Vec::new();
+        for &keysym in self.columns_of(code) {
+            if keysym != 0 && !distinct.contains(&keysym) {
+                distinct.push(keysym);
+            }
+        }
+        distinct.len() <= 2
     }
 }

@@ -6,8 +6,9 @@
 //! is still down when a call flushes its input (a drag's button, between its steps) is listed
 //! in a property of the root window named after the daemon's pid, and the property goes once
 //! it is released. A daemon that connects releases what the records of daemons no longer
-//! running list, then deletes those records. Taps and chords never need one: their presses and
-//! releases leave in the same write.
+//! running list, then deletes those records. A batch of taps or a chord, whose presses and
+//! releases leave in one write, is listed just before it in that same write and unlisted after
+//! it: only a write cut short by a kill leaves anything down, and then it is on record.
 
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{

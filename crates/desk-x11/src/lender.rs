@@ -4,9 +4,11 @@
 //! which can be well after the key was sent and even after it answered a ping (GTK, for one,
 //! reads events before it translates them). So a lent keycode must keep its meaning until the
 //! app has surely handled every key sent on it: a keycode is lent again, or given back, only
-//! once it has gone unused for [`KEEP_FOR`]. Typing the same characters again reuses their
-//! keycodes without touching the keymap, and every keymap change lends or gives back as many
-//! keycodes as it can at once, since each change costs every client on the display a keymap
+//! once it has gone unused for [`KEEP_FOR`]. Each spare keycode carries two characters, one
+//! plain and one under Shift, which doubles what one keymap change can lend before a keycode
+//! must be reused (and so waited for). Typing the same characters again reuses their keycodes
+//! without touching the keymap, and every keymap change lends or gives back as many
+//! characters as it can at once, since each change costs every client on the display a keymap
 //! reload. Lent keycodes go back to what they were once typing has been idle for
 //! [`RETURN_AFTER`], and when the daemon stops.
 //!
@@ -32,14 +34,21 @@ const KEEP_FOR: Duration = Duration::from_millis(500);
 /// How long typing must be idle before lent keycodes go back.
 pub(super) const RETURN_AFTER: Duration = Duration::from_secs(1);
 
-/// One spare keycode and what it is lent to.
+/// One spare keycode and what it is lent to: a keysym at each of its two levels.
 struct Slot {
     code: Keycode,
-    /// The keysym it carries for us, or 0 while it is not lent.
-    keysym: u32,
+    /// The keysyms it carries for us, plain and under Shift; 0 where nothing is lent.
+    levels: [u32; 2],
+    /// When the keycode was last pressed (either level).
     last_used: Instant,
     /// What the keycode carried before we lent it, to give back exactly that.
     original: KeySymMap,
+}
+
+impl Slot {
+    fn lent(&self) -> bool {
+        self.levels != [0, 0]
+    }
 }
 
 /// The spare keycodes, found when first needed.
@@ -73,18 +82,20 @@ impl Lender {
                 .into_iter()
                 .map(|code| Slot {
                     code,
-                    keysym: 0,
+                    levels: [0, 0],
                     last_used: long_ago,
                     original: xkbkeys::empty(),
                 })
                 .collect();
             for code in self.recorded(conn)? {
-                let keysym = keymap.keysym(code);
-                if keysym != 0 && keymap.lent_looking(code) && slots.iter().all(|s| s.code != code)
+                let levels = keymap.levels(code);
+                if levels != [0, 0]
+                    && keymap.lent_looking(code)
+                    && slots.iter().all(|s| s.code != code)
                 {
                     slots.push(Slot {
                         code,
-                        keysym,
+                        levels,
                         last_used: long_ago,
                         original: xkbkeys::empty(),
                     });
@@ -114,7 +125,7 @@ impl Lender {
             .slots
             .iter()
             .flatten()
-            .filter(|s| s.keysym != 0)
+            .filter(|s| s.lent())
             .map(|s| u32::from(s.code))
             .collect();
         conn.change_property32(
@@ -129,9 +140,10 @@ impl Lender {
     }
 
     /// Makes keycodes carry `wanted` (keysyms the layout lacks, in the order they are needed):
-    /// as many as there are keycodes free to lend, and always at least the first, waiting for a
-    /// lent keycode to age when every one was used just now. One keymap change for all of them;
-    /// `settle` then waits for the app to take the new keymap in. `keymap` is read afresh.
+    /// as many as there are levels free to lend (plain ones first, they need no Shift), and
+    /// always at least the first, waiting for a lent keycode to age when every one was used
+    /// just now. One keymap change for all of them; `settle` then waits for the app to take the
+    /// new keymap in. `keymap` is read afresh.
     pub(super) fn lend(
         &mut self,
         conn: &Conn,
@@ -152,24 +164,40 @@ impl Lender {
         }
         let mut changes = Vec::new();
         loop {
-            // Free keycodes first, then those unused for longest, never one that carries a
-            // keysym still wanted.
-            let mut free: Vec<&mut Slot> = slots
-                .iter_mut()
-                .filter(|s| {
-                    s.keysym == 0
-                        || (s.last_used.elapsed() >= KEEP_FOR && !wanted.contains(&s.keysym))
-                })
-                .collect();
-            free.sort_by_key(|s| (s.keysym != 0, s.last_used));
-            for (slot, &keysym) in free.into_iter().zip(wanted) {
-                if slot.keysym == 0 {
+            // Free levels first, then those of keycodes unused for longest, never one that
+            // carries a keysym still wanted: a keycode pressed within KEEP_FOR keeps both its
+            // keysyms, and a level that changes leaves the other as it was.
+            let mut free: Vec<(usize, usize)> = Vec::new();
+            for (index, slot) in slots.iter().enumerate() {
+                let aged = slot.last_used.elapsed() >= KEEP_FOR;
+                for level in 0..2 {
+                    let keysym = slot.levels[level];
+                    if keysym == 0 || (aged && !wanted.contains(&keysym)) {
+                        free.push((index, level));
+                    }
+                }
+            }
+            free.sort_by_key(|&(index, level)| {
+                let slot = &slots[index];
+                (slot.levels[level] != 0, level, slot.last_used)
+            });
+            let mut touched: Vec<usize> = Vec::new();
+            for ((index, level), &keysym) in free.into_iter().zip(wanted) {
+                let slot = &mut slots[index];
+                if !slot.lent() {
                     slot.original = xkbkeys::read(conn, slot.code, slot.code)?.remove(0);
                 }
-                slot.keysym = keysym;
+                slot.levels[level] = keysym;
                 slot.last_used = Instant::now();
-                changes.push((slot.code, xkbkeys::lent(keysym)));
+                if !touched.contains(&index) {
+                    touched.push(index);
+                }
             }
+            changes.extend(
+                touched
+                    .iter()
+                    .map(|&index| (slots[index].code, xkbkeys::lent(slots[index].levels))),
+            );
             if !changes.is_empty() {
                 break;
             }
@@ -190,8 +218,11 @@ impl Lender {
             );
         }
         conn.flush().map_err(lost)?;
-        xkbkeys::write(conn, &changes)?;
+        // On record before the keymap changes: a daemon killed between the two leaves a
+        // record of a loan not made yet, which the next one finds harmless, never a loan off
+        // the record.
         self.record(conn)?;
+        xkbkeys::write(conn, &changes)?;
         *keymap = Keymap::read(conn)?;
         settle();
         Ok(())
@@ -211,9 +242,9 @@ impl Lender {
         let due: Vec<(Keycode, KeySymMap)> = self
             .slots(conn, &keymap)?
             .iter_mut()
-            .filter(|s| s.keysym != 0 && s.last_used.elapsed() >= idle)
+            .filter(|s| s.lent() && s.last_used.elapsed() >= idle)
             .map(|s| {
-                s.keysym = 0;
+                s.levels = [0, 0];
                 (s.code, std::mem::replace(&mut s.original, xkbkeys::empty()))
             })
             .collect();
@@ -225,14 +256,10 @@ impl Lender {
         conn.flush().map_err(lost)
     }
 
-    /// Gives back at once whatever an earlier daemon lent and left on record. Only the first
-    /// connection of a process does: a later one (a reconnect after a break) could find loans
-    /// that a call still typing on the old connection relies on.
+    /// Gives back at once whatever an earlier daemon lent and left on record. Only for the
+    /// first connection of a process to a display (see [`crate::X11Backend::connect`]).
     pub(super) fn reclaim(&mut self, conn: &Conn) -> Result<(), DeskError> {
-        static FIRST: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
-        if !FIRST.swap(false, std::sync::atomic::Ordering::Relaxed)
-            || self.recorded(conn)?.is_empty()
-        {
+        if self.recorded(conn)?.is_empty() {
             return Ok(());
         }
         tracing::warn!("giving back keycodes that a daemon which ended abruptly left on loan");
@@ -241,6 +268,6 @@ impl Lender {
 
     /// Whether any keycode is lent right now.
     pub(super) fn lending(&self) -> bool {
-        self.slots.iter().flatten().any(|s| s.keysym != 0)
+        self.slots.iter().flatten().any(Slot::lent)
     }
 }

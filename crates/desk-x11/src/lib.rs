@@ -80,6 +80,19 @@ pub struct X11Backend {
     events: Option<events::Stream>,
 }
 
+/// Whether this is the process's first connection to `display`. Loans on record are given
+/// back only then: a later connection (a reconnect after a break) could find loans that a call
+/// still typing on the old one relies on.
+fn first_connection_to(display: &str) -> bool {
+    static CONNECTED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let mut connected = CONNECTED.lock().unwrap_or_else(|e| e.into_inner());
+    if connected.iter().any(|d| d == display) {
+        return false;
+    }
+    connected.push(display.to_string());
+    true
+}
+
 impl X11Backend {
     /// Connects to X display `display` (such as `:0`).
     pub fn connect(display: &str) -> Result<Self, DeskError> {
@@ -102,7 +115,9 @@ impl X11Backend {
         // Undo what a daemon killed mid-call left behind: input held down, keycodes on loan.
         leftover::release(&conn, root)?;
         let mut lender = Lender::new(root, atoms._SHUTTLE_LENT_KEYCODES);
-        lender.reclaim(&conn)?;
+        if first_connection_to(display) {
+            lender.reclaim(&conn)?;
+        }
         let events = events::Stream::start(display)
             .map_err(|e| tracing::warn!(error = %e, "no window event stream; replies will read the window list instead"))
             .ok();

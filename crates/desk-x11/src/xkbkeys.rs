@@ -13,14 +13,24 @@ use x11rb::protocol::xproto::Keycode;
 use super::{lost, reply_error};
 use desk::DeskError;
 
-/// What a keycode lent to `keysym` carries: one group, one level, that keysym.
-pub(super) fn lent(keysym: u32) -> KeySymMap {
-    KeySymMap {
-        // Type 0 is ONE_LEVEL in every XKB keymap.
-        kt_index: [0; 4],
-        group_info: 1,
-        width: 1,
-        syms: vec![keysym],
+/// What a keycode lent to `levels` carries: one group, with the first keysym plain and the
+/// second (when there is one) under Shift.
+pub(super) fn lent(levels: [u32; 2]) -> KeySymMap {
+    match levels {
+        [plain, 0] => KeySymMap {
+            // Type 0 is ONE_LEVEL in every XKB keymap.
+            kt_index: [0; 4],
+            group_info: 1,
+            width: 1,
+            syms: vec![plain],
+        },
+        [plain, shifted] => KeySymMap {
+            // Type 1 is TWO_LEVEL in every XKB keymap: Shift picks the second level.
+            kt_index: [1, 0, 0, 0],
+            group_info: 1,
+            width: 2,
+            syms: vec![plain, shifted],
+        },
     }
 }
 

@@ -8,6 +8,9 @@ use desk::{Backend, DeskError, Platform};
 pub struct DeskHandle {
     platform: Arc<dyn Platform>,
     backend: Mutex<Option<Backend>>,
+    /// Held while connecting, so that one connection is made at a time: a backend's first
+    /// connection undoes what a killed daemon left, which a second one racing it would skip.
+    connecting: Mutex<()>,
 }
 
 impl DeskHandle {
@@ -16,6 +19,7 @@ impl DeskHandle {
         Self {
             platform,
             backend: Mutex::new(None),
+            connecting: Mutex::new(()),
         }
     }
 
@@ -23,9 +27,14 @@ impl DeskHandle {
         self.backend.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The connected backend, connecting now if need be. Blocking; the slot is not held while
-    /// connecting, so `status` answers meanwhile (two calls may both connect; one backend stays).
+    /// The connected backend, connecting now if need be. Blocking: a call that comes while
+    /// another connects waits for that connection. The slot is not held while connecting, so
+    /// `status` answers meanwhile.
     pub fn get(&self) -> Result<Backend, DeskError> {
+        if let Some(backend) = self.current() {
+            return Ok(backend);
+        }
+        let _connecting = self.connecting.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(backend) = self.current() {
             return Ok(backend);
         }
@@ -41,5 +50,55 @@ impl DeskHandle {
     /// Forgets a backend whose connection broke, so the next call connects afresh.
     pub fn reset(&self) {
         *self.slot() = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use desk::Hotkey;
+    use desk::fake::FakeDesk;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    /// A platform whose connections are slow and counted.
+    struct Counted {
+        desk: FakeDesk,
+        connects: AtomicUsize,
+    }
+
+    impl Platform for Counted {
+        fn connect(&self) -> Result<Backend, DeskError> {
+            self.connects.fetch_add(1, Ordering::SeqCst);
+            std::thread::sleep(Duration::from_millis(50));
+            Ok(self.desk.backend())
+        }
+
+        fn grab_hotkey(
+            &self,
+            combo: &str,
+            pressed: Box<dyn Fn() + Send + Sync>,
+        ) -> Result<Box<dyn Hotkey>, DeskError> {
+            self.desk.grab_hotkey(combo, pressed)
+        }
+    }
+
+    #[test]
+    fn calls_that_come_while_it_connects_wait_for_that_one_connection() {
+        let platform = Arc::new(Counted {
+            desk: FakeDesk::new(800, 600),
+            connects: AtomicUsize::new(0),
+        });
+        let handle = Arc::new(DeskHandle::new(platform.clone()));
+        let threads: Vec<_> = (0..4)
+            .map(|_| {
+                let handle = handle.clone();
+                std::thread::spawn(move || handle.get().map(|_| ()))
+            })
+            .collect();
+        for thread in threads {
+            thread.join().unwrap().unwrap();
+        }
+        assert_eq!(platform.connects.load(Ordering::SeqCst), 1);
     }
 }
