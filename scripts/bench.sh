@@ -122,6 +122,8 @@ compare "key combination" \
   "xdotool key --delay 0 ctrl+a" "xdotool key --delay 0 ctrl+a"
 # The window news: a dialog that opens 300 ms after a press, in the press's reply or the next.
 /usr/bin/python3 scripts/bench_replies.py "$SHUTTLE" tests/fixture/fixture.py "$work"
+# launch: the main window once settled and the dialog in front of it, against xdotool --sync.
+/usr/bin/python3 scripts/bench_launch.py "$SHUTTLE" "$work"
 
 # What the safety controls cost: a second daemon with the auth guard, the marker and the
 # journal off. The default daemon asks AT-SPI whether a password field has the focus before

@@ -205,6 +205,16 @@ export interface AtArgs {
   pid?: number | null;
 }
 
+/** A dialog of a launched app that stands in front of its main window. */
+export interface BlockingDialog {
+  /** Its id, as `windows` lists it. */
+  id: string;
+  /** Its title. */
+  title: string;
+  /** Why it counts: `transient` (it belongs to the main window) or `newer` (a dialog of the same app that appeared after the main window). */
+  blocking: string;
+}
+
 /** A mouse button. */
 export type Button = "left" | "right" | "middle";
 
@@ -547,7 +557,7 @@ export interface Keyed {
   confirmed: boolean;
 }
 
-/** Start an app; answers pid and its first window (null after 15 s), or the output of one that exits first. */
+/** Start an app; answers pid, main window (null after 15 s) and its dialogs, or the output of one that exits first. */
 export interface LaunchArgs {
   /** The program to start: a name on PATH or an absolute path. */
   app: string;
@@ -640,8 +650,10 @@ export interface Opened {
   pid: number;
   /** Whether it runs in a systemd scope of its own (false: it stays in the daemon's cgroup). */
   scoped: boolean;
-  /** Its first window; null when none showed (see note). */
+  /** Its main window, once its windows and titles stopped changing; null when none showed (see note). */
   window?: Window | null;
+  /** The app's dialogs in front of the main window, which take its input first: what an agent must answer (or close) before the window itself. */
+  dialogs?: BlockingDialog[] | null;
   /** Switches shuttle added (a Chromium-based app's accessibility switch). */
   added_args?: string[] | null;
   /** Why there is no window. */
@@ -964,14 +976,16 @@ export interface SnapshotArgs {
 /** `snapshot`: a window's tree as nodes, or (with `text`) as an outline to read. */
 export type SnapshotResult = Snapshot | string;
 
-/** `launch`: the process started and its first window. */
+/** `launch`: the process started, its main window and the dialogs in front of it. */
 export interface Started {
   /** The process started. */
   pid: number;
   /** Whether it runs in a systemd scope of its own (false: it stays in the daemon's cgroup). */
   scoped: boolean;
-  /** Its first window; null when none showed (see note). */
+  /** Its main window, once its windows and titles stopped changing; null when none showed (see note). */
   window?: Window | null;
+  /** The app's dialogs in front of the main window, which take its input first: what an agent must answer (or close) before the window itself. */
+  dialogs?: BlockingDialog[] | null;
   /** Switches shuttle added (a Chromium-based app's accessibility switch). */
   added_args?: string[] | null;
   /** Why there is no window. */

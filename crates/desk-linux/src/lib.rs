@@ -60,6 +60,10 @@ impl Apps for LinuxApps {
         proc::running(pid)
     }
 
+    fn cpu_time(&self, pid: u32) -> Option<std::time::Duration> {
+        proc::cpu_time(pid)
+    }
+
     fn end(&self, pid: u32, ending: Ending) -> Result<(), DeskError> {
         let signal = match ending {
             Ending::Terminate => libc::SIGTERM,

@@ -89,6 +89,22 @@ fn parent_of(pid: u32) -> Option<u32> {
         .ok()
 }
 
+/// The CPU time process `pid` has used (user and system), from `/proc/PID/stat`.
+pub fn cpu_time(pid: u32) -> Option<std::time::Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // utime and stime are fields 14 and 15; the fields after the name start at field 3.
+    let mut fields = stat.rsplit_once(')')?.1.split_whitespace().skip(11);
+    let user: u64 = fields.next()?.parse().ok()?;
+    let system: u64 = fields.next()?.parse().ok()?;
+    // SAFETY: sysconf only reads a configuration value.
+    let ticks_per_s = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) })
+        .ok()
+        .filter(|&t| t > 0)?;
+    Some(std::time::Duration::from_millis(
+        (user + system) * 1000 / ticks_per_s,
+    ))
+}
+
 /// Whether process `pid` runs: it exists and is not a zombie waiting to be reaped.
 pub fn running(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))

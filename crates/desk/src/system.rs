@@ -339,6 +339,10 @@ pub trait Apps: Send + Sync {
     /// Whether process `pid` still runs (a zombie does not).
     fn running(&self, pid: u32) -> bool;
 
+    /// The CPU time process `pid` has used so far (user and system); `None` when it cannot be
+    /// read. `launch` reads it to tell an app still starting up from one waiting for input.
+    fn cpu_time(&self, pid: u32) -> Option<std::time::Duration>;
+
     /// Sends process `pid` the signal `ending`.
     fn end(&self, pid: u32, ending: Ending) -> Result<(), DeskError>;
 

@@ -918,7 +918,7 @@ impl Args for ClipboardWriteArgs {
     }
 }
 
-/// Start an app; answers pid and its first window (null after 15 s), or the output of one that exits first.
+/// Start an app; answers pid, main window (null after 15 s) and its dialogs, or the output of one that exits first.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LaunchArgs {

@@ -34,21 +34,37 @@ pub struct Closed {
     pub note: Option<String>,
 }
 
-/// `launch`: the process started and its first window.
+/// `launch`: the process started, its main window and the dialogs in front of it.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Started {
     /// The process started.
     pub pid: u32,
     /// Whether it runs in a systemd scope of its own (false: it stays in the daemon's cgroup).
     pub scoped: bool,
-    /// Its first window; null when none showed (see note).
+    /// Its main window, once its windows and titles stopped changing; null when none showed
+    /// (see note).
     pub window: Option<Window>,
+    /// The app's dialogs in front of the main window, which take its input first: what an
+    /// agent must answer (or close) before the window itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dialogs: Option<Vec<BlockingDialog>>,
     /// Switches shuttle added (a Chromium-based app's accessibility switch).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub added_args: Option<Vec<String>>,
     /// Why there is no window.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+}
+
+/// A dialog of a launched app that stands in front of its main window.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct BlockingDialog {
+    /// The dialog.
+    #[serde(flatten)]
+    pub window: WindowRef,
+    /// Why it counts: `transient` (it belongs to the main window) or `newer` (a dialog of the
+    /// same app that appeared after the main window).
+    pub blocking: String,
 }
 
 /// `open`: what opened the file or URL.

@@ -112,26 +112,28 @@ pub struct WindowChanges {
 impl WindowChanges {
     /// What differs from `before` to `after`; `None` when nothing does.
     pub fn between(before: &[Window], after: &[Window]) -> Option<Self> {
+        // An id the display handed to another process's window since is a new window: X11
+        // reuses the ids of a client that went.
+        let same = |a: &Window, b: &Window| a.id == b.id && a.pid == b.pid;
         let opened = after
             .iter()
-            .filter(|w| !before.iter().any(|b| b.id == w.id))
+            .filter(|w| !before.iter().any(|b| same(b, w)))
             .map(WindowBrief::from)
             .collect();
         let closed = before
             .iter()
-            .filter(|b| !after.iter().any(|w| w.id == b.id))
+            .filter(|b| !after.iter().any(|w| same(b, w)))
             .map(WindowBrief::from)
             .collect();
-        let front = |list: &[Window]| list.iter().find(|w| !w.shell).map(|w| w.id.clone());
+        let front = |list: &[Window]| list.iter().find(|w| !w.shell).cloned();
         let raised = front(after)
-            .filter(|top| front(before).as_ref() != Some(top))
-            .filter(|top| before.iter().any(|b| &b.id == top))
-            .and_then(|top| after.iter().find(|w| w.id == top))
-            .map(WindowBrief::from);
+            .filter(|top| front(before).is_none_or(|was| !same(&was, top)))
+            .filter(|top| before.iter().any(|b| same(b, top)))
+            .map(|top| WindowBrief::from(&top));
         let retitled = after
             .iter()
             .filter_map(|w| {
-                let was = before.iter().find(|b| b.id == w.id && b.title != w.title)?;
+                let was = before.iter().find(|b| same(b, w) && b.title != w.title)?;
                 Some(Retitled {
                     id: w.id.clone(),
                     title: w.title.clone(),
@@ -231,5 +233,16 @@ mod tests {
         let restacked = [window("0x2", "Mail"), window("0x1", "Notes")];
         let raised = WindowChanges::between(&before, &restacked).unwrap();
         assert_eq!(raised.raised.unwrap().id, "0x2");
+    }
+
+    #[test]
+    fn an_id_another_process_took_over_is_a_window_closed_and_one_opened() {
+        let before = [window("0x1", "Untitled 1 - Calc")];
+        let mut reused = window("0x1", "Untitled 1 - Calc");
+        reused.pid = Some(2);
+        let changes = WindowChanges::between(&before, &[reused]).unwrap();
+        assert_eq!(changes.opened.len(), 1);
+        assert_eq!(changes.closed.len(), 1);
+        assert_eq!((changes.raised, changes.retitled.len()), (None, 0));
     }
 }

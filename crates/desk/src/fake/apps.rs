@@ -65,6 +65,10 @@ impl Apps for FakeDesk {
         self.names(pid).iter().any(|n| n == "chromium")
     }
 
+    fn cpu_time(&self, _pid: u32) -> Option<std::time::Duration> {
+        None
+    }
+
     fn running(&self, pid: u32) -> bool {
         let state = self.state();
         !state.exited.contains(&pid) && state.names.contains_key(&pid)

@@ -467,6 +467,11 @@ impl Desk {
         self.backend.presence.overlays()
     }
 
+    /// The CPU time process `pid` has used so far, when it can be read.
+    pub fn cpu_time(&self, pid: u32) -> Option<std::time::Duration> {
+        self.backend.apps.cpu_time(pid)
+    }
+
     /// Whether process `pid` is `ancestor` or one of its descendants.
     pub fn descends_from(&self, pid: u32, ancestor: u32) -> bool {
         self.backend.apps.descends_from(pid, ancestor)

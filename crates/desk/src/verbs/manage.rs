@@ -3,7 +3,9 @@
 use std::time::{Duration, Instant};
 
 use desk_core::call::{CloseArgs, FocusArgs, LaunchArgs, OpenArgs, QuitArgs};
-use desk_core::results::{Closed, Focused, Opened, Quit, QuitEnding, Started, WindowRef};
+use desk_core::results::{
+    BlockingDialog, Closed, Focused, Opened, Quit, QuitEnding, Started, WindowRef,
+};
 use desk_core::window::{Window, role};
 
 use crate::error::DeskError;
@@ -15,6 +17,15 @@ use crate::system::{Ending, Launched};
 const CLOSE_WAIT: Duration = Duration::from_secs(3);
 /// How long `launch` waits for the app's first window.
 const LAUNCH_WAIT: Duration = Duration::from_secs(15);
+/// How long an app's windows and titles must stay as they are, with the app using little CPU,
+/// for `launch` to take its start-up as done: a big app (LibreOffice) keeps working for a
+/// second after its main window maps, then opens a dialog (a tip, a recovery question).
+const APP_QUIET: Duration = Duration::from_millis(300);
+/// The CPU an app may use in [`APP_QUIET`] and still count as waiting for input: a tenth.
+const APP_IDLE_CPU: Duration = Duration::from_millis(30);
+/// The longest `launch` waits for that, after the first window: an app that keeps busy (an
+/// animation) is answered as it stands then.
+const APP_SETTLE_MAX: Duration = Duration::from_secs(4);
 /// How often they look.
 const POLL: Duration = Duration::from_millis(20);
 /// How often `quit` looks for a window its app opened instead of closing.
@@ -86,7 +97,7 @@ pub(super) fn launch(desk: &Desk, args: &LaunchArgs) -> Result<Started, DeskErro
     let admitted = desk.admit(Intent::new(what, vec![Target::Program(args.app.clone())]))?;
     let launched = admitted.launch(&args.app, &args.args)?;
     let window = first_window(desk, &launched, None, &args.app)?;
-    Ok(started(&launched, window))
+    started(desk, &launched, window)
 }
 
 /// The first window (or dialog; no splash) of a launched app, within [`LAUNCH_WAIT`]. With
@@ -150,8 +161,157 @@ fn first_window(
     }
 }
 
-fn started(launched: &Launched, window: Option<Window>) -> Started {
-    let note = window.is_none().then(|| match launched.exit.get() {
+/// The app's windows once they have stopped changing (see [`APP_QUIET`]), starting from its
+/// first window `first`: its main window, and its dialogs in front of it. The app's windows
+/// are those of the launched process and its children, and of `first`'s process (a running
+/// instance a file went to). `None` when every window of the app closed meanwhile.
+fn settled(
+    desk: &Desk,
+    launched: &Launched,
+    first: Window,
+) -> Result<Option<(Window, Vec<BlockingDialog>)>, DeskError> {
+    let ours = |w: &Window| {
+        ![role::SPLASH, role::POPUP, role::DOCK, role::DESKTOP].contains(&w.role.as_str())
+            && w.pid
+                .is_some_and(|pid| Some(pid) == first.pid || desk.descends_from(pid, launched.pid))
+    };
+    let started = Instant::now();
+    let deadline = started + APP_SETTLE_MAX;
+    // When each window was first seen, to tell dialogs that came after the main window.
+    let mut seen: Vec<(String, Instant)> = vec![(first.id.clone(), started)];
+    let mut last: Vec<(String, String)> = vec![(first.id.clone(), first.title.clone())];
+    let mut changed = started;
+    let mut cpu = CpuWatch::default();
+    let windows = loop {
+        let windows: Vec<Window> = desk.windows()?.into_iter().filter(|w| ours(w)).collect();
+        let now = Instant::now();
+        let shape: Vec<(String, String)> = windows
+            .iter()
+            .map(|w| (w.id.clone(), w.title.clone()))
+            .collect();
+        if shape != last {
+            changed = now;
+            last = shape;
+        }
+        for w in &windows {
+            if !seen.iter().any(|(id, _)| *id == w.id) {
+                seen.push((w.id.clone(), now));
+            }
+        }
+        let mut pids: Vec<u32> = windows.iter().filter_map(|w| w.pid).collect();
+        pids.sort_unstable();
+        pids.dedup();
+        let busy = cpu.busy(now, &pids, |pid| desk.cpu_time(pid));
+        let quiet = now.duration_since(changed) >= APP_QUIET && !busy;
+        if quiet || now >= deadline || desk.cancel().is_cancelled() {
+            break windows;
+        }
+        std::thread::sleep(POLL);
+    };
+    // The topmost ordinary window is the main one (the list is topmost first); an app that
+    // shows only dialogs has its first one.
+    let Some(main) = windows
+        .iter()
+        .find(|w| w.role == role::WINDOW && w.owner.is_none())
+        .or_else(|| windows.first())
+        .cloned()
+    else {
+        return Ok(None);
+    };
+    let seen_at = |id: &str| seen.iter().find(|(s, _)| s == id).map(|(_, at)| *at);
+    let dialogs = windows
+        .iter()
+        .filter(|w| w.id != main.id && (w.role == role::DIALOG || w.owner.is_some()))
+        .filter_map(|w| {
+            let blocking = if w.modal.is_some() {
+                "modal"
+            } else if w.owner.as_deref() == Some(main.id.as_str()) {
+                "transient"
+            } else if seen_at(&w.id) >= seen_at(&main.id) {
+                "newer"
+            } else {
+                return None;
+            };
+            Some(BlockingDialog {
+                window: WindowRef::from(w),
+                blocking: blocking.into(),
+            })
+        })
+        .collect();
+    Ok(Some((main, dialogs)))
+}
+
+/// The CPU time of a set of processes, sampled over time.
+#[derive(Default)]
+struct CpuWatch {
+    pids: Vec<u32>,
+    /// When, and the CPU time the processes had used by then (oldest first).
+    samples: Vec<(Instant, Duration)>,
+}
+
+impl CpuWatch {
+    /// Whether processes `pids` used more than [`APP_IDLE_CPU`] in the last [`APP_QUIET`], or
+    /// have not been watched that long yet. Where their CPU time cannot be read, never busy.
+    fn busy(
+        &mut self,
+        now: Instant,
+        pids: &[u32],
+        cpu_time: impl Fn(u32) -> Option<Duration>,
+    ) -> bool {
+        let Some(total) = pids
+            .iter()
+            .map(|&pid| cpu_time(pid))
+            .sum::<Option<Duration>>()
+        else {
+            return false;
+        };
+        if self.pids != pids {
+            self.pids = pids.to_vec();
+            self.samples.clear();
+        }
+        self.samples.push((now, total));
+        let Some(&(_, then)) = self
+            .samples
+            .iter()
+            .rev()
+            .find(|(at, _)| now.duration_since(*at) >= APP_QUIET)
+        else {
+            return true;
+        };
+        total.saturating_sub(then) > APP_IDLE_CPU
+    }
+}
+
+/// The answer for `launched`, whose first window (if any) was `first`.
+fn started(desk: &Desk, launched: &Launched, first: Option<Window>) -> Result<Started, DeskError> {
+    let first_title = first.as_ref().map(|w| format!("{:?} ({})", w.title, w.id));
+    let (window, dialogs) = match first {
+        Some(first) => match settled(desk, launched, first)? {
+            Some((main, dialogs)) => (Some(main), dialogs),
+            None => (None, Vec::new()),
+        },
+        None => (None, Vec::new()),
+    };
+    let note = match (&window, first_title) {
+        (None, Some(title)) => Some(format!(
+            "its window {title} showed and closed again while it started; look with windows"
+        )),
+        (None, None) => Some(no_window_note(launched)),
+        (Some(_), _) => None,
+    };
+    Ok(Started {
+        pid: launched.pid,
+        scoped: launched.scoped,
+        window,
+        dialogs: (!dialogs.is_empty()).then_some(dialogs),
+        added_args: (!launched.added.is_empty()).then(|| launched.added.clone()),
+        note,
+    })
+}
+
+/// Why a launched app shows no window.
+fn no_window_note(launched: &Launched) -> String {
+    match launched.exit.get() {
         Some(exit) => format!(
             "the process ended ({}) without showing a window of its own; if it handed the \
                  work to another process, look with windows",
@@ -163,13 +323,6 @@ fn started(launched: &Launched, window: Option<Window>) -> Started {
             LAUNCH_WAIT.as_secs(),
             launched.pid
         ),
-    });
-    Started {
-        pid: launched.pid,
-        scoped: launched.scoped,
-        window,
-        added_args: (!launched.added.is_empty()).then(|| launched.added.clone()),
-        note,
     }
 }
 
@@ -188,14 +341,15 @@ pub(super) fn open(desk: &Desk, args: &OpenArgs) -> Result<Opened, DeskError> {
     let before: Vec<String> = desk.windows()?.into_iter().map(|w| w.id).collect();
     let launched = admitted.launch(&opener.program, &opener.args)?;
     let window = first_window(desk, &launched, Some(&before), &opener.program)?;
+    let started = started(desk, &launched, window)?;
     // A new window of another process may be the running instance the file went to, or
     // anything else that opened meanwhile: say so.
-    let elsewhere = window.as_ref().is_some_and(|w| {
+    let elsewhere = started.window.as_ref().is_some_and(|w| {
         !w.pid
             .is_some_and(|pid| desk.descends_from(pid, launched.pid))
     });
     Ok(Opened {
-        started: started(&launched, window),
+        started,
         from_other_process: elsewhere.then_some(true),
         opened: target.to_string(),
         kind: opener.kind,
@@ -352,4 +506,35 @@ pub(super) fn quit(desk: &Desk, args: &QuitArgs) -> Result<Quit, DeskError> {
         "process {pid} still runs after close requests, SIGTERM and SIGKILL: it may be stopped \
          or stuck in the kernel"
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_app_is_busy_until_watched_long_enough_and_while_it_uses_cpu() {
+        let start = Instant::now();
+        let at = |ms| start + Duration::from_millis(ms);
+        let used = |ms| move |_pid: u32| Some(Duration::from_millis(ms));
+        let mut cpu = CpuWatch::default();
+        assert!(cpu.busy(at(0), &[7], used(100)), "not watched long yet");
+        assert!(cpu.busy(at(200), &[7], used(110)));
+        assert!(
+            !cpu.busy(at(300), &[7], used(120)),
+            "20 ms in 300 ms is idle"
+        );
+        assert!(
+            cpu.busy(at(400), &[7], used(200)),
+            "90 ms in 300 ms is busy"
+        );
+        assert!(
+            cpu.busy(at(450), &[7, 9], used(200)),
+            "another process: watched anew"
+        );
+        assert!(
+            !cpu.busy(at(500), &[7], |_| None),
+            "unreadable is never busy"
+        );
+    }
 }

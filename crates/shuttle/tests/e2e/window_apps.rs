@@ -211,3 +211,72 @@ fn open_starts_the_default_app_for_a_file_and_refuses_what_nothing_opens() {
         relative.text
     );
 }
+
+#[test]
+fn launch_answers_the_main_window_once_its_title_settles_and_the_dialog_in_front_of_it() {
+    require_desktop();
+    let daemon = Daemon::start();
+    let log = daemon.scratch.path("launched.log");
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixture/fixture.py");
+    // As a big app starts: a first title, the real one 250 ms after mapping, and a tip dialog
+    // 300 ms after mapping.
+    let args = json!([
+        script,
+        "--log",
+        log,
+        "--start-title",
+        "Starting…",
+        "--title",
+        "Settled main",
+        "--dialog",
+        "Tip of the day",
+        "--dialog-after",
+        "300"
+    ]);
+    let reply = daemon
+        .call(
+            "desk_launch",
+            json!({"app": "/usr/bin/python3", "args": args}),
+        )
+        .json();
+    let pid = reply["pid"].as_u64().unwrap();
+    let main = reply["window"]["id"].as_str().unwrap().to_string();
+    assert_eq!(reply["window"]["title"], "Settled main", "{reply}");
+    let dialogs = reply["dialogs"].as_array().expect("a dialogs list");
+    assert_eq!(dialogs.len(), 1, "{reply}");
+    assert_eq!(dialogs[0]["title"], "Tip of the day");
+    assert_eq!(dialogs[0]["blocking"], "transient");
+    // The X server's own word: the dialog is transient for the window named main.
+    let props = run(
+        "xprop",
+        &[
+            "-id",
+            dialogs[0]["id"].as_str().unwrap(),
+            "WM_TRANSIENT_FOR",
+            "_NET_WM_NAME",
+        ],
+    );
+    let owner = u64::from_str_radix(main.trim_start_matches("0x"), 16).unwrap();
+    assert!(
+        props.contains(&format!("window id # 0x{owner:x}")),
+        "{props}"
+    );
+    assert!(props.contains("\"Tip of the day\""), "{props}");
+    let title = run("xprop", &["-id", &main, "_NET_WM_NAME"]);
+    assert!(title.contains("\"Settled main\""), "{title}");
+
+    // A window that shows settled, with no dialog, has no dialogs list.
+    let plain = daemon
+        .call(
+            "desk_launch",
+            json!({"app": "/usr/bin/python3", "args": [script, "--log", log, "--title", "Plain launch"]}),
+        )
+        .json();
+    assert_eq!(plain["window"]["title"], "Plain launch", "{plain}");
+    assert!(plain.get("dialogs").is_none(), "{plain}");
+    for pid in [pid, plain["pid"].as_u64().unwrap()] {
+        // SAFETY: kill on the apps this test launched, by the pids the daemon reported.
+        unsafe { libc::kill(pid as i32, libc::SIGTERM) };
+    }
+}
