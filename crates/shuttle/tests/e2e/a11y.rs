@@ -838,3 +838,43 @@ fn insert_text_and_select_text_edit_an_entry_where_asked() {
         refused.text
     );
 }
+
+#[test]
+fn a_snapshot_shows_what_the_app_changed_by_itself() {
+    require_desktop();
+    let daemon = Daemon::start();
+    let fixture = Fixture::start("a11y mutable", &["--mutable"]);
+    let names = |daemon: &Daemon| -> Vec<String> {
+        nodes(daemon, fixture.id(), json!({}))
+            .iter()
+            .map(|n| n["name"].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    let first = names(&daemon);
+    assert!(first.contains(&"Label 0".to_string()), "{first:?}");
+    assert!(!first.contains(&"Added child".to_string()), "{first:?}");
+    assert_eq!(names(&daemon), first, "nothing changed in between");
+
+    // The app changes by itself, with no input and nothing the daemon did, and the very next
+    // snapshot shows it: a label renamed, a child added, then removed.
+    let signal = |name: &str| run("kill", &[&format!("-{name}"), &fixture.pid().to_string()]);
+    signal("USR1");
+    fixture.await_events("relabelled", 1);
+    let renamed = names(&daemon);
+    assert!(renamed.contains(&"Label 1".to_string()), "{renamed:?}");
+    assert!(!renamed.contains(&"Label 0".to_string()), "{renamed:?}");
+    signal("USR2");
+    fixture.await_events("added", 1);
+    let added = names(&daemon);
+    assert!(added.contains(&"Added child".to_string()), "{added:?}");
+    signal("USR2");
+    fixture.await_events("removed", 1);
+    let removed = names(&daemon);
+    assert!(!removed.contains(&"Added child".to_string()), "{removed:?}");
+
+    // The window closes: the next snapshot says so.
+    let id = fixture.id();
+    drop(fixture);
+    let gone = daemon.call("desk_snapshot", json!({"window": id, "view": "all"}));
+    assert!(gone.is_error, "{}", gone.text);
+}
