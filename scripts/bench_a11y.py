@@ -74,7 +74,8 @@ def ours(window):
 
 
 def views(window):
-    """Per view: nodes, JSON bytes, outline bytes, and the outline's median ms."""
+    """Per view: nodes, JSON bytes, the JSON bytes of `changes` with nothing changed, outline
+    bytes, and the outline's median ms."""
     out = []
     for view in ("all", "shown", "interactive"):
         as_json = subprocess.run([SHUTTLE, "desk", "snapshot", f"window={window}", f"view={view}"],
@@ -86,7 +87,10 @@ def views(window):
                                      capture_output=True, check=True).stdout
             times.append((time.perf_counter() - start) * 1000)
         nodes = len(json.loads(as_json)["nodes"])
-        out.append((view, nodes, len(as_json), len(as_text), statistics.median(times)))
+        # The same view again, asking only what changed since (the CLI is one caller).
+        changes = subprocess.run([SHUTTLE, "desk", "snapshot", f"window={window}", f"view={view}", "changes=true"],
+                                 capture_output=True, check=True).stdout
+        out.append((view, nodes, len(as_json), len(changes), len(as_text), statistics.median(times)))
     return out
 
 
@@ -140,8 +144,8 @@ for name, cmd, title in apps:
     theirs, their_count = pyatspi_walk(app, frame)
     mine, my_count = ours(title)
     rows.append(f"| {name} | {my_count} | {mine:.1f} | {their_count} | {theirs:.1f} | {theirs / mine:.1f}x |")
-    for view, nodes, json_bytes, text_bytes, ms in views(title):
-        size_rows.append(f"| {name} | {view} | {nodes} | {json_bytes} | {text_bytes} | {ms:.1f} |")
+    for view, nodes, json_bytes, changes_bytes, text_bytes, ms in views(title):
+        size_rows.append(f"| {name} | {view} | {nodes} | {json_bytes} | {changes_bytes} | {text_bytes} | {ms:.1f} |")
     if proc is not None:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait()
@@ -157,7 +161,7 @@ print("\n".join(rows))
 print("\n#### Snapshot views: nodes, bytes of the JSON nodes and of the outline, and the outline's ms\n")
 print("`shown` (the default) leaves out what is not on the screen; `interactive` keeps controls,")
 print(f"fields and text. No bounds. The outline's time is a whole `shuttle desk` process, median of {RUNS}.\n")
-print("| app | view | nodes | JSON bytes | outline bytes | outline ms |")
-print("|---|---|---|---|---|---|")
+print("| app | view | nodes | JSON bytes | `changes` JSON bytes, nothing changed | outline bytes | outline ms |")
+print("|---|---|---|---|---|---|---|")
 print("\n".join(size_rows))
 print()

@@ -943,8 +943,10 @@ export interface Snapshot {
   view: View;
   /** Nodes read, before the view left some out. */
   read: number;
-  /** The nodes, each after its parent. */
+  /** The nodes, each after its parent; with `changes`, only those new or changed. */
   nodes: Node[];
+  /** With `changes`: what changed since the caller's previous snapshot of the window. */
+  changes?: TreeChanges | null;
   /** Why the walk stopped early, when it did. */
   truncated?: Truncated | null;
   /** What the tree lacks and how to get it (a Chromium app started without accessibility). */
@@ -971,6 +973,8 @@ export interface SnapshotArgs {
   view?: View | null;
   /** The most nodes to read (default 5000); a container with more children is not walked, and truncated says so. */
   max_nodes?: number | null;
+  /** Only what changed since your previous snapshot of the window in this view. */
+  changes?: boolean;
 }
 
 /** `snapshot`: a window's tree as nodes, or (with `text`) as an outline to read. */
@@ -1046,6 +1050,22 @@ export interface TitleAtArgs {
   x: number;
   /** y in screen pixels. */
   y: number;
+}
+
+/** What changed in a window's tree since the caller's previous snapshot of it, in the same view. Node ids are as before; `ref` and `parent` are places in the whole tree now, and `parent_ids` names the parents the listed nodes point to. */
+export interface TreeChanges {
+  /** Nodes there now that were not before (listed in `nodes`). */
+  added: number;
+  /** Nodes whose role, name, states, bounds, keys, value or parent changed (listed in `nodes`). */
+  changed: number;
+  /** Ids of the nodes gone. */
+  removed: string[];
+  /** Nodes as they were, left out. */
+  unchanged: number;
+  /** The id of each parent that listed nodes name by `ref`. */
+  parent_ids: Record<string, never>;
+  /** Set when there was nothing to compare with, and every node is listed: why. */
+  whole?: string | null;
 }
 
 /** Why a tree walk stopped before the end. */

@@ -27,6 +27,7 @@ pub mod keys;
 pub mod news;
 mod run;
 pub mod system;
+pub mod trees;
 mod verbs;
 pub mod vision;
 

@@ -1158,3 +1158,58 @@ fn the_news_names_only_windows_the_caller_may_see() {
     );
     assert_eq!(changed(&run(&fake, &notes_only, "screen", json!({}))), None);
 }
+
+#[test]
+fn a_snapshot_with_changes_answers_only_what_changed_since_the_callers_previous_one() {
+    let fake = desktop();
+    let changes = |fake: &desk::fake::FakeDesk| {
+        json(&run(
+            fake,
+            &open(),
+            "snapshot",
+            json!({"window": "Mail", "changes": true}),
+        ))
+    };
+    let first = changes(&fake);
+    assert_eq!(first["nodes"].as_array().unwrap().len(), 3, "{first}");
+    assert!(first["changes"]["whole"].is_string(), "{first}");
+    assert_eq!(first["changes"]["added"], 3);
+
+    let same = changes(&fake);
+    assert_eq!(same["nodes"], json!([]), "{same}");
+    assert_eq!(
+        (&same["changes"]["unchanged"], &same["changes"]["removed"]),
+        (&json!(3), &json!([]))
+    );
+    assert!(same["changes"].get("whole").is_none());
+
+    // The app renames its button, adds a label and drops its field.
+    {
+        let mut state = fake.state();
+        state.nodes.retain(|n| n.node.id != "m:1");
+        let ok = state.nodes.iter_mut().find(|n| n.node.id == "m:2").unwrap();
+        ok.node.name = "Send".into();
+    }
+    fake.node(FakeNode::new("m:5", "label", "Sent", 20, Some("m:0")));
+    let after = changes(&fake);
+    let names: Vec<&str> = after["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Send", "Sent"], "{after}");
+    assert_eq!(
+        after["changes"],
+        json!({"added": 1, "changed": 1, "removed": ["m:1"], "unchanged": 1,
+               "parent_ids": {"0": "m:0"}})
+    );
+    // Another view is another tree to compare with.
+    let all = json(&run(
+        &fake,
+        &open(),
+        "snapshot",
+        json!({"window": "Mail", "changes": true, "view": "all"}),
+    ));
+    assert!(all["changes"]["whole"].is_string(), "{all}");
+}

@@ -203,10 +203,16 @@ pub struct SnapshotArgs {
     pub view: Option<crate::a11y::View>,
     /// The most nodes to read (default 5000); a container with more children is not walked, and truncated says so.
     pub max_nodes: Option<u32>,
+    /// Only what changed since your previous snapshot of the window in this view.
+    #[serde(default)]
+    pub changes: bool,
 }
 
 impl Args for SnapshotArgs {
     fn check(&self) -> Result<(), String> {
+        if self.changes && self.text {
+            return Err("changes answers JSON nodes; leave text off".into());
+        }
         if self.max_chars == Some(0) {
             return Err("max_chars must be at least 1".into());
         }
@@ -942,6 +948,19 @@ impl Args for LaunchArgs {
 mod tests {
     use super::*;
     use serde_json::{Value, json};
+
+    #[test]
+    fn a_snapshot_of_changes_is_json_only() {
+        let args = SnapshotArgs {
+            changes: true,
+            text: true,
+            ..SnapshotArgs::default()
+        };
+        assert_eq!(
+            args.check().unwrap_err(),
+            "changes answers JSON nodes; leave text off"
+        );
+    }
 
     #[test]
     fn waits_longer_than_five_seconds_are_cut_to_five_and_any_hold_is_taken() {

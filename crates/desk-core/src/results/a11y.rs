@@ -26,14 +26,38 @@ pub struct Snapshot {
     pub view: View,
     /// Nodes read, before the view left some out.
     pub read: usize,
-    /// The nodes, each after its parent.
+    /// The nodes, each after its parent; with `changes`, only those new or changed.
     pub nodes: Vec<Node>,
+    /// With `changes`: what changed since the caller's previous snapshot of the window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Box<TreeChanges>>,
     /// Why the walk stopped early, when it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub truncated: Option<Truncated>,
     /// What the tree lacks and how to get it (a Chromium app started without accessibility).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+}
+
+/// What changed in a window's tree since the caller's previous snapshot of it, in the same
+/// view. Node ids are as before; `ref` and `parent` are places in the whole tree now, and
+/// `parent_ids` names the parents the listed nodes point to.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct TreeChanges {
+    /// Nodes there now that were not before (listed in `nodes`).
+    pub added: usize,
+    /// Nodes whose role, name, states, bounds, keys, value or parent changed (listed in
+    /// `nodes`).
+    pub changed: usize,
+    /// Ids of the nodes gone.
+    pub removed: Vec<String>,
+    /// Nodes as they were, left out.
+    pub unchanged: usize,
+    /// The id of each parent that listed nodes name by `ref`.
+    pub parent_ids: std::collections::BTreeMap<usize, String>,
+    /// Set when there was nothing to compare with, and every node is listed: why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub whole: Option<String>,
 }
 
 /// `find`: the window searched and the nodes whose name matches.

@@ -40,6 +40,8 @@ pub struct Caller {
     pub sessions: Arc<crate::vision::Sessions>,
     /// What each caller was last told about the windows, which outlives the call.
     pub news: Arc<crate::news::WindowNews>,
+    /// The trees each caller was last shown, which outlive the call.
+    pub trees: Arc<crate::trees::TreeMemory>,
 }
 
 /// The whole screen's pixels, for a call the allowlist has already let see them; `Send`, so
@@ -367,6 +369,11 @@ impl Desk {
     /// What each caller was last told about the windows.
     pub fn news(&self) -> &crate::news::WindowNews {
         &self.caller.news
+    }
+
+    /// The trees each caller was last shown.
+    pub fn trees(&self) -> &crate::trees::TreeMemory {
+        &self.caller.trees
     }
 
     /// The pixels of a rectangle of the screen: refused under the app allowlist, since they

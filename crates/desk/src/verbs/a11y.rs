@@ -4,12 +4,14 @@
 use std::time::Duration;
 
 use desk_core::a11y::role::{DOCUMENT_WEB, MENU, MENU_ITEMS};
+use std::collections::HashMap;
+
 use desk_core::a11y::{self, Node, View};
 use desk_core::call::{ActArgs, AtArgs, FindArgs, NodeAction, PressArgs, ReadArgs, SnapshotArgs};
 use desk_core::geometry::Rect;
 use desk_core::results::{
-    At, Covered, Found, NodeAlone, PressHow, Pressed, Snapshot, SnapshotResult, Unanswered,
-    WindowRef,
+    At, Covered, Found, NodeAlone, PressHow, Pressed, Snapshot, SnapshotResult, TreeChanges,
+    Unanswered, WindowRef,
 };
 use desk_core::window::Window;
 
@@ -20,6 +22,7 @@ use crate::error::DeskError;
 use crate::guard::{ActingNodes, Admitted, Desk, Nodes, Seen, Spot};
 use crate::intent::{Intent, Target};
 use crate::system::FORCE_ACCESSIBILITY;
+use crate::trees::{Fingerprints, Shown, fingerprints};
 
 /// How far outside its window a node may reach before its bounds count as bogus (toolkits
 /// report widgets they never laid out at absurd places).
@@ -156,6 +159,16 @@ pub(super) fn snapshot(desk: &Desk, args: &SnapshotArgs) -> Result<SnapshotResul
             )
         });
     let tree = a11y::view(tree, view);
+    // Every snapshot is remembered, outlines too, for the caller's next one with changes.
+    let shown = Shown {
+        caller: desk.agent().to_string(),
+        window: window.id.clone(),
+        view,
+        bounds: args.bounds,
+        keys: args.keys,
+    };
+    let now = fingerprints(&tree);
+    let before = desk.trees().swap(shown, now.clone());
     if args.text {
         let mut header = format!(
             "window {} {:?}: {} nodes ({} view of {read} read)\n",
@@ -180,14 +193,75 @@ pub(super) fn snapshot(desk: &Desk, args: &SnapshotArgs) -> Result<SnapshotResul
             header + &a11y::outline(&tree, limit),
         ));
     }
+    let (nodes, changes) = match (args.changes, before) {
+        (false, _) => (tree, None),
+        (true, before) => {
+            let (nodes, changes) = tree_changes(tree, &now, before);
+            (nodes, Some(Box::new(changes)))
+        }
+    };
     Ok(SnapshotResult::Tree(Snapshot {
         window: WindowRef::from(&window),
         view,
         read,
-        nodes: tree,
+        nodes,
+        changes,
         truncated,
         note,
     }))
+}
+
+/// The nodes of `tree` (whose fingerprints are `now`) that are new or changed since `before`,
+/// and the account of what changed; every node, and why, when there is no `before`.
+fn tree_changes(
+    tree: Vec<Node>,
+    now: &Fingerprints,
+    before: Option<Fingerprints>,
+) -> (Vec<Node>, TreeChanges) {
+    let ids: HashMap<usize, String> = tree.iter().map(|n| (n.node_ref, n.id.clone())).collect();
+    let (listed, removed, added, whole) = match before {
+        None => (
+            tree,
+            Vec::new(),
+            0,
+            Some(
+                "no earlier snapshot of this window in this view (with the same bounds and keys)                  to compare with: every node is listed"
+                    .to_string(),
+            ),
+        ),
+        Some(before) => {
+            let mut removed: Vec<String> = before
+                .keys()
+                .filter(|id| !now.contains_key(*id))
+                .cloned()
+                .collect();
+            removed.sort();
+            let added = tree.iter().filter(|n| !before.contains_key(&n.id)).count();
+            let listed: Vec<Node> = tree
+                .into_iter()
+                .filter(|n| before.get(&n.id) != now.get(&n.id))
+                .collect();
+            (listed, removed, added, None)
+        }
+    };
+    let parent_ids = listed
+        .iter()
+        .filter_map(|n| n.parent)
+        .filter_map(|p| Some((p, ids.get(&p)?.clone())))
+        .collect();
+    let changes = TreeChanges {
+        added: if whole.is_some() { listed.len() } else { added },
+        changed: if whole.is_some() {
+            0
+        } else {
+            listed.len() - added
+        },
+        removed,
+        unchanged: now.len() - listed.len(),
+        parent_ids,
+        whole,
+    };
+    (listed, changes)
 }
 
 /// Whether a tree holds a web page with something in it: a Chromium-based app started without

@@ -91,6 +91,8 @@ thread_local! {
     static SESSIONS: Arc<Sessions> = Arc::default();
     /// What the test's caller was last told about the windows, kept across its calls.
     static NEWS: Arc<WindowNews> = Arc::default();
+    /// The trees the test's caller was last shown, kept across its calls.
+    static TREES: Arc<desk::trees::TreeMemory> = Arc::default();
 }
 
 /// Runs `verb` with `args` on `fake` under `policy`, as agent "a1".
@@ -107,6 +109,7 @@ pub fn run_as(fake: &FakeDesk, policy: &Policy, verb: &str, args: Value, cancel:
         cancel,
         sessions: SESSIONS.with(Arc::clone),
         news: NEWS.with(Arc::clone),
+        trees: TREES.with(Arc::clone),
     };
     desk::run(&fake.backend(), Arc::new(policy.clone()), caller, &call)
 }

@@ -44,6 +44,8 @@ pub struct Daemon {
     pub(super) sessions: Arc<desk::vision::Sessions>,
     /// What each caller was last told about the windows.
     pub(super) news: Arc<desk::news::WindowNews>,
+    /// The trees each caller was last shown, for snapshots that answer only what changed.
+    pub(super) trees: Arc<desk::trees::TreeMemory>,
     /// Calls answered, for `status`.
     pub(super) calls: AtomicU64,
     /// Connections accepted, for `status`.
@@ -109,6 +111,7 @@ impl Daemon {
             seats,
             sessions: Arc::default(),
             news: Arc::default(),
+            trees: Arc::default(),
             calls: AtomicU64::new(0),
             connections: AtomicU64::new(0),
             config,

@@ -213,6 +213,7 @@ impl Daemon {
             cancel: cancel.clone(),
             sessions: self.sessions.clone(),
             news: self.news.clone(),
+            trees: self.trees.clone(),
         };
         // Dropping this future (the client went away) cancels the call on its thread.
         let _cancel_on_drop = CancelOnDrop(cancel);

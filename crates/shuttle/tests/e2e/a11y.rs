@@ -858,15 +858,37 @@ fn a_snapshot_shows_what_the_app_changed_by_itself() {
     // The app changes by itself, with no input and nothing the daemon did, and the very next
     // snapshot shows it: a label renamed, a child added, then removed.
     let signal = |name: &str| run("kill", &[&format!("-{name}"), &fixture.pid().to_string()]);
+    let label = nodes(&daemon, fixture.id(), json!({}))
+        .into_iter()
+        .find(|n| n["name"] == "Label 0")
+        .unwrap();
     signal("USR1");
     fixture.await_events("relabelled", 1);
-    let renamed = names(&daemon);
-    assert!(renamed.contains(&"Label 1".to_string()), "{renamed:?}");
-    assert!(!renamed.contains(&"Label 0".to_string()), "{renamed:?}");
+    // Asked for changes only: the label, under the same id, and nothing else.
+    let changes = |daemon: &Daemon| {
+        daemon
+            .call(
+                "desk_snapshot",
+                json!({"window": fixture.id(), "view": "all", "changes": true}),
+            )
+            .json()
+    };
+    let renamed = changes(&daemon);
+    assert_eq!(renamed["nodes"].as_array().unwrap().len(), 1, "{renamed}");
+    assert_eq!(renamed["nodes"][0]["id"], label["id"]);
+    assert_eq!(renamed["nodes"][0]["name"], "Label 1");
+    assert_eq!(renamed["changes"]["changed"], 1);
+    assert_eq!(renamed["changes"]["removed"], json!([]));
+    assert!(!names(&daemon).contains(&"Label 0".to_string()));
     signal("USR2");
     fixture.await_events("added", 1);
     let added = names(&daemon);
     assert!(added.contains(&"Added child".to_string()), "{added:?}");
+    let child = changes(&daemon);
+    assert_eq!(
+        child["changes"]["added"], 0,
+        "the previous snapshot had it: {child}"
+    );
     signal("USR2");
     fixture.await_events("removed", 1);
     let removed = names(&daemon);
