@@ -1,12 +1,15 @@
 //! Node ids: an accessible object's bus name and object path, written short.
 //!
-//! `1.45:123` is the object `/org/a11y/atspi/accessible/123` of the app at `:1.45` (GTK 3 and
-//! most toolkits number their objects there). Toolkits that name objects by long paths of their
-//! own (GTK 4: `/org/gnome/Calculator/a11y/d52cd4fc_3286_…`) or by long numbers (Qt:
-//! `2147483658`) get a number from [`Ids`] instead:
-//! `1.45:~7`. Toolkits keep an object's path for its lifetime, so the id stays the same across
-//! snapshots; an app that restarts gets a new bus name, so an old id then fails clearly instead
-//! of reaching a stranger. A `#` before an id, as the outline prints it, is accepted.
+//! `kqf-1.45:123` is the object `/org/a11y/atspi/accessible/123` of the app at `:1.45` (GTK 3
+//! and most toolkits number their objects there) on the accessibility bus tagged `kqf`.
+//! Toolkits that name objects by long paths of their own (GTK 4:
+//! `/org/gnome/Calculator/a11y/d52cd4fc_3286_…`) or by long numbers (Qt: `2147483658`) get a
+//! number from [`Ids`] instead: `kqf-1.45:~7`. Toolkits keep an object's path for its
+//! lifetime, so the id stays the same across snapshots; an app that restarts gets a new bus
+//! name, so an old id then fails clearly instead of reaching a stranger. Every bus numbers its
+//! apps from `:1.1` up, so the [`BusTag`] in front keeps an id read on one display's bus (or
+//! before the bus restarted) from naming an app on another. A `#` before an id, as the outline
+//! prints it, is accepted.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -84,9 +87,61 @@ impl NodeRef {
 
 fn invalid(id: &str) -> DeskError {
     DeskError::Invalid(format!(
-        "{id:?} is not a node id; ids look like 1.45:123 or 1.45:~7 and come from snapshot, find \
-         or at"
+        "{id:?} is not a node id; ids look like kqf-1.45:123 or kqf-1.45:~7 and come from \
+         snapshot, find or at"
     ))
+}
+
+/// Three letters that name one accessibility bus, from the bus's own id (a bus daemon's
+/// `GetId`, new each time it starts), written in front of every node id read on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct BusTag(String);
+
+impl BusTag {
+    /// The tag of the bus whose `GetId` answered `bus_id`.
+    pub(super) fn of(bus_id: &str) -> Self {
+        // FNV-1a: the same tag for the same bus in every process, unlike std's hasher.
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for byte in bus_id.bytes() {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+        let letters = (0..3)
+            .map(|i| char::from(b'a' + ((hash >> (i * 8)) % 26) as u8))
+            .collect();
+        Self(letters)
+    }
+
+    /// `id` (as [`Ids::id`] prints it) with this bus's tag in front.
+    pub(super) fn tag(&self, id: &str) -> String {
+        format!("{}-{id}", self.0)
+    }
+
+    /// The id behind this bus's tag; an error that says so when the id was read on another
+    /// bus, or has no tag.
+    pub(super) fn untag<'i>(&self, id: &'i str) -> Result<&'i str, DeskError> {
+        let bare = id.strip_prefix('#').unwrap_or(id);
+        match bare.split_once('-') {
+            Some((tag, rest)) if tag == self.0 => Ok(rest),
+            Some((tag, rest))
+                if tag.len() == 3
+                    && tag.chars().all(|c| c.is_ascii_lowercase())
+                    && NodeRef::parse(rest).is_ok() =>
+            {
+                Err(DeskError::Invalid(format!(
+                    "node id {id:?} was read on another accessibility bus (another display, or \
+                     before the bus restarted), not this one ({}-); take a new snapshot or find \
+                     for current ids",
+                    self.0
+                )))
+            }
+            _ if NodeRef::parse(bare).is_ok() => Err(DeskError::Invalid(format!(
+                "node id {id:?} lacks the tag that names its accessibility bus ({}- here); take \
+                 a new snapshot or find for current ids",
+                self.0
+            ))),
+            _ => Err(invalid(id)),
+        }
+    }
 }
 
 /// The most long paths [`Ids`] keeps numbers for; past it the table is emptied, so ids given
@@ -200,6 +255,27 @@ mod tests {
         let other_app = ids.parse("1.14:~0").unwrap_err().to_string();
         assert!(other_app.contains("not known"), "{other_app}");
         assert!(ids.parse("1.13:~x").is_err());
+    }
+
+    #[test]
+    fn an_id_names_its_bus_and_is_refused_on_another() {
+        let here = BusTag::of("4f1d9e0c2b7a4c7e9f0a1b2c3d4e5f60");
+        let there = BusTag::of("0a1b2c3d4e5f60714f1d9e0c2b7a4c7e");
+        assert_ne!(here, there);
+        assert_eq!(here, BusTag::of("4f1d9e0c2b7a4c7e9f0a1b2c3d4e5f60"));
+        let id = here.tag("1.3:166");
+        assert_eq!(id.len(), "abc-1.3:166".len());
+        assert_eq!(here.untag(&id).unwrap(), "1.3:166");
+        assert_eq!(here.untag(&format!("#{id}")).unwrap(), "1.3:166");
+        let elsewhere = there.untag(&id).unwrap_err().to_string();
+        assert!(
+            elsewhere.contains("another accessibility bus"),
+            "{elsewhere}"
+        );
+        let untagged = here.untag("1.3:166").unwrap_err().to_string();
+        assert!(untagged.contains("lacks the tag"), "{untagged}");
+        let junk = here.untag("abc-def").unwrap_err().to_string();
+        assert!(junk.contains("is not a node id"), "{junk}");
     }
 
     #[test]

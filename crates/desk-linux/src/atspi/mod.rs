@@ -38,7 +38,7 @@ use zbus::proxy::CacheProperties;
 
 use desk::DeskError;
 use desk::accessibility::{Accessibility, AppWindow, Tree, Want};
-use ids::{Ids, NodeRef};
+use ids::{BusTag, Ids, NodeRef};
 
 /// How long one accessibility call may take before the app counts as not answering.
 pub const CALL_TIMEOUT: Duration = Duration::from_millis(1500);
@@ -73,6 +73,8 @@ pub struct AtSpi {
     ids: &'static Ids,
     /// Whether each app (by bus name) marks nodes below its windows `showing`.
     sets_showing: Mutex<HashMap<String, bool>>,
+    /// The bus's tag, in front of every node id read on it.
+    tag: BusTag,
 }
 
 impl AtSpi {
@@ -90,12 +92,24 @@ impl AtSpi {
                 .build()
                 .await
                 .map_err(no_bus)?;
+            let bus_id: String = conn
+                .call_method(
+                    Some("org.freedesktop.DBus"),
+                    "/org/freedesktop/DBus",
+                    Some("org.freedesktop.DBus"),
+                    "GetId",
+                    &(),
+                )
+                .await
+                .and_then(|reply| reply.body().deserialize())
+                .map_err(no_bus)?;
             Ok(Self {
                 conn,
                 pids: Mutex::default(),
                 direct: Mutex::default(),
                 ids: Ids::shared(),
                 sets_showing: Mutex::default(),
+                tag: BusTag::of(&bus_id),
             })
         });
         // zbus waits without a deadline while connecting: a session or accessibility bus that
@@ -109,6 +123,11 @@ impl AtSpi {
                 CONNECT_TIMEOUT.as_secs()
             ))),
         }
+    }
+
+    /// The id to print for `node`: the bus's tag, then the node.
+    fn id(&self, node: &NodeRef) -> String {
+        self.tag.tag(&self.ids.id(node))
     }
 
     /// One method call on a node, without building a proxy (the tree walk makes thousands),
@@ -340,7 +359,7 @@ impl AtSpi {
             }
             zbus::Error::MethodError(ref name, ..) if name.as_str().ends_with("UnknownObject") => {
                 DeskError::NodeGone {
-                    id: self.ids.id(node),
+                    id: self.id(node),
                     reason: format!("{app} no longer has it"),
                 }
             }
@@ -351,7 +370,7 @@ impl AtSpi {
                     && message.as_deref().is_some_and(|m| m.contains(PROPERTIES)) =>
             {
                 DeskError::NodeGone {
-                    id: self.ids.id(node),
+                    id: self.id(node),
                     reason: format!(
                         "{app} no longer has it (some apps drop objects such as a sheet's cells \
                          soon after they are read)"
@@ -362,7 +381,7 @@ impl AtSpi {
                 if app_gone(name.as_str(), message.as_deref()) =>
             {
                 DeskError::NodeGone {
-                    id: self.ids.id(node),
+                    id: self.id(node),
                     reason: "its app is gone (it quit or restarted)".into(),
                 }
             }
@@ -403,7 +422,7 @@ impl AtSpi {
         id: &str,
         call: impl AsyncFnOnce(NodeRef) -> Result<T, DeskError>,
     ) -> Result<T, DeskError> {
-        let node = self.ids.parse(id)?;
+        let node = self.ids.parse(self.tag.untag(id)?)?;
         zbus::block_on(call(node))
     }
 }
@@ -435,7 +454,7 @@ impl Accessibility for AtSpi {
                     .await
                     .map_err(|e| self.failed(&node, "read a window's state", e))?;
                 windows.push(AppWindow {
-                    id: self.ids.id(&node),
+                    id: self.id(&node),
                     name,
                     active: states.contains(State::Active),
                 });
@@ -489,7 +508,7 @@ impl Accessibility for AtSpi {
                     .map_err(|e| self.failed(&node, "hit-test a point", e))?;
                 match NodeRef::from_object(&child) {
                     Some(child) if child != node => {
-                        found = Some(self.ids.id(&child));
+                        found = Some(self.id(&child));
                         node = child;
                     }
                     _ => break,
@@ -538,7 +557,7 @@ impl Accessibility for AtSpi {
                 .await
                 .map_err(|e| self.failed(&node, "read a parent", e))?;
             let parent = NodeRef::from_object(&parent).ok_or_else(|| DeskError::NodeGone {
-                id: self.ids.id(&node),
+                id: self.id(&node),
                 reason: "it has no parent to select it in".into(),
             })?;
             if !self.has_interface(&parent, SELECTION).await? {

@@ -359,7 +359,7 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Tree,
             .map(|k| k.name.as_str());
         nodes.push(Node {
             node_ref: i,
-            id: at.ids.id(node),
+            id: at.id(node),
             parent: *parent,
             depth: *depth,
             role: info.role.name().to_string(),
@@ -466,7 +466,7 @@ pub(super) async fn read_one(at: &AtSpi, node: &NodeRef, want: Want) -> Result<N
     }
     Ok(Node {
         node_ref: 0,
-        id: at.ids.id(node),
+        id: at.id(node),
         parent: None,
         depth: 0,
         role: info.role.name().to_string(),

@@ -864,3 +864,49 @@ fn a_private_display_is_sealed_from_the_persons_buses_it_was_started_with() {
     let daemon = Daemon::start_configured(Some(PRIVATE), &[]);
     an_agent_reads_and_presses_on_its_display_alone(&daemon, "sealed-shared");
 }
+
+#[test]
+fn a_node_id_read_on_one_agents_display_is_refused_on_another() {
+    require_desktop();
+    let daemon = per_agent("");
+    let scratch = Scratch::new("ids");
+    let mut ids = Vec::new();
+    let mut wires = Vec::new();
+    for agent in ["ids-a", "ids-b"] {
+        let mut wire = Wire::connect_as(&daemon.socket, agent);
+        let log = scratch.path(&format!("{agent}.log"));
+        launch_as(&mut wire, &format!("Ids {agent}"), &log);
+        let found = wire.call(
+            "desk_find",
+            json!({"window": format!("Ids {agent}"), "name": "Press me"}),
+        );
+        let id = found.json()["nodes"][0]["id"].as_str().unwrap().to_string();
+        ids.push((id, log));
+        wires.push(wire);
+    }
+    // Each display has a bus of its own, numbering its apps alike: the ids differ only by the
+    // tag that names the bus.
+    let without_tag = |id: &str| id.split_once('-').unwrap().1.to_string();
+    assert_ne!(ids[0].0, ids[1].0);
+    let (a_id, a_log) = &ids[0];
+    let (b_id, b_log) = &ids[1];
+    let pressed = wires[1].call("desk_press", json!({"id": a_id}));
+    assert!(
+        pressed.error().contains("another accessibility bus"),
+        "{} (ids {a_id} and {b_id}, {} and {} without their tags)",
+        pressed.text,
+        without_tag(a_id),
+        without_tag(b_id)
+    );
+    assert!(log_events(a_log, "clicked").is_empty());
+    assert!(log_events(b_log, "clicked").is_empty());
+    // Its own id works.
+    let own = wires[1].call("desk_press", json!({"id": b_id}));
+    assert!(!own.is_error, "{}", own.text);
+    wait_for(
+        "the press on agent b's fixture",
+        Duration::from_secs(10),
+        || (!log_events(b_log, "clicked").is_empty()).then_some(()),
+    );
+    assert!(log_events(a_log, "clicked").is_empty());
+}
