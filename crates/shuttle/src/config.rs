@@ -317,8 +317,8 @@ pub struct ConfigSource {
 
 /// What reading the file last gave.
 struct Loaded {
-    /// The file's modification time when it was read.
-    stamp: Option<SystemTime>,
+    /// The file's stamp when it was read.
+    stamp: Option<Stamp>,
     /// The config, or why it does not load.
     result: Result<Arc<Config>, String>,
     /// The last config that loaded, for what must go on while the file is broken (the journal
@@ -380,8 +380,15 @@ impl ConfigSource {
     }
 }
 
-fn modified(path: &Path) -> Option<SystemTime> {
-    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+/// What tells one version of the file from another: its modification time alone does not, as
+/// the kernel stamps it with a clock that ticks every few milliseconds, so a read between an
+/// editor's truncate and its write could stamp the empty file as the new one.
+type Stamp = (SystemTime, u64, u64);
+
+fn modified(path: &Path) -> Option<Stamp> {
+    use std::os::unix::fs::MetadataExt as _;
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.modified().ok()?, meta.len(), meta.ino()))
 }
 
 #[cfg(test)]
@@ -467,5 +474,25 @@ mod tests {
         std::fs::remove_dir_all(dir).unwrap();
         let missing = ConfigSource::new(std::path::PathBuf::from("/nonexistent/shuttle.toml"));
         assert_eq!(*missing.last_good(), Config::default());
+    }
+
+    #[test]
+    fn a_file_rewritten_within_one_clock_tick_is_read_again() {
+        let dir = std::env::temp_dir().join(format!("shuttle-config-tick-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("config.toml");
+        let when = SystemTime::now() - std::time::Duration::from_secs(60);
+        let write = |text: &str| {
+            std::fs::write(&path, text).unwrap();
+            let file = std::fs::File::options().write(true).open(&path).unwrap();
+            file.set_modified(when).unwrap();
+        };
+        // Read between an editor's truncate and its write: empty, the defaults.
+        write("");
+        let source = ConfigSource::new(path.clone());
+        assert_eq!(*source.current().unwrap(), Config::default());
+        write("[safety]\nconfirm = \"yes\"\n");
+        assert!(source.current().is_err(), "the same time, another file");
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }
