@@ -511,8 +511,10 @@ export interface Framed {
   window: string;
   /** Its title. */
   title: string;
-  /** Its client area now: x, y, width, height; null while minimized. */
+  /** Its frame now, the window manager's decorations included, as the screen shows it: x, y, width, height; null while minimized. */
   frame?: [number, number, number, number] | null;
+  /** The app's area inside the decorations (what `windows`, shots and clicks by window measure from); null while minimized. */
+  client?: [number, number, number, number] | null;
   /** normal, maximized or minimized. */
   state: string;
   /** What was asked. */
@@ -872,7 +874,7 @@ export interface SessionEnded {
   held: boolean;
 }
 
-/** Move/resize a window's client area; answers what it got. */
+/** Move/resize a window's outer frame; answers what it got. */
 export interface SetFrameArgs {
   /** An id or title from `windows`. */
   window?: string | null;

@@ -19,6 +19,7 @@ x11rb::atom_manager! {
         _NET_WM_STATE_MAXIMIZED_VERT,
         _NET_WM_STATE_MAXIMIZED_HORZ,
         _NET_MOVERESIZE_WINDOW,
+        _NET_FRAME_EXTENTS,
         WM_CHANGE_STATE,
         WM_STATE,
         _NET_WM_WINDOW_TYPE,

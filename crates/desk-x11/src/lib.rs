@@ -248,6 +248,10 @@ impl Display for X11Backend {
         wm::state(&self.conn, &self.atoms, id)
     }
 
+    fn frame_extents(&self, id: &str) -> Result<[u32; 4], DeskError> {
+        wm::frame_extents(&self.conn, &self.atoms, id)
+    }
+
     fn read_clipboard(
         &self,
         format: desk_core::call::ClipFormat,

@@ -224,6 +224,33 @@ pub(super) fn request_frame(
 }
 
 /// Whether window `id` is minimized (iconic, or hidden) or maximized both ways.
+/// The decorations the window manager put around window `id`: left, right, top, bottom.
+pub(super) fn frame_extents(conn: &Conn, atoms: &Atoms, id: &str) -> Result<[u32; 4], DeskError> {
+    let xid = parse_window_id(id).ok_or_else(|| DeskError::WindowGone { id: id.into() })?;
+    let extents: Vec<u32> = conn
+        .get_property(
+            false,
+            xid,
+            atoms._NET_FRAME_EXTENTS,
+            AtomEnum::CARDINAL,
+            0,
+            4,
+        )
+        .map_err(lost)?
+        .reply()
+        .map_err(|e| match e {
+            x11rb::errors::ReplyError::X11Error(_) => DeskError::WindowGone { id: id.into() },
+            other => reply_error("a window's frame extents", other),
+        })?
+        .value32()
+        .map(Iterator::collect)
+        .unwrap_or_default();
+    Ok(match extents[..] {
+        [left, right, top, bottom] => [left, right, top, bottom],
+        _ => [0; 4],
+    })
+}
+
 pub(super) fn state(conn: &Conn, atoms: &Atoms, id: &str) -> Result<desk::WindowState, DeskError> {
     let xid = parse_window_id(id).ok_or_else(|| DeskError::WindowGone { id: id.into() })?;
     let gone = |e: x11rb::errors::ReplyError| match e {

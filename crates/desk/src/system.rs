@@ -123,6 +123,14 @@ pub trait Display: Send + Sync {
     /// Whether window `id` is minimized or maximized, as the window manager says.
     fn window_state(&self, id: &str) -> Result<WindowState, DeskError>;
 
+    /// The window manager's decorations around window `id`, in pixels: left, right, top,
+    /// bottom (`_NET_FRAME_EXTENTS` on X11). Zeros where there are none, or the window
+    /// system does not say.
+    fn frame_extents(&self, id: &str) -> Result<[u32; 4], DeskError> {
+        let _ = id;
+        Ok([0; 4])
+    }
+
     /// What the clipboard holds in `format`: UTF-8 text, PNG bytes, or a file list (one
     /// absolute path per entry); `None` when it holds nothing of that kind.
     fn read_clipboard(&self, format: ClipFormat) -> Result<Option<Clip>, DeskError>;

@@ -711,7 +711,7 @@ impl Args for CloseArgs {
     }
 }
 
-/// Move/resize a window's client area; answers what it got.
+/// Move/resize a window's outer frame; answers what it got.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SetFrameArgs {

@@ -143,8 +143,12 @@ pub struct Framed {
     pub window: String,
     /// Its title.
     pub title: String,
-    /// Its client area now: x, y, width, height; null while minimized.
+    /// Its frame now, the window manager's decorations included, as the screen shows it: x,
+    /// y, width, height; null while minimized.
     pub frame: Option<[i32; 4]>,
+    /// The app's area inside the decorations (what `windows`, shots and clicks by window
+    /// measure from); null while minimized.
+    pub client: Option<[i32; 4]>,
     /// normal, maximized or minimized.
     pub state: String,
     /// What was asked.

@@ -503,6 +503,11 @@ impl Desk {
         self.backend.display.window_state(&window.id)
     }
 
+    /// The decorations around `window`: left, right, top, bottom.
+    pub fn frame_extents(&self, window: &Window) -> Result<[u32; 4], DeskError> {
+        self.backend.display.frame_extents(&window.id)
+    }
+
     /// Whether process `pid` still runs.
     pub fn running(&self, pid: u32) -> bool {
         self.backend.apps.running(pid)

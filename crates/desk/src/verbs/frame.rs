@@ -19,7 +19,7 @@ const FRAME_WAIT: Duration = Duration::from_secs(2);
 const STEADY: Duration = Duration::from_millis(150);
 const POLL: Duration = Duration::from_millis(20);
 
-/// What a window looks like now: its place (none while minimized) and state.
+/// What a window looks like now: its app's area (none while minimized) and state.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Frame {
     rect: Option<Rect>,
@@ -31,6 +31,28 @@ fn frame_of(desk: &Desk, window: &Window) -> Result<Frame, DeskError> {
         rect: desk.window_rect(window)?,
         state: desk.window_state(window)?,
     })
+}
+
+/// The frame around the app's area `client`, given decorations `[left, right, top, bottom]`.
+fn outer(client: Rect, [left, right, top, bottom]: [u32; 4]) -> Rect {
+    let (left, top) = (left as i32, top as i32);
+    Rect::new(
+        client.x - left,
+        client.y - top,
+        client.w + left as u32 + right,
+        client.h + top as u32 + bottom,
+    )
+}
+
+/// The app's area inside frame `frame`; `None` when the decorations leave no room.
+fn inner(frame: Rect, [left, right, top, bottom]: [u32; 4]) -> Option<Rect> {
+    let w = frame.w.checked_sub(left + right).filter(|&w| w > 0)?;
+    let h = frame.h.checked_sub(top + bottom).filter(|&h| h > 0)?;
+    Some(Rect::new(frame.x + left as i32, frame.y + top as i32, w, h))
+}
+
+fn corners(rect: Rect) -> [i32; 4] {
+    [rect.x, rect.y, rect.w as i32, rect.h as i32]
 }
 
 fn state_name(state: WindowState) -> &'static str {
@@ -90,10 +112,13 @@ fn change(
                 .to_string()
         }
     });
+    // Read afresh: a window manager may take its decorations off a maximized window.
+    let extents = desk.frame_extents(window)?;
     Ok(Framed {
         window: window.id.clone(),
         title: window.title.clone(),
-        frame: last.rect.map(|r| [r.x, r.y, r.w as i32, r.h as i32]),
+        frame: last.rect.map(|r| corners(outer(r, extents))),
+        client: last.rect.map(corners),
         state: state_name(last.state).to_string(),
         asked,
         note,
@@ -102,25 +127,37 @@ fn change(
 
 pub(super) fn set_frame(desk: &Desk, args: &SetFrameArgs) -> Result<Framed, DeskError> {
     let window = desk.pick(args.window.as_deref(), args.pid)?;
-    let now = desk.window_rect(&window)?.ok_or_else(|| {
+    let client = desk.window_rect(&window)?.ok_or_else(|| {
         DeskError::Unplaced(format!(
             "window {} ({:?}) is minimized or not shown: restore it before moving it",
             window.id, window.title
         ))
     })?;
-    let wanted = Rect::new(
+    // The frame asked is the one the screen shows, decorations included; the window manager
+    // is asked for the app's area inside it.
+    let extents = desk.frame_extents(&window)?;
+    let now = outer(client, extents);
+    let frame = Rect::new(
         args.x.unwrap_or(now.x),
         args.y.unwrap_or(now.y),
         args.width.unwrap_or(now.w),
         args.height.unwrap_or(now.h),
     );
     let screen = desk.screen()?;
-    if wanted.intersect(&screen).is_none() {
+    if frame.intersect(&screen).is_none() {
         return Err(DeskError::Unplaced(format!(
             "a frame at {},{} of {}x{} is outside the screen ({}x{}); nothing was changed",
-            wanted.x, wanted.y, wanted.w, wanted.h, screen.w, screen.h
+            frame.x, frame.y, frame.w, frame.h, screen.w, screen.h
         )));
     }
+    let [left, right, top, bottom] = extents;
+    let wanted = inner(frame, extents).ok_or_else(|| {
+        DeskError::Invalid(format!(
+            "a frame of {}x{} leaves no room inside the window's decorations (left {left}, \
+             right {right}, top {top}, bottom {bottom} pixels); nothing was changed",
+            frame.w, frame.h
+        ))
+    })?;
     let asked = FrameAsked::Frame {
         x: args.x,
         y: args.y,
@@ -140,7 +177,7 @@ pub(super) fn set_frame(desk: &Desk, args: &SetFrameArgs) -> Result<Framed, Desk
         },
         format!(
             "set the frame to {},{} {}x{} of",
-            wanted.x, wanted.y, wanted.w, wanted.h
+            frame.x, frame.y, frame.w, frame.h
         ),
         asked,
         move |frame| frame.rect == Some(wanted),
@@ -184,4 +221,21 @@ pub(super) fn restore(desk: &Desk, args: &RestoreArgs) -> Result<Framed, DeskErr
         FrameAsked::State("normal".into()),
         |f| !f.state.maximized && !f.state.minimized && f.rect.is_some(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_frame_and_the_area_inside_its_decorations_convert_both_ways() {
+        let decorations = [1, 1, 22, 4];
+        let client = Rect::new(101, 122, 500, 300);
+        let frame = outer(client, decorations);
+        assert_eq!(frame, Rect::new(100, 100, 502, 326));
+        assert_eq!(inner(frame, decorations), Some(client));
+        assert_eq!(inner(Rect::new(0, 0, 2, 100), decorations), None);
+        assert_eq!(inner(Rect::new(0, 0, 100, 26), decorations), None);
+        assert_eq!(outer(client, [0; 4]), client);
+    }
 }

@@ -28,6 +28,20 @@ fn xwininfo(id: &str) -> (i64, i64, i64, i64, String) {
     )
 }
 
+/// The window manager's frame around a client window, as X has it: the client's parent
+/// (openbox reparents each client into its frame).
+fn wm_frame(id: &str) -> (i64, i64, i64, i64) {
+    let tree = run("xwininfo", &["-tree", "-id", id]);
+    let parent = tree
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Parent window id: "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap()
+        .to_string();
+    let (x, y, w, h, _) = xwininfo(&parent);
+    (x, y, w, h)
+}
+
 #[test]
 fn geometry_verbs_answer_what_the_window_manager_did() {
     require_desktop();
@@ -40,40 +54,59 @@ fn geometry_verbs_answer_what_the_window_manager_did() {
     );
     assert!(!set.is_error, "{}", set.text);
     let answer = set.json();
+    // The frame asked is the one the screen shows, title bar and borders included; the app's
+    // area inside it is answered beside it.
     assert_eq!(answer["frame"], json!([100, 120, 500, 300]), "{answer}");
     assert_eq!(answer["state"], "normal");
-    assert_eq!(xwininfo(&id), (100, 120, 500, 300, "IsViewable".into()));
+    assert_eq!(wm_frame(&id), (100, 120, 500, 300));
+    let client = |answer: &Value| {
+        let (x, y, w, h, _) = xwininfo(&id);
+        assert_eq!(answer["client"], json!([x, y, w, h]), "{answer}");
+        (w, h)
+    };
+    let (w, h) = client(&answer);
+    assert!(w < 500 && h < 300, "the client is inside the decorations");
     // A new size alone leaves the window where it is.
     let resized = daemon
         .call("desk_set_frame", json!({"window": id, "width": 420}))
         .json();
     assert_eq!(resized["frame"], json!([100, 120, 420, 300]), "{resized}");
     assert!(resized["note"].is_null(), "{resized}");
-    assert_eq!(xwininfo(&id), (100, 120, 420, 300, "IsViewable".into()));
+    assert_eq!(wm_frame(&id), (100, 120, 420, 300));
+    client(&resized);
     daemon.call("desk_set_frame", json!({"window": id, "width": 500}));
+    // A frame too small for its own decorations: refused, nothing moved.
+    let tiny = daemon.call("desk_set_frame", json!({"window": id, "height": 3}));
+    assert!(tiny.error().contains("no room inside"), "{}", tiny.text);
+    assert_eq!(wm_frame(&id), (100, 120, 500, 300));
 
     let max = daemon.call("desk_maximize", json!({"window": id})).json();
     assert_eq!(max["state"], "maximized", "{max}");
     let (_, _, w, _, _) = xwininfo(&id);
     assert!(w > 1800, "maximized to {w} wide");
-    assert_eq!(max["frame"][2], w);
+    assert_eq!(max["client"][2], w);
+    assert_eq!(max["frame"][2], wm_frame(&id).2);
 
     let restored = daemon.call("desk_restore", json!({"window": id})).json();
     assert_eq!(restored["state"], "normal", "{restored}");
-    let (x, y, w, h, _) = xwininfo(&id);
+    client(&restored);
+    let (x, y, w, h) = wm_frame(&id);
     assert_eq!(restored["frame"], json!([x, y, w, h]), "{restored}");
     assert_eq!((w, h), (500, 300));
 
     let min = daemon.call("desk_minimize", json!({"window": id})).json();
     assert_eq!(min["state"], "minimized", "{min}");
-    assert_eq!(min["frame"], Value::Null);
+    assert_eq!(
+        (&min["frame"], &min["client"]),
+        (&Value::Null, &Value::Null)
+    );
     assert_eq!(xwininfo(&id).4, "IsUnMapped");
     let back = daemon.call("desk_restore", json!({"window": id})).json();
     assert_eq!(back["state"], "normal", "{back}");
     // Where the window manager put it back is its choice; the answer says where that is.
-    let (x, y, w, h, map) = xwininfo(&id);
+    let (x, y, w, h) = wm_frame(&id);
     assert_eq!(back["frame"], json!([x, y, w, h]), "{back}");
-    assert_eq!((w, h, map.as_str()), (500, 300, "IsViewable"));
+    assert_eq!((w, h, xwininfo(&id).4.as_str()), (500, 300, "IsViewable"));
 
     // Off every screen: refused, nothing moved.
     let before = xwininfo(&id);
