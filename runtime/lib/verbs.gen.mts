@@ -454,6 +454,8 @@ export interface FieldHolds {
   how: FieldHow;
   /** Whether it holds what was asked; left out when too long to compare. */
   as_asked?: boolean | null;
+  /** When it does not hold what was asked: what that means and what to do. */
+  note?: string | null;
 }
 
 /** How a field verb changed the field. */

@@ -27,6 +27,9 @@ pub struct FieldHolds {
     /// Whether it holds what was asked; left out when too long to compare.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub as_asked: Option<bool>,
+    /// When it does not hold what was asked: what that means and what to do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// How `select_option` picked the item.

@@ -15,13 +15,32 @@ use crate::error::DeskError;
 use crate::guard::{Desk, Nodes};
 use crate::keys;
 
+/// Roles whose value is a number: their `set_value` takes a number, or text that reads as one.
+const NUMBER_ROLES: [&str; 5] = ["spin button", "slider", "scroll bar", "dial", "level bar"];
+
 pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, DeskError> {
     let nodes = desk.nodes();
     let target = admitted_node(desk, &nodes, &args.id, "set the value of")?;
     let node = &target.node;
     target.admitted.guard_field(node)?;
+    let numeric = NUMBER_ROLES.contains(&node.role.as_str());
+    // A spin button, slider or number field takes "30" as it takes 30: typed as text, a spin
+    // button shows it without taking it.
+    let value = match &args.value {
+        FieldValue::Text(text) if numeric => match text.trim().parse::<f64>() {
+            Ok(n) if n.is_finite() => FieldValue::Number(n),
+            _ => {
+                return Err(DeskError::Unfit(format!(
+                    "{} takes a number, and {text:?} is none: pass a number such as 42 or 0.5 \
+                     (as JSON or as text)",
+                    node_words(node)
+                )));
+            }
+        },
+        other => other.clone(),
+    };
     // Some toolkits accept a value for a node that has none and do nothing: check first.
-    match &args.value {
+    match &value {
         FieldValue::Number(_)
             if node
                 .value
@@ -36,7 +55,8 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, 
         }
         FieldValue::Text(_) if !node.states.iter().any(|s| s == "editable") => {
             return Err(DeskError::Unfit(format!(
-                "{} takes no text: set_value works on editable fields, sliders and spin buttons",
+                "{} takes no text: set_value takes text for editable fields, and a number for \
+                 sliders and spin buttons",
                 node_words(node)
             )));
         }
@@ -44,7 +64,7 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, 
     }
     let acting = target.admitted.nodes();
     let read_back = || nodes.node(&node.id, WITH_TEXT).map(|now| now.value);
-    let (holds, how) = match &args.value {
+    let (holds, how) = match &value {
         FieldValue::Number(n) => {
             if !acting.set_number(&node.id, *n)? {
                 return Err(DeskError::AppRefused(format!(
@@ -63,8 +83,10 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, 
                 .map_or_else(read_back, Ok)?;
             let editable = node.states.iter().any(|s| s == "editable");
             if !is_n(&holds) && holds == node.value && editable {
+                // A spin button takes typed text only once it is activated.
+                let commit = node.role == "spin button";
                 (
-                    type_over(&target, &nodes, &a11y::format_number(*n))?,
+                    type_over(&target, &nodes, &a11y::format_number(*n), commit, &is_n)?,
                     FieldHow::Typed,
                 )
             } else {
@@ -90,7 +112,13 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, 
                 Some(holds) if holds != before || before.as_deref() == Some(text) => {
                     (holds, FieldHow::Set)
                 }
-                _ => (type_over(&target, &nodes, text)?, FieldHow::Typed),
+                _ => {
+                    let shows = |now: &Option<String>| now.as_deref() == Some(text.as_str());
+                    (
+                        type_over(&target, &nodes, text, false, &shows)?,
+                        FieldHow::Typed,
+                    )
+                }
             }
         }
     };
@@ -98,15 +126,25 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, 
     let as_asked = holds
         .as_ref()
         .filter(|holds| holds.chars().count() < READ_LIMIT)
-        .map(|holds| match &args.value {
+        .map(|holds| match &value {
             FieldValue::Number(n) => holds.parse::<f64>().is_ok_and(|h| h == *n),
             FieldValue::Text(text) => holds == text,
         });
+    let note = (as_asked == Some(false)).then(|| {
+        format!(
+            "{} holds {:?}, not what was asked: the app changed or refused it (a spin button or \
+             slider keeps to its range and steps; a field may limit what it takes); read it, or \
+             set another value",
+            node_words(node),
+            holds.as_deref().unwrap_or_default()
+        )
+    });
     Ok(FieldHolds {
         id: node.id.clone(),
         holds,
         how,
         as_asked,
+        note,
     })
 }
 
@@ -114,11 +152,14 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, 
 const FIELD_WAIT: Duration = Duration::from_secs(1);
 
 /// Replaces a field's text with the keyboard: focuses it, selects all of it and types `text`
-/// over it; answers what it then holds, once it shows `text` or [`FIELD_WAIT`] has passed.
+/// over it, then with `commit` presses Return (a spin button takes typed text only then);
+/// answers what it then holds, once `done` says so or [`FIELD_WAIT`] has passed.
 fn type_over(
     target: &AdmittedNode<'_>,
     nodes: &Nodes<'_>,
     text: &str,
+    commit: bool,
+    done: &dyn Fn(&Option<String>) -> bool,
 ) -> Result<Option<String>, DeskError> {
     refuse_keys_in(&target.node, text)?;
     // In a spreadsheet, select-all takes the whole sheet and typing waits for Enter.
@@ -138,11 +179,11 @@ fn type_over(
     } else {
         admitted.type_text(text, Some(window))?;
     }
+    if commit {
+        admitted.press_keys(&keys::parse_combo("Return")?, Some(window))?;
+    }
     let read = || nodes.node(&target.node.id, WITH_TEXT).map(|now| now.value);
-    poll_until(FIELD_WAIT, || {
-        Ok(Some(read()?).filter(|now| now.as_deref() == Some(text)))
-    })?
-    .map_or_else(read, Ok)
+    poll_until(FIELD_WAIT, || Ok(Some(read()?).filter(|now| done(now))))?.map_or_else(read, Ok)
 }
 
 /// Refuses to type `text` into `field` where a character would act as a key rather than land
@@ -288,11 +329,19 @@ pub(super) fn insert_text(desk: &Desk, args: &InsertTextArgs) -> Result<FieldHol
         (Some(expected), Some(now)) if now.chars().count() < READ_LIMIT => Some(*now == expected),
         _ => None,
     };
+    let note = (as_asked == Some(false)).then(|| {
+        format!(
+            "{} does not hold the text with the insertion: the app changed or refused it; read \
+             it to see what it holds",
+            node_words(node)
+        )
+    });
     Ok(FieldHolds {
         id: node.id.clone(),
         holds: now,
         how,
         as_asked,
+        note,
     })
 }
 

@@ -328,6 +328,43 @@ fn set_value_sets_a_spin_buttons_number_as_the_app_reads_it() {
             .into_iter()
             .find(|n| n["role"] == "spin button" && n["value"] == 7.0)
     });
+    // Text that reads as a number is that number: the app takes it, not only shows it.
+    let as_text = daemon
+        .call("desk_set_value", json!({"id": spin["id"], "value": "12"}))
+        .json();
+    assert_eq!(
+        (&as_text["holds"], &as_text["as_asked"], &as_text["how"]),
+        (&json!("12"), &json!(true), &json!("set")),
+        "{as_text}"
+    );
+    wait_for("the spin button to read 12", Duration::from_secs(5), || {
+        pyatspi_dump("gtk3-widget-factory")
+            .into_iter()
+            .find(|n| n["role"] == "spin button" && n["value"] == 12.0)
+    });
+    let slider = answered(
+        &daemon,
+        "the widget factory's sliders",
+        "desk_find",
+        json!({"window": "gtk3-widget-factory", "name": "", "role": "slider"}),
+    )["nodes"][0]
+        .clone();
+    let slid = daemon
+        .call("desk_set_value", json!({"id": slider["id"], "value": "40"}))
+        .json();
+    assert_eq!(
+        (&slid["holds"], &slid["as_asked"]),
+        (&json!("40"), &json!(true)),
+        "{slid}"
+    );
+    let words = daemon.call("desk_set_value", json!({"id": spin["id"], "value": "many"}));
+    assert!(
+        words
+            .error()
+            .contains("takes a number, and \"many\" is none"),
+        "{}",
+        words.text
+    );
     // A number for a node without a value: refused, nothing sent.
     let button = daemon
         .call(
