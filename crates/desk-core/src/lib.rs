@@ -13,6 +13,7 @@
 //! a display, a socket or a file belongs there, not here.
 
 pub mod a11y;
+pub mod bounds;
 pub mod call;
 pub mod geometry;
 pub mod matching;

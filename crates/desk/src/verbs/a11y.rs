@@ -100,6 +100,38 @@ fn named_or_focused(
     desk.pick(window, pid)
 }
 
+/// Whether `window`'s app reports bounds that need placing (LibreOffice; see
+/// [`desk_core::bounds`]).
+pub(super) fn misreports_bounds(window: &Window) -> bool {
+    window
+        .app
+        .as_deref()
+        .is_some_and(|app| app.starts_with("soffice"))
+}
+
+/// Puts the bounds of a tree of `window` where the screen shows them, for the apps known to
+/// misreport them.
+pub(super) fn place_misreported(window: &Window, nodes: &mut [Node]) {
+    if misreports_bounds(window) {
+        desk_core::bounds::place_drawn_area(nodes);
+    }
+}
+
+/// The deepest node of `tree` whose bounds hold (`x`, `y`), the smallest among equals.
+fn deepest_at(tree: Vec<Node>, x: i32, y: i32) -> Option<Node> {
+    tree.into_iter()
+        .filter(|n| {
+            n.bounds
+                .is_some_and(|[bx, by, w, h]| x >= bx && y >= by && x < bx + w && y < by + h)
+        })
+        .max_by_key(|n| {
+            let area = n
+                .bounds
+                .map_or(0, |[_, _, w, h]| i64::from(w) * i64::from(h));
+            (n.depth, std::cmp::Reverse(area))
+        })
+}
+
 /// Drops bounds that lie outside the window (or have no area): those nodes are not on screen.
 pub(super) fn drop_bogus_bounds(nodes: &mut [Node], window: Rect) {
     let allowed = Rect::new(
@@ -144,10 +176,11 @@ pub(super) fn snapshot(desk: &Desk, args: &SnapshotArgs) -> Result<SnapshotResul
         nodes: mut tree,
         truncated,
     } = nodes.tree(&frame.id, want)?;
-    if args.bounds
-        && let Some(rect) = desk.window_rect(&window)?
-    {
-        drop_bogus_bounds(&mut tree, rect);
+    if args.bounds {
+        place_misreported(&window, &mut tree);
+        if let Some(rect) = desk.window_rect(&window)? {
+            drop_bogus_bounds(&mut tree, rect);
+        }
     }
     let read = tree.len();
     let note = (window.pid.is_some_and(|pid| desk.chromium_based(pid)) && !shows_a_page(&tree))
@@ -276,13 +309,28 @@ pub(super) fn find(desk: &Desk, args: &FindArgs) -> Result<Found, DeskError> {
     let window = named_or_focused(desk, args.window.as_deref(), args.pid)?;
     let nodes = desk.nodes();
     let frame = frame_of(desk, &nodes, &window)?;
+    // Where bounds are misreported, the tree's shape tells how: read it with them.
+    let misreported = misreports_bounds(&window);
     let Tree {
-        nodes: tree,
+        nodes: mut tree,
         truncated,
-    } = nodes.tree(&frame.id, Want::default())?;
+    } = nodes.tree(
+        &frame.id,
+        Want {
+            bounds: misreported,
+            ..Want::default()
+        },
+    )?;
+    if misreported {
+        place_misreported(&window, &mut tree);
+    }
     let rect = desk.window_rect(&window)?;
     let mut found: Vec<Node> = Vec::new();
     for hit in a11y::find_by_name(&tree, &args.name, args.role.as_deref()) {
+        if misreported {
+            found.push(hit.clone());
+            continue;
+        }
         let mut node = nodes.node(
             &hit.id,
             Want {
@@ -498,14 +546,29 @@ pub(super) fn admitted_node<'d>(
     id: &str,
     verb: &str,
 ) -> Result<AdmittedNode<'d>, DeskError> {
-    let node = nodes.node(
+    let mut node = nodes.node(
         id,
         Want {
             bounds: true,
             ..Want::default()
         },
     )?;
-    let (place, window, frame) = node_target(desk, nodes, &node)?;
+    let (mut place, window, frame) = node_target(desk, nodes, &node)?;
+    // Bounds an app misreports are placed by its window's tree, then judged again.
+    if let (Some(screen_window), Some(accessible)) = (&window, &frame)
+        && misreports_bounds(screen_window)
+    {
+        let want = Want {
+            bounds: true,
+            ..Want::default()
+        };
+        let mut tree = nodes.tree(&accessible.id, want)?.nodes;
+        place_misreported(screen_window, &mut tree);
+        if let Some(placed) = tree.into_iter().find(|n| n.id == node.id) {
+            node.bounds = placed.bounds;
+            place = node_target(desk, nodes, &node)?.0;
+        }
+    }
     let admitted = desk.admit(Intent::new(
         format!("{verb} {}", node_words(&node)),
         vec![place],
@@ -667,16 +730,37 @@ pub(super) fn at(desk: &Desk, args: &AtArgs) -> Result<At, DeskError> {
     };
     let nodes = desk.nodes();
     let frame = frame_of(desk, &nodes, &window)?;
-    let id = nodes
-        .at_point(&frame.id, x, y)?
-        .unwrap_or_else(|| frame.id.clone());
-    let node = nodes.node(
+    // An app that misreports its bounds hit-tests by them too: find the node by the bounds put
+    // where the screen shows them instead.
+    let placed = if misreports_bounds(&window) {
+        let want = Want {
+            bounds: true,
+            shown_only: true,
+            ..Want::default()
+        };
+        let mut tree = nodes.tree(&frame.id, want)?.nodes;
+        place_misreported(&window, &mut tree);
+        Some(deepest_at(tree, x, y))
+    } else {
+        None
+    };
+    let id = match &placed {
+        Some(Some(node)) => node.id.clone(),
+        Some(None) => frame.id.clone(),
+        None => nodes
+            .at_point(&frame.id, x, y)?
+            .unwrap_or_else(|| frame.id.clone()),
+    };
+    let mut node = nodes.node(
         &id,
         Want {
             bounds: true,
             ..Want::default()
         },
     )?;
+    if let Some(Some(placed)) = placed {
+        node.bounds = placed.bounds;
+    }
     let ancestors = nodes.ancestors(&id)?;
     let covered = match top {
         // The window on top counts as the one read when it is the accessible window's own: its

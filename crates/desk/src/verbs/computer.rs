@@ -14,7 +14,7 @@ use desk_core::geometry::Rect;
 use desk_core::results::{Scale, SessionEnded, TitleAt};
 use desk_core::window::Window;
 
-use super::a11y::{drop_bogus_bounds, frame_of};
+use super::a11y::{drop_bogus_bounds, frame_of, place_misreported};
 use crate::accessibility::Want;
 use crate::done::Picture;
 use crate::error::DeskError;
@@ -162,6 +162,7 @@ fn elements_of(
         ..Want::default()
     };
     let mut tree = nodes.tree(&frame.id, want)?.nodes;
+    place_misreported(window, &mut tree);
     drop_bogus_bounds(&mut tree, rect);
     let screen = desk.screen()?;
     let query = query.map(str::to_lowercase);
