@@ -94,13 +94,13 @@ echo
 /usr/bin/python3 scripts/bench_vision.py "$SHUTTLE" tests/fixture/fixture.py "$work"
 /usr/bin/python3 scripts/bench_scripts.py "$SHUTTLE" "$work"
 /usr/bin/python3 scripts/bench_models.py "$SHUTTLE" "$work"
-cargo test -q -p shuttle --release --features e2e --test e2e -- private_display::display_costs --ignored --nocapture 2>/dev/null | grep -E '^(####|\||$)'
-cargo test -q -p shuttle --release --features e2e --test e2e -- clipboard::clipboard_costs --ignored --nocapture 2>/dev/null | grep -E '^(####|\||$)'
+cargo test -q -p shuttle --release --features e2e,bench --test e2e -- costs::display_costs --nocapture 2>/dev/null | grep -E '^(####|\||$)'
+cargo test -q -p shuttle --release --features e2e,bench --test e2e -- costs::clipboard_costs --nocapture 2>/dev/null | grep -E '^(####|\||$)'
 
 echo "#### A service call: spliced through the daemon against the service's socket directly"
 echo
 echo '```'
-cargo test -q -p shuttle --release --test splice splice_cost -- --ignored --nocapture 2>/dev/null | grep -E '^(splice_cost|  )'
+cargo test -q -p shuttle --release --features bench --test splice -- --nocapture 2>/dev/null | grep -E '^(splice_cost|  )'
 echo '```'
 echo
 

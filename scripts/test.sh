@@ -38,9 +38,10 @@ step "runtime tests (node --test)"
 step "cargo fmt --check"
 cargo fmt --all --check
 # The end-to-end tests are one test binary behind the e2e feature: a plain `cargo test` needs no
-# desktop. Every step takes the feature, so the workspace is built once.
+# desktop. Every step takes the feature, so the workspace is built once; clippy also reads the
+# measurements behind the bench feature, which only scripts/bench.sh runs.
 step "cargo clippy"
-cargo clippy --workspace --all-targets --features shuttle/e2e -- -D warnings
+cargo clippy --workspace --all-targets --features shuttle/e2e,shuttle/bench -- -D warnings
 step "build (debug, every target)"
 cargo build --workspace --all-targets --features shuttle/e2e
 

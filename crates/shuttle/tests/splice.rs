@@ -3,7 +3,7 @@
 //! the two connections. Run it with
 //!
 //! ```sh
-//! cargo test -p shuttle --release splice_cost -- --ignored --nocapture
+//! cargo test -p shuttle --release --features bench --test splice -- --nocapture
 //! ```
 //!
 //! The service is this test itself, listening on the service's socket, so both paths reach the
@@ -24,7 +24,6 @@ use serde_json::{Value, json};
 const CALLS: usize = 2000;
 
 #[test]
-#[ignore = "a benchmark: run with --release -- --ignored --nocapture"]
 fn splice_cost() {
     // The service's program only holds its place; the test serves its socket.
     let service = json!({

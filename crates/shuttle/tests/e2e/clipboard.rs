@@ -10,7 +10,7 @@ use common::*;
 use serde_json::json;
 use x11rb::protocol::xproto::ConnectionExt;
 
-const ON: &str = "[safety]\nclipboard = \"on\"\n";
+pub(crate) const ON: &str = "[safety]\nclipboard = \"on\"\n";
 
 /// Presses `keys` in `window`, failing the test if the call failed.
 fn press(daemon: &Daemon, window: &str, keys: &str) {
@@ -201,124 +201,6 @@ fn the_persons_clipboard_is_off_by_default_and_an_agents_own_is_on() {
         owner,
         "the person's clipboard changed hands"
     );
-}
-
-fn pss_mib(pid: u32) -> f64 {
-    std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
-        .ok()
-        .and_then(|s| {
-            let line = s.lines().find(|l| l.starts_with("Pss:"))?;
-            line.split_whitespace().nth(1)?.parse::<f64>().ok()
-        })
-        .unwrap_or(0.0)
-        / 1024.0
-}
-
-fn xclip_in(text: &str) {
-    use std::io::Write as _;
-    let mut child = std::process::Command::new("xclip")
-        .args(["-selection", "clipboard", "-i"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    assert!(child.wait().unwrap().success());
-}
-
-fn xclip_out() -> String {
-    run("xclip", &["-selection", "clipboard", "-o"])
-}
-
-fn median_ms(mut f: impl FnMut(), runs: usize) -> f64 {
-    let mut times: Vec<f64> = (0..runs)
-        .map(|_| {
-            let started = std::time::Instant::now();
-            f();
-            started.elapsed().as_secs_f64() * 1000.0
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    times[times.len() / 2]
-}
-
-/// Issue 15's numbers: `cargo test -p shuttle --release --test clipboard clipboard_costs --
-/// --ignored --nocapture` on the virtual desktop (scripts/bench.sh runs it).
-#[test]
-#[ignore]
-fn clipboard_costs() {
-    require_desktop();
-    let daemon = Daemon::start_configured(Some(ON), &[]);
-    let mut wire = Wire::connect(&daemon.socket);
-    let mut ours = |text: &str| {
-        assert!(
-            !wire
-                .call("desk_clipboard_write", json!({"text": text}))
-                .is_error
-        );
-        let back = wire.call("desk_clipboard_read", json!({})).json();
-        assert_eq!(back["bytes"], text.len());
-    };
-    let short = "a line of text ✓";
-    let mega: String = "0123456789abcdef".repeat(65_536);
-    let runs = 15;
-    let ours_short = median_ms(|| ours(short), runs);
-    let theirs_short = median_ms(
-        || {
-            xclip_in(short);
-            assert_eq!(xclip_out(), short);
-        },
-        runs,
-    );
-    let ours_mega = median_ms(|| ours(&mega), runs);
-    let theirs_mega = median_ms(
-        || {
-            xclip_in(&mega);
-            assert_eq!(xclip_out().len(), mega.len());
-        },
-        runs,
-    );
-    println!("#### Clipboard: write then read back, shuttle against xclip ({runs} runs, median)\n");
-    println!("| what | shuttle ms | xclip ms | ratio |");
-    println!("|---|---|---|---|");
-    println!(
-        "| a short line | {ours_short:.1} | {theirs_short:.1} | {:.2}x |",
-        theirs_short / ours_short
-    );
-    println!(
-        "| 1 MiB of text | {ours_mega:.1} | {theirs_mega:.1} | {:.2}x |",
-        theirs_mega / ours_mega
-    );
-    println!();
-
-    let pid = daemon.child.id();
-    let before = pss_mib(pid);
-    let ten: String = "x".repeat(10 << 20);
-    assert!(
-        !wire
-            .call("desk_clipboard_write", json!({"text": ten}))
-            .is_error
-    );
-    let serving = pss_mib(pid);
-    // Another client takes the clipboard: shuttle stops serving and lets the text go.
-    xclip_in("taken");
-    wait_for(
-        "shuttle to let the clipboard go",
-        Duration::from_secs(5),
-        || (xclip_out() == "taken").then_some(()),
-    );
-    std::thread::sleep(Duration::from_millis(300));
-    let after = pss_mib(pid);
-    println!("#### The daemon's memory (PSS) around serving a 10 MiB selection\n");
-    println!("| before | while serving | after another app took the clipboard |");
-    println!("|---|---|---|");
-    println!("| {before:.1} MiB | {serving:.1} MiB | {after:.1} MiB |");
-    println!();
 }
 
 #[test]

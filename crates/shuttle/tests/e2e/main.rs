@@ -17,6 +17,8 @@ mod a11y;
 mod apps;
 mod cli;
 mod clipboard;
+#[cfg(feature = "bench")]
+mod costs;
 mod covered;
 mod crash;
 mod desk_read;

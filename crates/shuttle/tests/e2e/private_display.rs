@@ -174,7 +174,7 @@ fn a_private_display_without_xvfb_names_the_package_and_the_daemon_does_not_star
     assert!(!scratch.path("desk.sock").exists());
 }
 
-fn per_agent(extra: &str) -> Daemon {
+pub(crate) fn per_agent(extra: &str) -> Daemon {
     Daemon::start_configured(
         Some(&format!("[daemon]\ndisplay = \"per-agent\"\n{extra}")),
         &[],
@@ -182,7 +182,7 @@ fn per_agent(extra: &str) -> Daemon {
 }
 
 /// The agents' seats, as `status` lists them: agent → (display, X server pid).
-fn seats(daemon: &Daemon) -> std::collections::HashMap<String, (String, i64)> {
+pub(crate) fn seats(daemon: &Daemon) -> std::collections::HashMap<String, (String, i64)> {
     let status = daemon.call("status", json!({})).json();
     status["agents"]["agents"]
         .as_array()
@@ -200,7 +200,7 @@ fn seats(daemon: &Daemon) -> std::collections::HashMap<String, (String, i64)> {
         .collect()
 }
 
-fn launch_as(wire: &mut Wire, title: &str, log: &Path) -> i64 {
+pub(crate) fn launch_as(wire: &mut Wire, title: &str, log: &Path) -> i64 {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixture/fixture.py");
     let reply = wire.call(
         "desk_launch",
@@ -408,7 +408,7 @@ fn confirm_asks_on_the_persons_display_for_an_agent_on_its_own_and_the_journal_n
 }
 
 /// One pixel (r, g, b) of a window on the person's display.
-fn viewer_pixel(window: u32, x: i16, y: i16) -> Option<(u8, u8, u8)> {
+pub(crate) fn viewer_pixel(window: u32, x: i16, y: i16) -> Option<(u8, u8, u8)> {
     let (conn, _) = x11rb::connect(None).ok()?;
     let image = conn
         .get_image(
@@ -449,7 +449,7 @@ fn canvas_centre(log: &Path) -> (u32, u32) {
     (n("x") + n("width") / 2, n("y") + n("height") * 3 / 4)
 }
 
-fn start_watch(daemon: &Daemon, control: bool) -> (std::process::Child, u32) {
+pub(crate) fn start_watch(daemon: &Daemon, control: bool) -> (std::process::Child, u32) {
     let mut args = vec!["watch", "watched"];
     if control {
         args.push("--control");
@@ -564,177 +564,6 @@ fn watch_shows_an_agents_display_live_view_only_unless_control() {
         || (!log_events(&second_log, "press").is_empty()).then_some(()),
     );
     stop_child(&mut viewer);
-}
-
-fn median_and_p99(mut times: Vec<f64>) -> (f64, f64) {
-    times.sort_by(f64::total_cmp);
-    let p99 = times[((times.len() * 99) / 100).min(times.len() - 1)];
-    (times[times.len() / 2], p99)
-}
-
-/// Memory of `pids` in MiB: their proportional set size, so libraries they share are
-/// counted once.
-fn rss_mib(pids: &[i64]) -> f64 {
-    pids.iter()
-        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok())
-        .filter_map(|status| {
-            let line = status.lines().find(|l| l.starts_with("Pss:"))?;
-            line.split_whitespace().nth(1)?.parse::<f64>().ok()
-        })
-        .sum::<f64>()
-        / 1024.0
-}
-
-/// The processes of a private display: its X server's process group.
-fn group_of(server: i64) -> Vec<i64> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<i64>().ok())
-        .filter(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-                let rest = &stat[stat.rfind(')').unwrap() + 1..];
-                rest.split_whitespace().nth(2) == Some(&server.to_string())
-            })
-        })
-        .collect()
-}
-
-/// Issue 14's numbers: `cargo test -p shuttle --release --test private_display display_costs
-/// -- --ignored --nocapture` on the virtual desktop (scripts/bench.sh runs it).
-#[test]
-#[ignore]
-fn display_costs() {
-    require_desktop();
-    let runs = 8;
-    let daemon = per_agent(&format!("displays_max = {}\n", runs + 3));
-    let daemon_pid = daemon.child.id() as i64;
-    let rss_before = rss_mib(&[daemon_pid]);
-    let mut starts = Vec::new();
-    for n in 0..runs {
-        let mut wire = Wire::connect_as(&daemon.socket, &format!("start-{n}"));
-        let started = std::time::Instant::now();
-        let reply = wire.call("desk_windows", json!({}));
-        starts.push(started.elapsed().as_secs_f64() * 1000.0);
-        assert!(!reply.is_error, "{}", reply.text);
-    }
-    let (start_p50, start_p99) = median_and_p99(starts);
-    let seats = seats(&daemon);
-    let displays: Vec<f64> = seats
-        .values()
-        .map(|(_, server)| rss_mib(&group_of(*server)))
-        .collect();
-    let idle_display = displays.iter().sum::<f64>() / displays.len() as f64;
-    let daemon_per_display = (rss_mib(&[daemon_pid]) - rss_before) / runs as f64;
-    println!("#### Private displays (per-agent), {runs} started one after another\n");
-    println!("| what | value |");
-    println!("|---|---|");
-    println!(
-        "| first call of a new agent (X server, openbox, buses, AT-SPI, then `windows`), median | {start_p50:.0} ms |"
-    );
-    println!("| the same, p99 | {start_p99:.0} ms |");
-    println!(
-        "| memory of one idle private display (Xvfb, openbox, dbus, AT-SPI), PSS | {idle_display:.1} MiB |"
-    );
-    println!(
-        "| the daemon's memory per display it holds (PSS growth / displays) | {daemon_per_display:.1} MiB |"
-    );
-    println!();
-
-    // Typing: one agent alone, then two at once on their own displays.
-    let scratch = Scratch::new("display-costs");
-    let text = "side by side ✓ ".repeat(10);
-    let mut wires = Vec::new();
-    for agent in ["typist-a", "typist-b"] {
-        let mut wire = Wire::connect_as(&daemon.socket, agent);
-        launch_as(
-            &mut wire,
-            &format!("Pad {agent}"),
-            &scratch.path(&format!("{agent}.log")),
-        );
-        wires.push(wire);
-    }
-    let type_into = |wire: &mut Wire, agent: &str| {
-        let reply = wire.call(
-            "desk_type",
-            json!({"window": format!("Pad {agent}"), "text": text}),
-        );
-        assert!(!reply.is_error, "{}", reply.text);
-    };
-    let started = std::time::Instant::now();
-    type_into(&mut wires[0], "typist-a");
-    let alone = started.elapsed().as_secs_f64() * 1000.0;
-    let started = std::time::Instant::now();
-    std::thread::scope(|scope| {
-        for (wire, agent) in wires.iter_mut().zip(["typist-a", "typist-b"]) {
-            let type_into = &type_into;
-            scope.spawn(move || type_into(wire, agent));
-        }
-    });
-    let both = started.elapsed().as_secs_f64() * 1000.0;
-    let chars = text.chars().count();
-    println!("#### Typing {chars} characters: two agents at once against one alone\n");
-    println!("| what | wall ms | ratio to one alone |");
-    println!("|---|---|---|");
-    println!("| one agent alone | {alone:.0} | 1.00x |");
-    println!(
-        "| two agents at once, each on its own display | {both:.0} | {:.2}x |",
-        both / alone
-    );
-    println!();
-
-    // Watch lag: the root of an agent's display changes colour; how long until the viewer shows it.
-    let mut wire = Wire::connect_as(&daemon.socket, "watched");
-    assert!(!wire.call("desk_windows", json!({})).is_error);
-    let status = daemon.call("status", json!({})).json();
-    let xauthority = status["display"]["xauthority"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let display = seats_of_status(&status, "watched");
-    let (mut viewer, window) = start_watch(&daemon, false);
-    let mut lags = Vec::new();
-    for n in 0..30u8 {
-        let colour = (40 + n * 5, 200 - n * 3, 100 + n);
-        let started = std::time::Instant::now();
-        let out = Command::new("xsetroot")
-            .args([
-                "-solid",
-                &format!("#{:02x}{:02x}{:02x}", colour.0, colour.1, colour.2),
-            ])
-            .env("DISPLAY", &display)
-            .env("XAUTHORITY", &xauthority)
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        wait_for(
-            "the viewer to show the new colour",
-            Duration::from_secs(5),
-            || (viewer_pixel(window, 5, 5) == Some(colour)).then_some(()),
-        );
-        lags.push(started.elapsed().as_secs_f64() * 1000.0);
-    }
-    stop_child(&mut viewer);
-    let (lag_p50, lag_p99) = median_and_p99(lags);
-    println!(
-        "#### `shuttle watch` lag: a change on the agent's display until the viewer shows it (30 changes, xsetroot included)\n"
-    );
-    println!("| p50 ms | p99 ms |");
-    println!("|---|---|");
-    println!("| {lag_p50:.1} | {lag_p99:.1} |");
-    println!();
-}
-
-fn seats_of_status(status: &Value, agent: &str) -> String {
-    status["agents"]["agents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["agent"] == agent)
-        .unwrap()["display"]
-        .as_str()
-        .unwrap()
-        .to_string()
 }
 
 #[test]
