@@ -904,7 +904,7 @@ fn set_value_replaces_a_fields_text_or_a_number_and_reads_it_back() {
         ]
     );
 
-    // A node that takes no text, a number for a text field: nothing is sent.
+    // A node that takes no text: nothing is sent.
     let button = run(
         &fake,
         &open(),
@@ -912,13 +912,17 @@ fn set_value_replaces_a_fields_text_or_a_number_and_reads_it_back() {
         json!({"id": "m:2", "value": "x"}),
     );
     assert_not_sent(&button, "takes no text");
-    let number = run(
+    // A number for a text field is its text.
+    let number = json(&run(
         &fake,
         &open(),
         "set_value",
         json!({"id": "m:5", "value": 4}),
+    ));
+    assert_eq!(
+        number,
+        json!({"id": "m:5", "holds": "4", "how": "set", "as_asked": true})
     );
-    assert_not_sent(&number, "has no value");
     // A password field, only with allow_auth.
     let guarded = Policy {
         auth_guard: true,
@@ -942,7 +946,70 @@ fn set_value_replaces_a_fields_text_or_a_number_and_reads_it_back() {
         json!({"id": "m:7", "value": "hunter2", "allow_auth": true}),
     );
     assert_eq!(allowed.outcome.name(), "completed");
-    assert_eq!(fake.log().len(), 3);
+    assert_eq!(fake.log().len(), 4);
+}
+
+/// LibreOffice's toolbar boxes: a named panel around an unnamed entry beside a hidden combo
+/// box, which shows text set into it without taking it.
+#[test]
+fn a_toolbar_box_is_set_by_its_name_typed_into_and_committed_with_return() {
+    let fake = desktop();
+    fake.node(FakeNode::new("m:10", "panel", "Font Name", 20, Some("m:0")));
+    fake.node(FakeNode::new("m:11", "filler", "", 20, Some("m:10")));
+    fake.node(
+        FakeNode::new("m:12", "text", "", 20, Some("m:11"))
+            .states(&["editable"])
+            .value("Sans")
+            .bounds([610, 250, 200, 30])
+            .deaf(),
+    );
+    fake.node(FakeNode::new("m:13", "combo box", "", 20, Some("m:11")).states(&["hidden"]));
+    let set = json(&run(
+        &fake,
+        &open(),
+        "set_value",
+        json!({"id": "m:10", "value": "Serif"}),
+    ));
+    assert_eq!(
+        set,
+        json!({"id": "m:12", "holds": "Serif", "how": "typed", "as_asked": true})
+    );
+    let return_key = 0xff0d;
+    let keys: Vec<Vec<u32>> = fake
+        .log()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Keys { keysyms, .. } => Some(keysyms),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        keys.last(),
+        Some(&vec![return_key]),
+        "committed with Return after the text: {keys:?}"
+    );
+    // The same entry in a dialog is not committed: Return there may press its default button.
+    fake.state()
+        .nodes
+        .iter_mut()
+        .find(|n| n.node.id == "m:0")
+        .unwrap()
+        .node
+        .role = "dialog".into();
+    let before = fake.log().len();
+    run(
+        &fake,
+        &open(),
+        "set_value",
+        json!({"id": "m:10", "value": "Mono"}),
+    );
+    assert!(
+        !fake.log()[before..]
+            .iter()
+            .any(|e| matches!(e, Event::Keys { keysyms, .. } if *keysyms == [return_key])),
+        "no Return in a dialog: {:?}",
+        &fake.log()[before..]
+    );
 }
 
 #[test]

@@ -20,7 +20,8 @@ const NUMBER_ROLES: [&str; 5] = ["spin button", "slider", "scroll bar", "dial", 
 
 pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, DeskError> {
     let nodes = desk.nodes();
-    let target = admitted_node(desk, &nodes, &args.id, "set the value of")?;
+    let id = field_within(&nodes, &args.id)?.unwrap_or_else(|| args.id.clone());
+    let target = admitted_node(desk, &nodes, &id, "set the value of")?;
     let node = &target.node;
     target.admitted.guard_field(node)?;
     let numeric = NUMBER_ROLES.contains(&node.role.as_str());
@@ -37,6 +38,17 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, 
                 )));
             }
         },
+        // An editable field that holds no number (a cell does) takes 14 as the text "14".
+        FieldValue::Number(n)
+            if !numeric
+                && node.states.iter().any(|s| s == "editable")
+                && node
+                    .value
+                    .as_deref()
+                    .is_none_or(|v| v.parse::<f64>().is_err()) =>
+        {
+            FieldValue::Text(a11y::format_number(*n))
+        }
         other => other.clone(),
     };
     // Some toolkits accept a value for a node that has none and do nothing: check first.
@@ -64,6 +76,7 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, 
     }
     let acting = target.admitted.nodes();
     let read_back = || nodes.node(&node.id, WITH_TEXT).map(|now| now.value);
+    let on_return = matches!(value, FieldValue::Text(_)) && takes_on_return(&nodes, &target)?;
     let (holds, how) = match &value {
         FieldValue::Number(n) => {
             if !acting.set_number(&node.id, *n)? {
@@ -84,7 +97,10 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, 
             let editable = node.states.iter().any(|s| s == "editable");
             if !is_n(&holds) && holds == node.value && editable {
                 // A spin button takes typed text only once it is activated.
-                let commit = node.role == "spin button";
+                let commit = match node.role.as_str() {
+                    "spin button" => Commit::Return,
+                    _ => Commit::Nothing,
+                };
                 (
                     type_over(&target, &nodes, &a11y::format_number(*n), commit, &is_n)?,
                     FieldHow::Typed,
@@ -92,6 +108,18 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, 
             } else {
                 (holds, FieldHow::Set)
             }
+        }
+        FieldValue::Text(text) if on_return => {
+            // A toolbar's combo (a font, a style, a zoom) shows text set into it without
+            // taking it: it is typed and committed with Return, as a person does.
+            let shows = |now: &Option<String>| {
+                now.as_deref()
+                    .is_some_and(|now| now.starts_with(text.as_str()))
+            };
+            (
+                type_over(&target, &nodes, text, Commit::ReturnAndApply, &shows)?,
+                FieldHow::Typed,
+            )
         }
         FieldValue::Text(text) => {
             // Firefox takes the text through the interface and changes nothing; Chromium has
@@ -115,7 +143,7 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, 
                 _ => {
                     let shows = |now: &Option<String>| now.as_deref() == Some(text.as_str());
                     (
-                        type_over(&target, &nodes, text, false, &shows)?,
+                        type_over(&target, &nodes, text, Commit::Nothing, &shows)?,
                         FieldHow::Typed,
                     )
                 }
@@ -128,6 +156,8 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, 
         .filter(|holds| holds.chars().count() < READ_LIMIT)
         .map(|holds| match &value {
             FieldValue::Number(n) => holds.parse::<f64>().is_ok_and(|h| h == *n),
+            // A combo that took "14" shows "14 pt".
+            FieldValue::Text(text) if on_return => holds == text || with_unit(holds, text),
             FieldValue::Text(text) => holds == text,
         });
     let note = (as_asked == Some(false)).then(|| {
@@ -151,14 +181,92 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, 
 /// How long a field may take to show what was typed into it, or to take the focus.
 const FIELD_WAIT: Duration = Duration::from_secs(1);
 
-/// Replaces a field's text with the keyboard: focuses it, selects all of it and types `text`
-/// over it, then with `commit` presses Return (a spin button takes typed text only then);
-/// answers what it then holds, once `done` says so or [`FIELD_WAIT`] has passed.
+/// Roles that may hold, without being one, the one field a caller means: LibreOffice names
+/// its toolbar boxes ("Font Name") on a panel around an unnamed entry.
+const FIELD_HOLDERS: [&str; 3] = ["panel", "filler", role::COMBO_BOX];
+
+/// The one editable field that shows inside the node `id` when that node is a box around it
+/// rather than a field itself; `None` when it is a field, or holds none or several.
+fn field_within(nodes: &Nodes<'_>, id: &str) -> Result<Option<String>, DeskError> {
+    let node = nodes.node(id, Want::default())?;
+    let editable = |n: &Node| n.states.iter().any(|s| s == "editable");
+    if editable(&node)
+        || NUMBER_ROLES.contains(&node.role.as_str())
+        || !FIELD_HOLDERS.contains(&node.role.as_str())
+    {
+        return Ok(None);
+    }
+    let want = Want {
+        max_nodes: Some(64),
+        shown_only: true,
+        ..Want::default()
+    };
+    let inside = nodes.tree(id, want)?;
+    let mut fields = inside
+        .nodes
+        .iter()
+        .skip(1)
+        .filter(|n| editable(n) && !n.states.iter().any(|s| s == "hidden"));
+    Ok(match (fields.next(), fields.next()) {
+        (Some(field), None) => Some(field.id.clone()),
+        _ => None,
+    })
+}
+
+/// Whether `holds` is `asked` followed by a unit the app adds ("14 pt", "120%").
+fn with_unit(holds: &str, asked: &str) -> bool {
+    holds.strip_prefix(asked).is_some_and(|unit| {
+        let unit = unit.trim_start();
+        !unit.is_empty() && unit.len() <= 3 && unit.chars().all(|c| c.is_alphabetic() || c == '%')
+    })
+}
+
+/// Whether a field takes its text only on Return: the entry of a combo box (in LibreOffice,
+/// an entry beside a hidden combo box) in an app's main window. A dialog's combo is left
+/// alone, since Return there may press its default button.
+fn takes_on_return(nodes: &Nodes<'_>, target: &AdmittedNode<'_>) -> Result<bool, DeskError> {
+    let node = &target.node;
+    let in_main_window = target.frame.as_ref().is_some_and(|f| f.role == "frame");
+    if !in_main_window || node.states.iter().any(|s| s == "multi-line") {
+        return Ok(false);
+    }
+    let Some(parent) = nodes.ancestors(&node.id)?.into_iter().next() else {
+        return Ok(false);
+    };
+    if parent.role == role::COMBO_BOX {
+        return Ok(true);
+    }
+    let want = Want {
+        max_nodes: Some(16),
+        ..Want::default()
+    };
+    let family = nodes.tree(&parent.id, want)?;
+    Ok(family
+        .nodes
+        .iter()
+        .any(|n| n.role == role::COMBO_BOX && n.parent == Some(family.nodes[0].node_ref)))
+}
+
+/// What follows typing over a field's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Commit {
+    /// Nothing: the field holds what was typed.
+    Nothing,
+    /// Return: a spin button takes typed text only then.
+    Return,
+    /// Return, then the app's answer: a toolbar combo applies its text, may rewrite it
+    /// ("14 pt"), and gives the focus back to the document.
+    ReturnAndApply,
+}
+
+/// Replaces a field's text with the keyboard: focuses it, selects all of it, types `text` over
+/// it and commits it as `commit` says; answers what it then holds, once `done` says so or
+/// [`FIELD_WAIT`] has passed.
 fn type_over(
     target: &AdmittedNode<'_>,
     nodes: &Nodes<'_>,
     text: &str,
-    commit: bool,
+    commit: Commit,
     done: &dyn Fn(&Option<String>) -> bool,
 ) -> Result<Option<String>, DeskError> {
     refuse_keys_in(&target.node, text)?;
@@ -179,8 +287,16 @@ fn type_over(
     } else {
         admitted.type_text(text, Some(window))?;
     }
-    if commit {
+    if commit != Commit::Nothing {
         admitted.press_keys(&keys::parse_combo("Return")?, Some(window))?;
+    }
+    if commit == Commit::ReturnAndApply {
+        poll_until(FIELD_WAIT, || {
+            let now = nodes.node(&target.node.id, WITH_TEXT)?;
+            let answered =
+                !now.states.iter().any(|s| s == "focused") || now.value.as_deref() != Some(text);
+            Ok(answered.then_some(()))
+        })?;
     }
     let read = || nodes.node(&target.node.id, WITH_TEXT).map(|now| now.value);
     poll_until(FIELD_WAIT, || Ok(Some(read()?).filter(|now| done(now))))?.map_or_else(read, Ok)
@@ -443,7 +559,16 @@ pub(super) fn select_option(
                 .take(30)
                 .map(|n| format!("{:?}", n.name))
                 .collect();
-            DeskError::Unfit(if names.is_empty() {
+            let typed_into = items
+                .iter()
+                .any(|n| n.states.iter().any(|s| s == "editable"));
+            DeskError::Unfit(if names.is_empty() && typed_into {
+                format!(
+                    "node {} lists no items, but it holds a field that takes the name: \
+                     set_value id={} value={:?} types it and commits it",
+                    args.id, args.id, args.option
+                )
+            } else if names.is_empty() {
                 format!(
                     "node {} has no items to pick from; pass a combo box or a list",
                     args.id
@@ -621,4 +746,19 @@ fn step_to(
     target
         .admitted
         .press_keys(&keys::parse_combo("return")?, Some(window))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_unit;
+
+    #[test]
+    fn a_unit_the_app_adds_is_what_was_asked_and_other_text_is_not() {
+        assert!(with_unit("14 pt", "14"));
+        assert!(with_unit("120%", "120"));
+        assert!(!with_unit("140", "14"));
+        assert!(!with_unit("14", "14"));
+        assert!(!with_unit("14 points or so", "14"));
+        assert!(!with_unit("2 pt", "abc"));
+    }
 }

@@ -839,6 +839,80 @@ fn libreoffice_calc_reads_the_cells_that_show_without_walking_the_whole_sheet() 
     bystander.assert_untouched();
 }
 
+/// LibreOffice's toolbar boxes are panels named "Font Name" and "Font Size" around an unnamed
+/// entry, which shows text set into it without taking it. set_value on the panel types into
+/// the entry and commits it; judged by the font of the cell, read through pyatspi.
+#[test]
+fn libreoffice_font_boxes_are_set_by_their_names_and_the_cell_takes_the_font() {
+    require_desktop();
+    let bystander = common::Fixture::start("Bystander", &[]);
+    let scratch = common::Scratch::new("calc-font");
+    let daemon = Daemon::start();
+    let (launched, _calc) = launch_calc(&daemon, &scratch, &[]);
+    for dialog in launched["dialogs"].as_array().into_iter().flatten() {
+        daemon.call("desk_close", json!({"window": dialog["id"]}));
+    }
+    let window = launched["window"]["id"].clone();
+    let probe = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixture/atspi_probe.py");
+    // None until the sheet is on the bus.
+    let a1_font = || -> Option<Value> {
+        let out = Command::new("/usr/bin/python3")
+            .args([probe.to_str().unwrap(), "soffice", "--fonts", "1", "1"])
+            .stderr(Stdio::null())
+            .output()
+            .ok()?;
+        let cells: Value = serde_json::from_slice(&out.stdout).ok()?;
+        Some(cells[0][0].clone())
+    };
+    let before = wait_for("cell A1's font", Duration::from_secs(30), a1_font);
+    assert_ne!(before["family-name"], "Liberation Serif", "{before}");
+    let box_named = |name: &str| {
+        let found = daemon
+            .call("desk_find", json!({"window": window, "name": name}))
+            .json();
+        let panel = found["nodes"][0].clone();
+        assert_eq!(panel["role"], "panel", "{found}");
+        panel["id"].clone()
+    };
+
+    let font_name = box_named("Font Name");
+    let set = daemon
+        .call(
+            "desk_set_value",
+            json!({"id": font_name, "value": "Liberation Serif"}),
+        )
+        .json();
+    assert_eq!(set["outcome"], "completed", "{set}");
+    assert_eq!(set["holds"], "Liberation Serif", "{set}");
+    assert_eq!(set["as_asked"], true, "{set}");
+    wait_for("A1 in Liberation Serif", Duration::from_secs(5), || {
+        a1_font().filter(|font| font["family-name"] == "Liberation Serif")
+    });
+
+    // A number for a text box is its text; the box shows it, with its unit once the app has
+    // caught up.
+    let size = daemon
+        .call(
+            "desk_set_value",
+            json!({"id": box_named("Font Size"), "value": 14}),
+        )
+        .json();
+    assert!(size["holds"] == "14" || size["holds"] == "14 pt", "{size}");
+    assert_eq!(size["as_asked"], true, "{size}");
+    wait_for("A1 at 14 points", Duration::from_secs(5), || {
+        a1_font().filter(|font| font["size"] == "14")
+    });
+
+    // The box lists no items to pick; the refusal says what does work, and nothing changed.
+    let pick = daemon.call(
+        "desk_select_option",
+        json!({"id": font_name, "option": "DejaVu Serif"}),
+    );
+    assert!(pick.error().contains("set_value"), "{}", pick.text);
+    assert_eq!(a1_font().unwrap()["family-name"], "Liberation Serif");
+    bystander.assert_untouched();
+}
+
 /// The auth guard asks which control has the focus before typing. Searching Calc for it while
 /// no cell has the focus made Calc list its sheet's 2^31 cells and freeze for minutes.
 #[test]
