@@ -347,7 +347,11 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Tree,
             .map(|(node, ..)| extras(at, node, &infos[node], want)),
     )
     .await;
-    let showing = showing(&order, &infos);
+    let states: Vec<(Option<usize>, StateSet)> = order
+        .iter()
+        .map(|(node, parent, _)| (*parent, infos[node].states))
+        .collect();
+    let showing = showing(&states, !at.sets_showing(&root.bus).await);
     let mut nodes = Vec::with_capacity(order.len());
     for (i, ((node, parent, depth), extra)) in order.iter().zip(extras).enumerate() {
         let info = &infos[node];
@@ -388,19 +392,24 @@ fn crowded_reason(info: &Info, count: usize, budget: usize) -> String {
     )
 }
 
-/// Whether each node of `order` (root first, parents before children) is showing on the
-/// screen. Toolkits that set `showing` below the window are taken at their word; GTK 4 sets it
-/// on the window alone, so there a node shows when it is `visible` inside a showing parent.
-fn showing(order: &[(NodeRef, Option<usize>, usize)], infos: &HashMap<NodeRef, Info>) -> Vec<bool> {
-    let states = |i: usize| infos[&order[i].0].states;
-    let sets_showing = (1..order.len()).any(|i| states(i).contains(State::Showing));
-    let mut showing: Vec<bool> = Vec::with_capacity(order.len());
-    for (i, (_, parent, _)) in order.iter().enumerate() {
-        let own = states(i);
-        let shown = if sets_showing || parent.is_none() {
-            own.contains(State::Showing)
-        } else {
-            own.contains(State::Visible) && parent.is_some_and(|p| showing[p])
+/// Whether each node (its parent's index and its states, root first, parents before children)
+/// is showing on the screen. Toolkits that set `showing` below the window are taken at their
+/// word; GTK 4 sets it on the window alone, so there a node shows when it is `visible` inside
+/// a showing parent. GTK 4.8 does not set it even on a dialog (a file chooser): with
+/// `window_by_visible` (a GTK 4 app), a window shows when it is `visible`.
+fn showing(nodes: &[(Option<usize>, StateSet)], window_by_visible: bool) -> Vec<bool> {
+    let sets_showing = nodes
+        .iter()
+        .skip(1)
+        .any(|(_, states)| states.contains(State::Showing));
+    let mut showing: Vec<bool> = Vec::with_capacity(nodes.len());
+    for (parent, own) in nodes {
+        let shown = match parent {
+            None => {
+                own.contains(State::Showing) || (window_by_visible && own.contains(State::Visible))
+            }
+            Some(_) if sets_showing => own.contains(State::Showing),
+            Some(p) => own.contains(State::Visible) && showing[*p],
         };
         showing.push(shown);
     }
@@ -439,11 +448,19 @@ fn is_class_name(name: &str) -> bool {
     })
 }
 
-/// `half` when `name` is `half half`.
+/// `half` when `name` is `half half`, or the label's text with its mnemonic before it
+/// (`_Open Open`, as GTK 4.8 names a dialog's buttons).
 fn doubled(name: &str) -> Option<&str> {
     let mid = name.len().checked_sub(1)? / 2;
     let (first, rest) = (name.get(..mid)?, name.get(mid..)?);
-    (rest.strip_prefix(' ') == Some(first) && !first.is_empty()).then_some(first)
+    if rest.strip_prefix(' ') == Some(first) && !first.is_empty() {
+        return Some(first);
+    }
+    // With one underscore, the first half is a character longer.
+    let (marked, plain) = name.split_at_checked(mid + 1)?;
+    let plain = plain.strip_prefix(' ')?;
+    (marked.matches('_').count() == 1 && marked.replacen('_', "", 1) == plain && !plain.is_empty())
+        .then_some(plain)
 }
 
 /// One node, on its own (ref 0, depth 0).
@@ -817,6 +834,36 @@ mod tests {
         assert_eq!(plain_name("Gtk", none()), "Gtk");
         assert_eq!(plain_name("Gtk is fun", none()), "Gtk is fun");
         assert_eq!(plain_name("Save", ["Save"].into_iter()), "Save");
+        assert_eq!(plain_name("_Open Open", ["Open"].into_iter()), "Open");
+        assert_eq!(
+            plain_name("Con_nect Connect", ["Connect"].into_iter()),
+            "Connect"
+        );
+        assert_eq!(plain_name("_Open Open", none()), "_Open Open");
+        assert_eq!(plain_name("_Op Open", ["Open"].into_iter()), "_Op Open");
+    }
+
+    #[test]
+    fn a_gtk_4_window_that_is_visible_shows_and_so_do_its_visible_nodes() {
+        let set = |states: &[State]| states.iter().copied().collect::<StateSet>();
+        let dialog = [
+            (None, set(&[State::Visible, State::Modal])),
+            (Some(0), set(&[State::Visible])),
+            (Some(1), set(&[])),
+            (Some(2), set(&[State::Visible])),
+        ];
+        assert_eq!(showing(&dialog, true), [true, true, false, false]);
+        assert_eq!(
+            showing(&dialog, false),
+            [false; 4],
+            "a toolkit that sets showing is taken at its word"
+        );
+        let gtk3 = [
+            (None, set(&[State::Visible, State::Showing])),
+            (Some(0), set(&[State::Visible, State::Showing])),
+            (Some(0), set(&[State::Visible])),
+        ];
+        assert_eq!(showing(&gtk3, false), [true, true, false]);
     }
 
     #[test]

@@ -159,6 +159,63 @@ fn gtk4_calculator_reads_as_the_toolkit_means_it_and_a_press_lands() {
     assert_eq!(read["value"], display["text"]);
 }
 
+/// GTK 4.8 marks no node of a dialog showing, the dialog included: its interactive view was
+/// the dialog alone. Now its controls are listed, named as a person reads them ("Cancel", not
+/// "_Cancel Cancel"), and pressing one acts, judged by the window manager's list.
+#[test]
+fn a_gtk4_file_chooser_lists_its_controls_and_its_cancel_closes_it() {
+    require_desktop();
+    let bystander = common::Fixture::start("Bystander", &[]);
+    let _editor = App::start("gtk4-print-editor", &[], "GTK Print Editor");
+    let daemon = Daemon::start();
+    let window = "GTK Print Editor — Untitled";
+    let open = wait_for("the File menu's Open", Duration::from_secs(10), || {
+        daemon.call("desk_key", json!({"window": window, "keys": "F10"}));
+        let found = daemon.call(
+            "desk_find",
+            json!({"window": window, "name": "Open", "role": "menu item"}),
+        );
+        (!found.is_error).then(|| found.json()["nodes"][0]["id"].clone())
+    });
+    let pressed = daemon.call("desk_press", json!({"id": open})).json();
+    assert_eq!(pressed["outcome"], "completed", "{pressed}");
+    wait_for("the file chooser", Duration::from_secs(10), || {
+        run("wmctrl", &["-l"]).contains("Select file").then_some(())
+    });
+
+    let view = answered(
+        &daemon,
+        "the chooser's controls",
+        "desk_snapshot",
+        json!({"window": "Select file", "view": "interactive"}),
+    );
+    let nodes = view["nodes"].as_array().unwrap();
+    let named = |role: &str, name: &str| {
+        nodes
+            .iter()
+            .find(|n| n["role"] == role && n["name"] == name)
+            .cloned()
+    };
+    assert!(nodes.len() > 10, "{view}");
+    assert!(
+        named("label", "Home").is_some(),
+        "the places beside: {view}"
+    );
+    assert!(nodes.iter().any(|n| n["role"] == "entry"), "{view}");
+    let cancel = named("button", "Cancel").unwrap_or_else(|| panic!("Cancel in {view}"));
+    assert!(named("button", "Open").is_some(), "{view}");
+
+    let pressed = daemon
+        .call("desk_press", json!({"id": cancel["id"]}))
+        .json();
+    assert_eq!(pressed["outcome"], "completed", "{pressed}");
+    wait_for("the file chooser to close", Duration::from_secs(10), || {
+        (!run("wmctrl", &["-l"]).contains("Select file")).then_some(())
+    });
+    assert!(run("wmctrl", &["-l"]).contains(window));
+    bystander.assert_untouched();
+}
+
 #[test]
 fn gtk3_widget_factory_states_and_bounds_agree_with_pyatspi() {
     require_desktop();
