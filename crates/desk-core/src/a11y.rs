@@ -101,6 +101,7 @@ const CONTROLS: &[&str] = &[
     "entry",
     "password text",
     "spin button",
+    "date editor",
     "slider",
     "page tab",
     "link",

@@ -725,6 +725,17 @@ async fn extras(at: &AtSpi, node: &NodeRef, info: &Info, want: Want) -> Result<E
             return Ok::<_, DeskError>(None);
         }
         let has_value = info.has_value();
+        // Asked for text, a node's own text wins over its number: Firefox's date segments
+        // read 0 as a number while they show "03".
+        if has_value == Some(Interface::Value) && want.text && info.may_have(Interface::Text) {
+            let proxy: TextProxy<'_> = at.proxy(node).await?;
+            match text_up_to(&proxy, VALUE_CHARS).await {
+                Ok(text) if !text.is_empty() => return Ok(Some(text)),
+                Ok(_) => {}
+                Err(e) if lacks_interface(&e) => {}
+                Err(e) => return Err(at.failed(node, "read text", e)),
+            }
+        }
         if has_value == Some(Interface::Value) {
             let proxy: ValueProxy<'_> = at.proxy(node).await?;
             return match proxy.current_value().await {

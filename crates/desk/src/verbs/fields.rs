@@ -9,7 +9,7 @@ use desk_core::window::Window;
 use std::time::Duration;
 
 use super::a11y::{AdmittedNode, admitted_node, node_words};
-use super::poll_until;
+use super::{poll_until, segments};
 use crate::accessibility::{Tree, Want};
 use crate::error::DeskError;
 use crate::guard::{Desk, Nodes};
@@ -51,6 +51,12 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, 
         }
         other => other.clone(),
     };
+    if segments::may_be_segmented(node)
+        && let FieldValue::Text(text) = &value
+        && let Some(holds) = segments::set(&target, &nodes, text)?
+    {
+        return Ok(holds);
+    }
     // Some toolkits accept a value for a node that has none and do nothing: check first.
     match &value {
         FieldValue::Number(_)

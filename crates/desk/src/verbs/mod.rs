@@ -11,6 +11,7 @@ mod fields;
 mod frame;
 mod input;
 mod manage;
+mod segments;
 mod shot;
 mod still;
 mod target;

@@ -705,6 +705,35 @@ fn fill_in_the_form(daemon: &Daemon, app: &str) {
         .call("desk_set_value", json!({"id": age["id"], "value": 42}))
         .json();
     assert_eq!(aged["holds"], "42", "{aged}");
+    // A date is set whole, whatever segments the browser draws; a day that does not exist is
+    // refused before anything is typed.
+    let start = node_named(&interactive, "date editor", "Start date");
+    let no_such_day = daemon.call(
+        "desk_set_value",
+        json!({"id": start["id"], "value": "2027-02-30"}),
+    );
+    assert!(
+        no_such_day.error().contains("no such day"),
+        "{}",
+        no_such_day.text
+    );
+    let dated = daemon
+        .call(
+            "desk_set_value",
+            json!({"id": start["id"], "value": "2027-03-14"}),
+        )
+        .json();
+    assert_eq!(
+        (&dated["holds"], &dated["as_asked"]),
+        (&json!("2027-03-14"), &json!(true)),
+        "{dated}"
+    );
+    // A slider takes a number written as text.
+    let volume = node_named(&interactive, "slider", "Volume");
+    let slid = daemon
+        .call("desk_set_value", json!({"id": volume["id"], "value": "75"}))
+        .json();
+    assert_eq!(slid["holds"], "75", "{slid}");
     let colour = node_named(&interactive, "combo box", "Colour");
     let picked = daemon
         .call(
@@ -721,7 +750,7 @@ fn fill_in_the_form(daemon: &Daemon, app: &str) {
     assert_eq!(saved["outcome"], "completed", "{saved}");
 
     // The page's own account of what it held, read by pyatspi, then by shuttle.
-    let expected = "saved | Countess Ada Lovelace | news | Blue | 42";
+    let expected = "saved | Countess Ada Lovelace | news | Blue | 42 | 2027-03-14 | 75";
     wait_for(
         "the page to say what it saved",
         Duration::from_secs(5),
