@@ -9,9 +9,10 @@ PACKAGES=(
   xvfb xfonts-base openbox dbus dbus-x11 at-spi2-core x11-utils x11-xserver-utils
   # the GTK fixture app and the demo's sample app
   python3 python3-gi python3-gi-cairo gir1.2-gtk-3.0 gtk-3-examples xterm
-  # real apps the accessibility tests read: GTK 4 (widget factory, calculator), GTK 3, two
-  # browsers, LibreOffice (its GTK 3 front end is the one on the accessibility bus) and Qt 5
-  gtk-4-examples gnome-calculator mousepad firefox-esr chromium libreoffice-calc
+  # real apps the accessibility tests read: GTK 4 (widget factory, calculator, text editor),
+  # GTK 3, two browsers, LibreOffice (its GTK 3 front end is the one on the accessibility bus)
+  # and Qt 5
+  gtk-4-examples gnome-calculator gnome-text-editor mousepad firefox-esr chromium libreoffice-calc
   libreoffice-gtk3 python3-pyqt5
   # `open`: the XDG MIME associations
   xdg-utils

@@ -452,8 +452,10 @@ fn is_class_name(name: &str) -> bool {
 /// (`_Open Open`, as GTK 4.8 names a dialog's buttons).
 fn doubled(name: &str) -> Option<&str> {
     let mid = name.len().checked_sub(1)? / 2;
-    let (first, rest) = (name.get(..mid)?, name.get(mid..)?);
-    if rest.strip_prefix(' ') == Some(first) && !first.is_empty() {
+    if let (Some(first), Some(rest)) = (name.get(..mid), name.get(mid..))
+        && rest.strip_prefix(' ') == Some(first)
+        && !first.is_empty()
+    {
         return Some(first);
     }
     // With one underscore, the first half is a character longer.
@@ -851,6 +853,10 @@ mod tests {
             "Connect"
         );
         assert_eq!(plain_name("_Open Open", none()), "_Open Open");
+        assert_eq!(
+            plain_name("_Discard… Discard…", ["Discard…"].into_iter()),
+            "Discard…"
+        );
         assert_eq!(plain_name("_Op Open", ["Open"].into_iter()), "_Op Open");
     }
 

@@ -216,6 +216,90 @@ fn a_gtk4_file_chooser_lists_its_controls_and_its_cancel_closes_it() {
     bystander.assert_untouched();
 }
 
+/// GNOME Text Editor (GTK 4.8): its Save As dialog showed one filler to an agent, which then
+/// needed pixel clicks. Now the whole task goes through accessibility, judged by the file.
+#[test]
+fn gnome_text_editor_saves_through_its_gtk4_save_dialog_by_name_and_button() {
+    require_desktop();
+    let bystander = common::Fixture::start("Bystander", &[]);
+    let scratch = common::Scratch::new("text-editor");
+    // Its own data and state, so that no draft of an earlier run is restored.
+    let home = |dir: &str| format!("{dir}={}", scratch.path(dir).display());
+    let (data, state, config) = (
+        home("XDG_DATA_HOME"),
+        home("XDG_STATE_HOME"),
+        home("XDG_CONFIG_HOME"),
+    );
+    let _editor = App::start(
+        "env",
+        &[&data, &state, &config, "gnome-text-editor", "--standalone"],
+        "Text Editor",
+    );
+    let daemon = Daemon::start();
+    // By id: its title follows what is typed.
+    let window = daemon
+        .call("desk_windows", json!({}))
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["title"] == "New Document (Draft) - Text Editor")
+        .map(|w| w["id"].clone())
+        .expect("the editor's window");
+    let typed = daemon
+        .call(
+            "desk_type",
+            json!({"window": window, "text": "written by shuttle"}),
+        )
+        .json();
+    assert_eq!(typed["confirmed"], true, "{typed}");
+    let asked = daemon
+        .call(
+            "desk_key",
+            json!({"window": window, "keys": "ctrl+shift+s"}),
+        )
+        .json();
+    assert_eq!(asked["confirmed"], true, "{asked}");
+    wait_for("the Save As dialog", Duration::from_secs(10), || {
+        run("wmctrl", &["-l"]).contains("Save As").then_some(())
+    });
+    let view = answered(
+        &daemon,
+        "the dialog's controls",
+        "desk_snapshot",
+        json!({"window": "Save As", "view": "interactive"}),
+    );
+    let nodes = view["nodes"].as_array().unwrap();
+    let named = |role: &str, name: &str| {
+        nodes
+            .iter()
+            .find(|n| n["role"] == role && n["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("{role} {name:?} in {view}"))
+    };
+    let file = scratch.path("saved.txt");
+    let set = daemon
+        .call(
+            "desk_set_value",
+            json!({"id": named("text", "Name:")["id"], "value": file.to_str().unwrap()}),
+        )
+        .json();
+    assert_eq!(set["as_asked"], true, "{set}");
+    let saved = daemon
+        .call("desk_press", json!({"id": named("button", "Save")["id"]}))
+        .json();
+    assert_eq!(saved["outcome"], "completed", "{saved}");
+    wait_for("the file on disk", Duration::from_secs(10), || {
+        std::fs::read_to_string(&file)
+            .ok()
+            .filter(|text| text.trim_end() == "written by shuttle")
+    });
+    wait_for("the dialog to close", Duration::from_secs(10), || {
+        (!run("wmctrl", &["-l"]).contains("Save As")).then_some(())
+    });
+    bystander.assert_untouched();
+}
+
 #[test]
 fn gtk3_widget_factory_states_and_bounds_agree_with_pyatspi() {
     require_desktop();
