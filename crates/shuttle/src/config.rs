@@ -350,7 +350,12 @@ impl ConfigSource {
             match &result {
                 Ok(config) => {
                     tracing::info!(path = %self.path.display(), "config loaded");
-                    state.last_good = Some(config.clone());
+                    // An empty file is the defaults, and also what a read between an editor's
+                    // truncate and its write sees: it does not move the journal a broken
+                    // file then leaves in place.
+                    if stamp.is_some_and(|(_, len, _)| len > 0) || state.last_good.is_none() {
+                        state.last_good = Some(config.clone());
+                    }
                 }
                 Err(e) => tracing::warn!(error = %e, "config does not load"),
             }
@@ -493,6 +498,25 @@ mod tests {
         assert_eq!(*source.current().unwrap(), Config::default());
         write("[safety]\nconfirm = \"yes\"\n");
         assert!(source.current().is_err(), "the same time, another file");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_broken_file_keeps_the_journal_where_the_last_written_config_put_it() {
+        let dir = std::env::temp_dir().join(format!("shuttle-config-good-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("config.toml");
+        std::fs::write(&path, "[journal]\npath = \"/tmp/kept.ndjson\"\n").unwrap();
+        let source = ConfigSource::new(path.clone());
+        // An editor truncates, the daemon reads, the editor writes a broken file.
+        std::fs::write(&path, "").unwrap();
+        assert_eq!(*source.current().unwrap(), Config::default());
+        std::fs::write(&path, "[safety]\nconfirm = \"yes\"\n").unwrap();
+        assert!(source.current().is_err());
+        assert_eq!(
+            source.last_good().journal.file(),
+            std::path::PathBuf::from("/tmp/kept.ndjson")
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
 }
