@@ -40,6 +40,10 @@ pub struct Tree {
     pub nodes: Vec<Node>,
     /// Set when parts were left out.
     pub truncated: Option<Truncated>,
+    /// Set when the toolkit does not say what is on the screen (GTK 4 marks only its windows
+    /// `showing`), so what shows was judged by what it keeps visible: a bar it hides or a page
+    /// it does not show may be counted as shown.
+    pub shown_guessed: bool,
 }
 
 /// A top-level accessible window of an app.

@@ -351,7 +351,13 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Tree,
         .iter()
         .map(|(node, parent, _)| (*parent, infos[node].states))
         .collect();
-    let showing = showing(&states, !at.sets_showing(&root.bus).await);
+    let by_visible = !at.sets_showing(&root.bus).await;
+    let showing = showing(&states, by_visible);
+    let shown_guessed = by_visible
+        && !states
+            .iter()
+            .skip(1)
+            .any(|(_, states)| states.contains(State::Showing));
     let mut nodes = Vec::with_capacity(order.len());
     for (i, ((node, parent, depth), extra)) in order.iter().zip(extras).enumerate() {
         let info = &infos[node];
@@ -380,6 +386,7 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Tree,
             seen: saw.max(nodes.len()),
         }),
         nodes,
+        shown_guessed,
     })
 }
 

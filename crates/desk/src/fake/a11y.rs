@@ -37,6 +37,7 @@ impl Accessibility for FakeDesk {
                         seen: out.len() + pending.len() + 1,
                     }),
                     nodes: out,
+                    shown_guessed: false,
                 });
             }
             let fake = state.node(&id)?;
@@ -58,6 +59,7 @@ impl Accessibility for FakeDesk {
         Ok(Tree {
             nodes: out,
             truncated: None,
+            shown_guessed: false,
         })
     }
 

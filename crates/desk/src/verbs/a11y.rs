@@ -175,6 +175,7 @@ pub(super) fn snapshot(desk: &Desk, args: &SnapshotArgs) -> Result<SnapshotResul
     let Tree {
         nodes: mut tree,
         truncated,
+        shown_guessed,
     } = nodes.tree(&frame.id, want)?;
     if args.bounds {
         place_misreported(&window, &mut tree);
@@ -190,6 +191,14 @@ pub(super) fn snapshot(desk: &Desk, args: &SnapshotArgs) -> Result<SnapshotResul
                  started without {FORCE_ACCESSIBILITY}; close it and start it again with launch, \
                  which adds that switch, or use shot and pixel input"
             )
+        })
+        .or_else(|| {
+            (shown_guessed && view != View::All).then(|| {
+                "this app's toolkit (GTK 4) does not say what is on the screen: what it keeps \
+                 visible is listed, which may include a hidden bar or another page's text; a \
+                 shot shows what is there"
+                    .to_string()
+            })
         });
     let tree = a11y::view(tree, view);
     // Every snapshot is remembered, outlines too, for the caller's next one with changes.
@@ -314,6 +323,7 @@ pub(super) fn find(desk: &Desk, args: &FindArgs) -> Result<Found, DeskError> {
     let Tree {
         nodes: mut tree,
         truncated,
+        ..
     } = nodes.tree(
         &frame.id,
         Want {
