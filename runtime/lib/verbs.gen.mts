@@ -597,6 +597,9 @@ export interface MinimizeArgs {
   pid?: number | null;
 }
 
+/** Where a derived name comes from. */
+export type NamedBy = "description" | "box";
+
 /** One node of a window's accessibility tree. */
 export interface Node {
   /** Its position in this snapshot, for `parent` links. */
@@ -611,6 +614,8 @@ export interface Node {
   role: string;
   /** Its accessible name; may be empty. */
   name: string;
+  /** Set when the toolkit gave no name and `name` was derived: from the node's `description` (mostly its tooltip), or from the named `box` around it. */
+  named_by?: NamedBy | null;
   /** Notable states, such as `checked`, `focused`, `selected`, `disabled`, `hidden`. */
   states?: string[];
   /** Where it is on the screen: x, y, width, height. */
@@ -632,6 +637,8 @@ export interface NodeAlone {
   role: string;
   /** Its accessible name; may be empty. */
   name: string;
+  /** Set when the name was derived: from its description, or the box around it. */
+  named_by?: NamedBy | null;
   /** Notable states. */
   states?: string[];
   /** Where it is on the screen: x, y, width, height. */

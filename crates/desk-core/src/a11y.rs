@@ -21,6 +21,10 @@ pub struct Node {
     pub role: String,
     /// Its accessible name; may be empty.
     pub name: String,
+    /// Set when the toolkit gave no name and `name` was derived: from the node's
+    /// `description` (mostly its tooltip), or from the named `box` around it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub named_by: Option<NamedBy>,
     /// Notable states, such as `checked`, `focused`, `selected`, `disabled`, `hidden`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub states: Vec<String>,
@@ -33,6 +37,57 @@ pub struct Node {
     /// Its current value: a slider's number, a field's text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
+}
+
+/// Where a derived name comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum NamedBy {
+    /// The node's accessible description: what its tooltip says, in most toolkits.
+    Description,
+    /// The named box around it (LibreOffice names a toolbar's "Font Name" box, not its entry).
+    Box,
+}
+
+/// Roles of the boxes whose name [`name_from_boxes`] lends to the unnamed controls inside.
+const NAMING_BOXES: [&str; 1] = ["panel"];
+/// Roles of the unnamed layers between such a box and the control.
+const LAYERS: [&str; 2] = ["panel", "filler"];
+/// How many layers up a box is looked for.
+const BOX_DEPTH: usize = 8;
+
+/// Names each unnamed control from the nearest named box around it, when only unnamed layers
+/// sit between them: LibreOffice's toolbar boxes carry the name ("Font Name") on a panel a
+/// few layers above the entry that takes the text. `nodes` are in document order, parents
+/// first, `parent` being a `ref`.
+pub fn name_from_boxes(nodes: &mut [Node]) {
+    let at: std::collections::HashMap<usize, usize> = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.node_ref, i))
+        .collect();
+    for i in 0..nodes.len() {
+        if !nodes[i].name.is_empty() || !is_control_role(&nodes[i].role) {
+            continue;
+        }
+        let mut up = nodes[i].parent.and_then(|p| at.get(&p).copied());
+        for _ in 0..BOX_DEPTH {
+            let Some(p) = up else { break };
+            let layer = &nodes[p];
+            if !layer.name.is_empty() {
+                if NAMING_BOXES.contains(&layer.role.as_str()) && layer.named_by.is_none() {
+                    let name = layer.name.clone();
+                    nodes[i].name = name;
+                    nodes[i].named_by = Some(NamedBy::Box);
+                }
+                break;
+            }
+            if !LAYERS.contains(&layer.role.as_str()) {
+                break;
+            }
+            up = layer.parent.and_then(|q| at.get(&q).copied());
+        }
+    }
 }
 
 /// Why a tree walk stopped before the end.
@@ -268,6 +323,11 @@ fn outline_line(node: &Node) -> String {
     if !node.name.is_empty() {
         line.push_str(&format!(" {:?}", node.name));
     }
+    match node.named_by {
+        Some(NamedBy::Description) => line.push_str(" (named by its description)"),
+        Some(NamedBy::Box) => line.push_str(" (named by the box around it)"),
+        None => {}
+    }
     if !node.states.is_empty() {
         line.push_str(&format!(" [{}]", node.states.join(", ")));
     }
@@ -293,6 +353,13 @@ pub fn find_by_name<'n>(nodes: &'n [Node], name: &str, role: Option<&str>) -> Ve
         .filter(of_role)
         .filter(|n| n.name == name)
         .collect();
+    // A name the toolkit gave wins over the same name derived from a box around it.
+    if exact.iter().any(|n| n.named_by != Some(NamedBy::Box)) {
+        return exact
+            .into_iter()
+            .filter(|n| n.named_by != Some(NamedBy::Box))
+            .collect();
+    }
     if !exact.is_empty() {
         return exact;
     }
@@ -427,11 +494,58 @@ mod tests {
             depth,
             role: role.into(),
             name: name.into(),
+            named_by: None,
             states: Vec::new(),
             bounds: None,
             keys: None,
             value: None,
         }
+    }
+
+    #[test]
+    fn an_unnamed_control_takes_the_name_of_the_box_around_it() {
+        // LibreOffice: panel "Font Name" > panel > filler > text, toggle button; a frame's
+        // unnamed button outside any named box stays unnamed.
+        let mut nodes = vec![
+            node(0, 0, "frame", "Calc"),
+            node(1, 1, "panel", "Font Name"),
+            node(2, 2, "panel", ""),
+            node(3, 3, "filler", ""),
+            node(4, 4, "text", ""),
+            node(5, 4, "toggle button", ""),
+            node(6, 1, "push button", ""),
+            node(7, 1, "scroll pane", ""),
+            node(8, 2, "push button", ""),
+        ];
+        nodes[5].parent = Some(3);
+        nodes[6].parent = Some(0);
+        nodes[7].parent = Some(1);
+        nodes[8].parent = Some(7);
+        name_from_boxes(&mut nodes);
+        let named: Vec<(&str, Option<NamedBy>)> = nodes
+            .iter()
+            .map(|n| (n.name.as_str(), n.named_by))
+            .collect();
+        assert_eq!(
+            named[4..],
+            [
+                ("Font Name", Some(NamedBy::Box)),
+                ("Font Name", Some(NamedBy::Box)),
+                ("", None),
+                ("", None),
+                ("", None),
+            ],
+            "not through a scroll pane, not without a box"
+        );
+        assert_eq!(
+            outline_line(&nodes[4]),
+            "        text \"Font Name\" (named by the box around it) #1.5:4\n"
+        );
+        // find names the box itself first.
+        let found = find_by_name(&nodes, "Font Name", None);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].role, "panel");
+        assert_eq!(find_by_name(&nodes, "Font Name", Some("text")).len(), 1);
     }
 
     #[test]

@@ -66,6 +66,7 @@ mod tests {
             depth: 0,
             role: role.into(),
             name: String::new(),
+            named_by: None,
             states: vec![],
             bounds: Some(bounds),
             keys: None,

@@ -77,6 +77,7 @@ mod tests {
             depth: usize::from(parent.is_some()),
             role: "push button".into(),
             name: name.into(),
+            named_by: None,
             states: vec![],
             bounds: None,
             keys: None,

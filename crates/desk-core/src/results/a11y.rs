@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::WindowRef;
-use crate::a11y::{Node, Truncated, View};
+use crate::a11y::{NamedBy, Node, Truncated, View};
 
 /// `snapshot`: a window's tree as nodes, or (with `text`) as an outline to read.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
@@ -82,6 +82,9 @@ pub struct NodeAlone {
     pub role: String,
     /// Its accessible name; may be empty.
     pub name: String,
+    /// Set when the name was derived: from its description, or the box around it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub named_by: Option<NamedBy>,
     /// Notable states.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub states: Vec<String>,
@@ -102,6 +105,7 @@ impl From<Node> for NodeAlone {
             id: node.id,
             role: node.role,
             name: node.name,
+            named_by: node.named_by,
             states: node.states,
             bounds: node.bounds,
             keys: node.keys,

@@ -374,12 +374,15 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Tree,
             depth: *depth,
             role: info.role.name().to_string(),
             name: plain_name(&info.name, kid_names),
+            named_by: None,
             states: notable_states(info.states, showing[i]),
             bounds,
             keys,
             value,
         });
     }
+    name_from_descriptions(at, &order, &mut nodes).await;
+    a11y::name_from_boxes(&mut nodes);
     Ok(Tree {
         truncated: truncated.map(|reason| Truncated {
             reason,
@@ -497,6 +500,7 @@ pub(super) async fn read_one(at: &AtSpi, node: &NodeRef, want: Want) -> Result<N
         depth: 0,
         role: info.role.name().to_string(),
         name: plain_name(&info.name, kid_names.iter().map(String::as_str)),
+        named_by: None,
         states: notable_states(info.states, shown),
         bounds,
         keys,
@@ -647,6 +651,39 @@ async fn child_count(at: &AtSpi, node: &NodeRef) -> Result<i32, DeskError> {
 /// bridge crashes the app on a GetAll.
 async fn property(at: &AtSpi, node: &NodeRef, name: &str) -> zbus::Result<OwnedValue> {
     at.call(node, PROPERTIES, "Get", &(ACCESSIBLE, name)).await
+}
+
+/// Names the unnamed controls among `nodes` (read in `order`) by their descriptions, which
+/// Qt and GTK 3 take from the tooltip: an icon button's "Replace All". A description that
+/// cannot be read, or says nothing (GTK 3 describes a slider by its number), names nothing.
+async fn name_from_descriptions(
+    at: &AtSpi,
+    order: &[(NodeRef, Option<usize>, usize)],
+    nodes: &mut [Node],
+) {
+    let unnamed: Vec<usize> = nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.name.is_empty() && a11y::is_control_role(&n.role))
+        .map(|(i, _)| i)
+        .collect();
+    let read = join_all(
+        unnamed
+            .iter()
+            .map(|&i| property(at, &order[i].0, "Description")),
+    )
+    .await;
+    for (i, description) in unnamed.into_iter().zip(read) {
+        let Some(text) = description.ok().and_then(|d| String::try_from(d).ok()) else {
+            continue;
+        };
+        let text = text.trim();
+        let says_something = text.chars().any(char::is_alphabetic) && text.chars().count() <= 120;
+        if says_something {
+            nodes[i].name = text.to_string();
+            nodes[i].named_by = Some(a11y::NamedBy::Description);
+        }
+    }
 }
 
 /// Role, states, name and child count, in four calls sent at once.

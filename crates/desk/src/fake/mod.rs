@@ -185,6 +185,7 @@ impl FakeNode {
                 depth: 0,
                 role: role.into(),
                 name: name.into(),
+                named_by: None,
                 states: Vec::new(),
                 bounds: None,
                 keys: None,

@@ -354,6 +354,7 @@ pub(super) fn find(desk: &Desk, args: &FindArgs) -> Result<Found, DeskError> {
         node.parent = hit.parent;
         node.depth = hit.depth;
         node.name.clone_from(&hit.name);
+        node.named_by = hit.named_by;
         node.states.clone_from(&hit.states);
         found.push(node);
     }

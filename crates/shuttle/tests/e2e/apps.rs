@@ -1206,5 +1206,20 @@ fn qt_fields_take_what_the_agent_sets_and_the_app_saves_it() {
         let saved = std::fs::read_to_string(&log).ok()?;
         (saved == "saved | Ada Lovelace | news | Blue | 42 | pin of 0\n").then_some(())
     });
+    // A button with no text is named by its tooltip, and says so; found and pressed by it.
+    let found = daemon
+        .call(
+            "desk_find",
+            json!({"window": "Qt form", "name": "Clear the name", "role": "button"}),
+        )
+        .json();
+    let clear = &found["nodes"][0];
+    assert_eq!(clear["named_by"], "description", "{found}");
+    let pressed = daemon.call("desk_press", json!({"id": clear["id"]})).json();
+    assert_eq!(pressed["outcome"], "completed", "{pressed}");
+    wait_for("the app to clear the name", Duration::from_secs(5), || {
+        let log = std::fs::read_to_string(&log).ok()?;
+        log.ends_with("cleared\n").then_some(())
+    });
     bystander.assert_untouched();
 }
