@@ -49,6 +49,16 @@ pub fn is_chromium_process(pid: u32) -> bool {
     std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| is_chromium_program(&exe))
 }
 
+/// Whether process `pid` was started with [`FORCE_ACCESSIBILITY`]. Chromium rewrites its
+/// command line as one string of words, so words count as well as arguments.
+pub fn started_with_accessibility(pid: u32) -> bool {
+    std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmdline| {
+        cmdline
+            .split(|&b| b == 0 || b == b' ')
+            .any(|word| word == FORCE_ACCESSIBILITY.as_bytes())
+    })
+}
+
 /// The arguments to add when launching `program` with `args` so that its pages can be read:
 /// the switch for a Chromium-based app that does not have it yet.
 pub fn accessibility_args(program: &Path, args: &[String]) -> Vec<String> {

@@ -52,8 +52,8 @@ impl Apps for LinuxApps {
         proc::descends_from(pid, ancestor)
     }
 
-    fn chromium_based(&self, pid: u32) -> bool {
-        chromium::is_chromium_process(pid)
+    fn chromium_without_accessibility(&self, pid: u32) -> bool {
+        chromium::is_chromium_process(pid) && !chromium::started_with_accessibility(pid)
     }
 
     fn running(&self, pid: u32) -> bool {

@@ -340,9 +340,10 @@ pub trait Apps: Send + Sync {
     /// Whether process `pid` is `ancestor` or one of its descendants.
     fn descends_from(&self, pid: u32, ancestor: u32) -> bool;
 
-    /// Whether process `pid` runs a Chromium-based app (a browser or an Electron app), which
-    /// exposes its pages to accessibility only when asked at its start.
-    fn chromium_based(&self, pid: u32) -> bool;
+    /// Whether process `pid` runs a Chromium-based app (a browser or an Electron app) started
+    /// without [`crate::FORCE_ACCESSIBILITY`]: it exposes its pages to accessibility only when
+    /// asked at its start (or while a screen reader runs).
+    fn chromium_without_accessibility(&self, pid: u32) -> bool;
 
     /// Whether process `pid` still runs (a zombie does not).
     fn running(&self, pid: u32) -> bool;

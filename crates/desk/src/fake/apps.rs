@@ -61,7 +61,7 @@ impl Apps for FakeDesk {
         pid == ancestor
     }
 
-    fn chromium_based(&self, pid: u32) -> bool {
+    fn chromium_without_accessibility(&self, pid: u32) -> bool {
         self.names(pid).iter().any(|n| n == "chromium")
     }
 

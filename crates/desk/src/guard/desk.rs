@@ -518,9 +518,9 @@ impl Desk {
         self.backend.apps.opener(target)
     }
 
-    /// Whether process `pid` runs a Chromium-based app.
-    pub fn chromium_based(&self, pid: u32) -> bool {
-        self.backend.apps.chromium_based(pid)
+    /// Whether process `pid` runs a Chromium-based app started without the accessibility switch.
+    pub fn chromium_without_accessibility(&self, pid: u32) -> bool {
+        self.backend.apps.chromium_without_accessibility(pid)
     }
 
     /// The accessibility tree, under the allowlist.

@@ -40,7 +40,10 @@ pub(super) fn frame_of(
         id: window.id.clone(),
         title: window.title.clone(),
         app: window.app.clone().unwrap_or_else(|| "its app".into()),
-        why: if window.pid.is_some_and(|pid| desk.chromium_based(pid)) {
+        why: if window
+            .pid
+            .is_some_and(|pid| desk.chromium_without_accessibility(pid))
+        {
             format!(
                 "Chromium-based apps (Chrome, Edge, Electron apps) expose their pages only when \
                  started with {FORCE_ACCESSIBILITY} or while a screen reader runs; close it and \
@@ -184,22 +187,25 @@ pub(super) fn snapshot(desk: &Desk, args: &SnapshotArgs) -> Result<SnapshotResul
         }
     }
     let read = tree.len();
-    let note = (window.pid.is_some_and(|pid| desk.chromium_based(pid)) && !shows_a_page(&tree))
-        .then(|| {
-            format!(
-                "this Chromium-based app shows its window's frame but no page content: it was \
+    let note = (window
+        .pid
+        .is_some_and(|pid| desk.chromium_without_accessibility(pid))
+        && !shows_a_page(&tree))
+    .then(|| {
+        format!(
+            "this Chromium-based app shows its window's frame but no page content: it was \
                  started without {FORCE_ACCESSIBILITY}; close it and start it again with launch, \
                  which adds that switch, or use shot and pixel input"
-            )
-        })
-        .or_else(|| {
-            (shown_guessed && view != View::All).then(|| {
-                "this app's toolkit (GTK 4) does not say what is on the screen: what it keeps \
+        )
+    })
+    .or_else(|| {
+        (shown_guessed && view != View::All).then(|| {
+            "this app's toolkit (GTK 4) does not say what is on the screen: what it keeps \
                  visible is listed, which may include a hidden bar or another page's text; a \
                  shot shows what is there"
-                    .to_string()
-            })
-        });
+                .to_string()
+        })
+    });
     let tree = a11y::view(tree, view);
     // Every snapshot is remembered, outlines too, for the caller's next one with changes.
     let shown = Shown {

@@ -669,6 +669,39 @@ fn firefox_fields_read_and_take_what_the_agent_sets_as_the_page_then_shows() {
     bystander.assert_untouched();
 }
 
+/// Chromium started by someone else, without the switch: its page is not on the bus, and the
+/// snapshot says why and what to do.
+#[test]
+fn chromium_started_without_accessibility_is_named_as_such() {
+    require_desktop();
+    let profile = common::Scratch::new("chromium-plain");
+    let user_data = format!("--user-data-dir={}", profile.0.display());
+    let page = web_page("form.html");
+    let mut args = vec![
+        user_data.as_str(),
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-gpu",
+        page.as_str(),
+    ];
+    if unsafe { libc::geteuid() } == 0 {
+        args.push("--no-sandbox");
+    }
+    let _chromium = App::start("chromium", &args, "Shuttle form - Chromium");
+    let daemon = Daemon::start();
+    let snapshot = answered(
+        &daemon,
+        "Chromium's frame",
+        "desk_snapshot",
+        json!({"window": "Shuttle form - Chromium", "view": "interactive"}),
+    );
+    let note = snapshot["note"].as_str().unwrap_or_default();
+    assert!(
+        note.contains("--force-renderer-accessibility"),
+        "{snapshot}"
+    );
+}
+
 #[test]
 fn chromium_launched_by_shuttle_exposes_its_page_and_its_fields_take_what_the_agent_sets() {
     require_desktop();
@@ -858,6 +891,55 @@ fn fill_in_the_form(daemon: &Daemon, app: &str) {
         .call("desk_read", json!({"id": paragraph["id"]}))
         .json();
     assert_eq!(read["value"], expected, "{read}");
+
+    // The page asks with confirm(): the browser draws the question inside its window, where
+    // its OK is found and pressed like any button; judged by what the page then says.
+    let discard = node_named(&interactive, "button", "Discard draft");
+    let pressed = daemon
+        .call("desk_press", json!({"id": discard["id"]}))
+        .json();
+    assert_eq!(pressed["outcome"], "completed", "{pressed}");
+    // The question's OK is its default button (Firefox has other buttons named OK).
+    let ok = wait_for("the page's question", Duration::from_secs(5), || {
+        let found = daemon.call(
+            "desk_find",
+            json!({"window": window, "name": "OK", "role": "button"}),
+        );
+        let found = (!found.is_error).then(|| found.json())?;
+        found["nodes"]
+            .as_array()?
+            .iter()
+            .find(|n| states(n).contains(&"is-default"))
+            .map(|n| n["id"].clone())
+    });
+    // While the question is asked Chromium hides the page from accessibility: that is no
+    // sign of a browser started without it.
+    let asked = daemon
+        .call(
+            "desk_snapshot",
+            json!({"window": window, "view": "interactive"}),
+        )
+        .json();
+    assert!(asked["note"].is_null(), "{asked}");
+    // Chromium ignores a click on its dialogs within half a second of the dialog showing or
+    // of the click before (against clicks meant for what was there): as a person would, the
+    // test presses again, no sooner than that, while the question is still asked.
+    let discarded = || run("wmctrl", &["-l"]).contains("Shuttle form (draft discarded)");
+    let mut last_press: Option<std::time::Instant> = None;
+    wait_for(
+        "the page to take the answer",
+        Duration::from_secs(10),
+        || {
+            if discarded() {
+                return Some(());
+            }
+            if last_press.is_none_or(|at| at.elapsed() > Duration::from_millis(700)) {
+                last_press = Some(std::time::Instant::now());
+                daemon.call("desk_press", json!({"id": ok}));
+            }
+            None
+        },
+    );
 }
 
 /// Launches LibreOffice Calc through the daemon with a profile of its own in `scratch`, opening
