@@ -375,7 +375,8 @@ pub(super) fn find(desk: &Desk, args: &FindArgs) -> Result<Found, DeskError> {
 }
 
 pub(super) fn read(desk: &Desk, args: &ReadArgs) -> Result<NodeAlone, DeskError> {
-    let node = desk.nodes().node(
+    let nodes = desk.nodes();
+    let mut node = nodes.node(
         &args.id,
         Want {
             bounds: true,
@@ -384,6 +385,18 @@ pub(super) fn read(desk: &Desk, args: &ReadArgs) -> Result<NodeAlone, DeskError>
             ..Want::default()
         },
     )?;
+    // Only a node of an app that misreports its bounds pays for its window's tree.
+    let pid = nodes.pid_of(&node.id)?;
+    let misreported = desk
+        .windows()?
+        .iter()
+        .any(|w| w.pid == Some(pid) && misreports_bounds(w));
+    if misreported
+        && node.bounds.is_some()
+        && let (_, Some(window), _) = node_target(desk, &nodes, &node)?
+    {
+        place_by_tree(desk, &nodes, &window, &mut node)?;
+    }
     Ok(NodeAlone::from(node))
 }
 
@@ -410,6 +423,9 @@ pub(super) struct AdmittedNode<'d> {
     pub(super) window: Option<Window>,
     /// The accessible window the node is in, when it is in one.
     pub(super) frame: Option<Node>,
+    /// How far the node's bounds were moved to where the screen shows them (an app that
+    /// misreports them): the app's own hit test still counts in its misreported places.
+    pub(super) moved: (i32, i32),
 }
 
 impl AdmittedNode<'_> {
@@ -544,6 +560,35 @@ fn node_target(
     })
 }
 
+/// Puts `node`'s bounds where the screen shows them, for an app that misreports them, as the
+/// whole tree of its screen `window` tells. That tree is read from the window's accessible
+/// window as snapshot reads it: the top of the node's parent chain can be another object, whose
+/// tree does not show the offset. A sheet's cells are made anew for each read, so such a node
+/// is not in the tree read: what LibreOffice draws (a cell is) takes the offset the tree showed.
+fn place_by_tree(
+    desk: &Desk,
+    nodes: &Nodes<'_>,
+    window: &Window,
+    node: &mut Node,
+) -> Result<(), DeskError> {
+    let want = Want {
+        bounds: true,
+        shown_only: true,
+        ..Want::default()
+    };
+    let root = frame_of(desk, nodes, window)?;
+    let mut tree = nodes.tree(&root.id, want)?.nodes;
+    let offset = desk_core::bounds::place_drawn_area(&mut tree);
+    if let Some(placed) = tree.into_iter().find(|n| n.id == node.id) {
+        node.bounds = placed.bounds;
+    } else if let (Some((dx, dy)), Some([x, y, w, h])) = (offset, node.bounds)
+        && node.states.iter().any(|s| s == "transient")
+    {
+        node.bounds = Some([x + dx, y + dy, w, h]);
+    }
+    Ok(())
+}
+
 /// The screen window of an accessible window of process `pid` titled `title`: the one window of
 /// that process with that title, or else its only window; where that leaves two or none, no
 /// window is guessed.
@@ -571,20 +616,17 @@ pub(super) fn admitted_node<'d>(
         },
     )?;
     let (mut place, window, frame) = node_target(desk, nodes, &node)?;
+    let mut moved = (0, 0);
     // Bounds an app misreports are placed by its window's tree, then judged again.
-    if let (Some(screen_window), Some(accessible)) = (&window, &frame)
+    if let Some(screen_window) = &window
         && misreports_bounds(screen_window)
+        && let Some([x, y, ..]) = node.bounds
     {
-        let want = Want {
-            bounds: true,
-            ..Want::default()
-        };
-        let mut tree = nodes.tree(&accessible.id, want)?.nodes;
-        place_misreported(screen_window, &mut tree);
-        if let Some(placed) = tree.into_iter().find(|n| n.id == node.id) {
-            node.bounds = placed.bounds;
-            place = node_target(desk, nodes, &node)?.0;
+        place_by_tree(desk, nodes, screen_window, &mut node)?;
+        if let Some([px, py, ..]) = node.bounds {
+            moved = (px - x, py - y);
         }
+        place = node_target(desk, nodes, &node)?.0;
     }
     let admitted = desk.admit(Intent::new(
         format!("{verb} {}", node_words(&node)),
@@ -595,6 +637,7 @@ pub(super) fn admitted_node<'d>(
         node,
         window,
         frame,
+        moved,
     })
 }
 
@@ -665,7 +708,8 @@ fn click_or_action(
             .frame
             .as_ref()
             .map_or(node.id.as_str(), |w| w.id.as_str());
-        if nodes.at_point(root, point.0, point.1)?.as_deref() == Some(node.id.as_str()) {
+        let (dx, dy) = pressed.moved;
+        if nodes.at_point(root, point.0 - dx, point.1 - dy)?.as_deref() == Some(node.id.as_str()) {
             match pressed.click(point) {
                 Err(DeskError::Changed(why)) => covered = Some(why),
                 clicked => return clicked,
