@@ -11,9 +11,9 @@ PACKAGES=(
   python3 python3-gi python3-gi-cairo gir1.2-gtk-3.0 gtk-3-examples xterm
   # real apps the accessibility tests read: GTK 4 (widget factory, calculator, text editor),
   # GTK 3, two browsers, LibreOffice (its GTK 3 front end is the one on the accessibility bus)
-  # and Qt 5
+  # and Qt 5 (a form of ours, FeatherPad)
   gtk-4-examples gnome-calculator gnome-text-editor mousepad firefox-esr chromium libreoffice-calc
-  libreoffice-gtk3 python3-pyqt5
+  libreoffice-gtk3 python3-pyqt5 featherpad
   # `open`: the XDG MIME associations
   xdg-utils
   # independent readings in tests, and the peer tools in the benchmarks

@@ -677,13 +677,40 @@ async fn name_from_descriptions(
         let Some(text) = description.ok().and_then(|d| String::try_from(d).ok()) else {
             continue;
         };
-        let text = text.trim();
+        let text = first_line_of_markup(&text);
         let says_something = text.chars().any(char::is_alphabetic) && text.chars().count() <= 120;
         if says_something {
-            nodes[i].name = text.to_string();
+            nodes[i].name = text;
             nodes[i].named_by = Some(a11y::NamedBy::Description);
         }
     }
+}
+
+/// The first line of a description, its markup taken out: Qt passes a rich-text tooltip on as
+/// it is (`<p style='white-space:pre'>Calculate number of words\n(…)</p>`).
+fn first_line_of_markup(text: &str) -> String {
+    // Rich text starts with a tag, as Qt tells it; other text keeps its angle brackets.
+    let plain = if text.trim_start().starts_with('<') {
+        let mut plain = String::with_capacity(text.len());
+        let mut in_tag = false;
+        for c in text.chars() {
+            match c {
+                '<' => in_tag = true,
+                '>' if in_tag => in_tag = false,
+                c if !in_tag => plain.push(c),
+                _ => {}
+            }
+        }
+        plain
+    } else {
+        text.to_string()
+    };
+    plain
+        .lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty())
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// Role, states, name and child count, in four calls sent at once.
@@ -925,6 +952,22 @@ mod tests {
             (Some(0), set(&[State::Visible])),
         ];
         assert_eq!(showing(&gtk3, false), [true, true, false]);
+    }
+
+    #[test]
+    fn a_description_names_by_its_first_plain_line() {
+        assert_eq!(
+            first_line_of_markup(
+                "<p style='white-space:pre'>Calculate number of words\n(For huge texts.)</p>"
+            ),
+            "Calculate number of words"
+        );
+        assert_eq!(
+            first_line_of_markup("  Replace all (F10) "),
+            "Replace all (F10)"
+        );
+        assert_eq!(first_line_of_markup("\n\nSecond"), "Second");
+        assert_eq!(first_line_of_markup("a < b"), "a < b");
     }
 
     #[test]

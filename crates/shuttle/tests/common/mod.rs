@@ -234,14 +234,18 @@ impl Daemon {
 impl Drop for Daemon {
     fn drop(&mut self) {
         stop_child(&mut self.child);
-        // A failing test shows what the daemon said.
+        // A failing test shows what the daemon said. Written without eprintln: a panic here,
+        // while unwinding (stderr closed by a reader that stopped early), would abort the test
+        // before the apps it started are ended.
         if std::thread::panicking() {
-            eprintln!("--- the daemon's log ---\n{}", self.log());
+            use std::io::Write as _;
+            let mut stderr = std::io::stderr();
+            let _ = writeln!(stderr, "--- the daemon's log ---\n{}", self.log());
             // And what the X servers of its private displays said.
             let displays = self.socket.parent().unwrap().join("display");
             for entry in std::fs::read_dir(displays).into_iter().flatten().flatten() {
                 if let Ok(said) = std::fs::read_to_string(entry.path().join("Xvfb.log")) {
-                    eprintln!("--- {} ---\n{said}", entry.path().display());
+                    let _ = writeln!(stderr, "--- {} ---\n{said}", entry.path().display());
                 }
             }
         }

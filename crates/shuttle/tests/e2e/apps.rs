@@ -306,6 +306,70 @@ fn gnome_text_editor_saves_through_its_gtk4_save_dialog_by_name_and_button() {
     bystander.assert_untouched();
 }
 
+/// FeatherPad (Qt 5) names its replace bar's fields and buttons only in their tooltips: named
+/// by them, an agent replaces text with them alone, judged by the saved file.
+#[test]
+fn featherpad_replaces_through_controls_named_by_their_tooltips() {
+    require_desktop();
+    let bystander = common::Fixture::start("Bystander", &[]);
+    let scratch = common::Scratch::new("featherpad");
+    let file = scratch.path("fruit.txt");
+    std::fs::write(&file, "apples and pears\n").unwrap();
+    // Its own settings, so that no session or window size of another run comes back.
+    let config = format!("XDG_CONFIG_HOME={}", scratch.path("config").display());
+    let _editor = App::start(
+        "env",
+        &[&config, "featherpad", file.to_str().unwrap()],
+        "fruit.txt",
+    );
+    let daemon = Daemon::start();
+    let window = "fruit.txt";
+    let keyed = daemon
+        .call("desk_key", json!({"window": window, "keys": "ctrl+r"}))
+        .json();
+    assert_eq!(keyed["outcome"], "completed", "{keyed}");
+    let named = |name: &str, role: &str| {
+        let found = answered(
+            &daemon,
+            name,
+            "desk_find",
+            json!({"window": window, "name": name, "role": role}),
+        );
+        let node = found["nodes"][0].clone();
+        assert_eq!(node["named_by"], "description", "{found}");
+        node["id"].clone()
+    };
+    for (field, value) in [("To be replaced", "pears"), ("Replacing text", "plums")] {
+        let set = daemon
+            .call(
+                "desk_set_value",
+                json!({"id": named(field, "text"), "value": value}),
+            )
+            .json();
+        assert_eq!(set["as_asked"], true, "{set}");
+    }
+    let replaced = daemon
+        .call(
+            "desk_press",
+            json!({"id": named("Replace all (F10)", "button")}),
+        )
+        .json();
+    assert_eq!(replaced["outcome"], "completed", "{replaced}");
+    let saved = daemon
+        .call("desk_key", json!({"window": window, "keys": "ctrl+s"}))
+        .json();
+    assert_eq!(saved["outcome"], "completed", "{saved}");
+    wait_for(
+        "the file saved with the replacement",
+        Duration::from_secs(10),
+        || {
+            let text = std::fs::read_to_string(&file).ok()?;
+            (text.trim_end() == "apples and plums").then_some(())
+        },
+    );
+    bystander.assert_untouched();
+}
+
 #[test]
 fn gtk3_widget_factory_states_and_bounds_agree_with_pyatspi() {
     require_desktop();
