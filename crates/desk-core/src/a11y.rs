@@ -172,6 +172,8 @@ const READABLE: &[&str] = &[
     "label",
     "static",
     "paragraph",
+    // A document's page that holds its text (Evince).
+    "page",
     "caption",
     "status bar",
     "alert",

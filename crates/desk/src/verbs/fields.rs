@@ -156,25 +156,35 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, 
             }
         }
     };
+    // An entry of an app's main window acts on its text when activated (Evince's page number
+    // turns the page then): once it holds what was asked, it is activated as Return would.
     // A read stops at READ_LIMIT characters: a longer text cannot be compared.
-    let as_asked = holds
-        .as_ref()
-        .filter(|holds| holds.chars().count() < READ_LIMIT)
-        .map(|holds| match &value {
-            FieldValue::Number(n) => holds.parse::<f64>().is_ok_and(|h| h == *n),
-            // A combo that took "14" shows "14 pt".
-            FieldValue::Text(text) if on_return => holds == text || with_unit(holds, text),
-            FieldValue::Text(text) => holds == text,
-        });
-    let note = (as_asked == Some(false)).then(|| {
-        format!(
+    let as_asked_by = |holds: &Option<String>| {
+        holds
+            .as_ref()
+            .filter(|holds| holds.chars().count() < READ_LIMIT)
+            .map(|holds| match &value {
+                FieldValue::Number(n) => holds.parse::<f64>().is_ok_and(|h| h == *n),
+                // A combo that took "14" shows "14 pt".
+                FieldValue::Text(text) if on_return => holds == text || with_unit(holds, text),
+                FieldValue::Text(text) => holds == text,
+            })
+    };
+    let activated =
+        !on_return && !numeric && as_asked_by(&holds) == Some(true) && activate(&nodes, &target)?;
+    let holds = if activated { read_back()? } else { holds };
+    let as_asked = as_asked_by(&holds);
+    let note = if as_asked == Some(false) {
+        Some(format!(
             "{} holds {:?}, not what was asked: the app changed or refused it (a spin button or \
              slider keeps to its range and steps; a field may limit what it takes); read it, or \
              set another value",
             node_words(node),
             holds.as_deref().unwrap_or_default()
-        )
-    });
+        ))
+    } else {
+        activated.then(|| "then activated, as Return does, for the app to act on it".to_string())
+    };
     Ok(FieldHolds {
         id: node.id.clone(),
         holds,
@@ -217,6 +227,38 @@ fn field_within(nodes: &Nodes<'_>, id: &str) -> Result<Option<String>, DeskError
         (Some(field), None) => Some(field.id.clone()),
         _ => None,
     })
+}
+
+/// Roles of the one-line entries [`activate`] considers.
+const ENTRY_ROLES: [&str; 2] = ["text", "entry"];
+
+/// Activates a one-line entry of an app's main window through its own `activate` action, as
+/// Return does; false when it is not such an entry or has no such action. Never in a dialog,
+/// whose default button Return may press, nor on a web page, where it submits the form.
+fn activate(nodes: &Nodes<'_>, target: &AdmittedNode<'_>) -> Result<bool, DeskError> {
+    let node = &target.node;
+    let in_main_window = target.frame.as_ref().is_some_and(|f| f.role == "frame");
+    if !in_main_window
+        || !ENTRY_ROLES.contains(&node.role.as_str())
+        || node.states.iter().any(|s| s == "multi-line")
+    {
+        return Ok(false);
+    }
+    let Some(index) = nodes
+        .actions(&node.id)?
+        .iter()
+        .position(|a| a == "activate")
+    else {
+        return Ok(false);
+    };
+    if nodes
+        .ancestors(&node.id)?
+        .iter()
+        .any(|a| a.role == role::DOCUMENT_WEB)
+    {
+        return Ok(false);
+    }
+    target.admitted.nodes().do_action(&node.id, index)
 }
 
 /// Whether `holds` is `asked` followed by a unit the app adds ("14 pt", "120%").

@@ -370,6 +370,121 @@ fn featherpad_replaces_through_controls_named_by_their_tooltips() {
     bystander.assert_untouched();
 }
 
+/// A PDF of `pages` pages, each saying "Page n of N", written by hand: no tool here writes one.
+fn pdf_of_pages(pages: usize) -> Vec<u8> {
+    let font = 3 + 2 * pages;
+    let kids: Vec<String> = (0..pages).map(|i| format!("{} 0 R", 3 + 2 * i)).collect();
+    let mut objects = vec![
+        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
+        format!(
+            "<< /Type /Pages /Kids [{}] /Count {pages} >>",
+            kids.join(" ")
+        ),
+    ];
+    for i in 0..pages {
+        let text = format!("BT /F1 24 Tf 72 720 Td (Page {} of {pages}) Tj ET", i + 1);
+        objects.push(format!(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {} 0 R \
+             /Resources << /Font << /F1 {font} 0 R >> >> >>",
+            4 + 2 * i
+        ));
+        objects.push(format!(
+            "<< /Length {} >>\nstream\n{text}\nendstream",
+            text.len()
+        ));
+    }
+    objects.push("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_string());
+    let mut pdf = String::from("%PDF-1.4\n");
+    let mut offsets = Vec::new();
+    for (i, object) in objects.iter().enumerate() {
+        offsets.push(pdf.len());
+        pdf.push_str(&format!("{} 0 obj\n{object}\nendobj\n", i + 1));
+    }
+    let xref = pdf.len();
+    pdf.push_str(&format!(
+        "xref\n0 {}\n0000000000 65535 f \n",
+        objects.len() + 1
+    ));
+    for offset in offsets {
+        pdf.push_str(&format!("{offset:010} 00000 n \n"));
+    }
+    pdf.push_str(&format!(
+        "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+        objects.len() + 1
+    ));
+    pdf.into_bytes()
+}
+
+/// Evince: a page's text is read as the page's value, and its page number, set, turns the page
+/// (the entry acts on it only once activated, as by Return), judged by pyatspi's reading of the
+/// page shown.
+#[test]
+fn evince_shows_a_pages_text_and_its_page_number_turns_the_page() {
+    require_desktop();
+    let bystander = common::Fixture::start("Bystander", &[]);
+    let scratch = common::Scratch::new("evince");
+    let pdf = scratch.path("five.pdf");
+    std::fs::write(&pdf, pdf_of_pages(5)).unwrap();
+    // Its own metadata, so that no page of an earlier run is reopened.
+    let data = format!("XDG_DATA_HOME={}", scratch.path("data").display());
+    let config = format!("XDG_CONFIG_HOME={}", scratch.path("config").display());
+    let _evince = App::start(
+        "env",
+        &[&data, &config, "evince", pdf.to_str().unwrap()],
+        "five.pdf",
+    );
+    let daemon = Daemon::start();
+    let shown_page = |daemon: &Daemon| -> Option<String> {
+        let view = daemon.call(
+            "desk_snapshot",
+            json!({"window": "five.pdf", "view": "interactive"}),
+        );
+        let view = (!view.is_error).then(|| view.json())?;
+        view["nodes"]
+            .as_array()?
+            .iter()
+            .find(|n| n["role"] == "page")
+            .and_then(|n| n["value"].as_str().map(str::to_string))
+    };
+    wait_for("the first page's text", Duration::from_secs(10), || {
+        shown_page(&daemon).filter(|text| text == "Page 1 of 5")
+    });
+    let view = daemon
+        .call(
+            "desk_snapshot",
+            json!({"window": "five.pdf", "view": "interactive"}),
+        )
+        .json();
+    let entry = view["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["role"] == "text" && n["value"] == "1")
+        .unwrap_or_else(|| panic!("the page number in {view}"))
+        .clone();
+    let set = daemon
+        .call("desk_set_value", json!({"id": entry["id"], "value": 3}))
+        .json();
+    assert_eq!(set["as_asked"], true, "{set}");
+    assert!(
+        set["note"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("activated"),
+        "{set}"
+    );
+    wait_for(
+        "page 3 shown, as pyatspi reads it",
+        Duration::from_secs(5),
+        || {
+            pyatspi_dump("evince")
+                .into_iter()
+                .find(|n| n["role"] == "page" && n["text"] == "Page 3 of 5")
+        },
+    );
+    bystander.assert_untouched();
+}
+
 #[test]
 fn gtk3_widget_factory_states_and_bounds_agree_with_pyatspi() {
     require_desktop();
