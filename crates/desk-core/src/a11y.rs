@@ -90,6 +90,44 @@ pub fn name_from_boxes(nodes: &mut [Node]) {
     }
 }
 
+/// Roles of the views that list things: files, rows, items.
+const LISTING_VIEWS: [&str; 7] = [
+    "directory pane",
+    "layered pane",
+    "list",
+    "list box",
+    "tree",
+    "tree table",
+    "table",
+];
+/// Roles that only hold and place other nodes.
+const STRUCTURE: [&str; 6] = [
+    "panel",
+    "filler",
+    "scroll pane",
+    "scroll bar",
+    "viewport",
+    "separator",
+];
+
+/// The views of `nodes` (a whole tree, in document order with its depths) that show but hold
+/// nothing but structure: the app lists its items on the screen only (Thunar's icon view).
+pub fn views_without_items(nodes: &[Node]) -> Vec<&Node> {
+    let hidden = |n: &Node| n.states.iter().any(|s| s == "hidden");
+    nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| LISTING_VIEWS.contains(&n.role.as_str()) && !hidden(n))
+        .filter(|(i, view)| {
+            nodes[i + 1..]
+                .iter()
+                .take_while(|n| n.depth > view.depth)
+                .all(|n| STRUCTURE.contains(&n.role.as_str()))
+        })
+        .map(|(_, n)| n)
+        .collect()
+}
+
 /// Why a tree walk stopped before the end.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Truncated {
@@ -502,6 +540,24 @@ mod tests {
             keys: None,
             value: None,
         }
+    }
+
+    #[test]
+    fn a_view_that_lists_nothing_but_structure_is_told() {
+        let mut nodes = vec![
+            node(0, 0, "frame", "thd - Thunar"),
+            node(1, 1, "directory pane", "Icon view"),
+            node(2, 2, "panel", ""),
+            node(3, 1, "table", "Places"),
+            node(4, 2, "table cell", "Home"),
+            node(5, 1, "list", "Empty and hidden"),
+        ];
+        nodes[5].states = vec!["hidden".into()];
+        let empty: Vec<&str> = views_without_items(&nodes)
+            .iter()
+            .map(|n| n.name.as_str())
+            .collect();
+        assert_eq!(empty, ["Icon view"]);
     }
 
     #[test]

@@ -199,6 +199,18 @@ pub(super) fn snapshot(desk: &Desk, args: &SnapshotArgs) -> Result<SnapshotResul
         )
     })
     .or_else(|| {
+        let empty = a11y::views_without_items(&tree);
+        (!empty.is_empty()).then(|| {
+            let named: Vec<String> = empty.iter().map(|n| node_words(n)).collect();
+            format!(
+                "{} exposes no items to accessibility: what the screen shows in it is there \
+                 only (shot it to see it; move through it with keys, such as arrows and \
+                 Return, or with clicks)",
+                named.join(", ")
+            )
+        })
+    })
+    .or_else(|| {
         (shown_guessed && view != View::All).then(|| {
             "this app's toolkit (GTK 4) does not say what is on the screen: what it keeps \
                  visible is listed, which may include a hidden bar or another page's text; a \

@@ -485,6 +485,46 @@ fn evince_shows_a_pages_text_and_its_page_number_turns_the_page() {
     bystander.assert_untouched();
 }
 
+/// Thunar's icon view lists its files to the screen only: the snapshot says so rather than
+/// show an empty view as an empty folder, and the status bar says how many there are.
+#[test]
+fn thunars_icon_view_is_named_as_listing_to_the_screen_only() {
+    require_desktop();
+    let scratch = common::Scratch::new("thunar");
+    let folder = scratch.path("fruit");
+    std::fs::create_dir_all(folder.join("stones")).unwrap();
+    for file in ["apples.txt", "pears.txt"] {
+        std::fs::write(folder.join(file), "").unwrap();
+    }
+    let config = format!("XDG_CONFIG_HOME={}", scratch.path("config").display());
+    let _thunar = App::start(
+        "env",
+        &[&config, "thunar", folder.to_str().unwrap()],
+        "fruit - Thunar",
+    );
+    let daemon = Daemon::start();
+    // Once the folder is read, the status bar counts what is in it.
+    let view = wait_for("the folder read", Duration::from_secs(10), || {
+        let reply = daemon.call(
+            "desk_snapshot",
+            json!({"window": "fruit - Thunar", "view": "interactive"}),
+        );
+        let view = (!reply.is_error).then(|| reply.json())?;
+        let counted = view["nodes"].as_array()?.iter().any(|n| {
+            n["role"] == "status bar"
+                && n["name"]
+                    .as_str()
+                    .is_some_and(|s| s.starts_with("1 folder  |  2 files"))
+        });
+        counted.then_some(view)
+    });
+    let note = view["note"].as_str().unwrap_or_default();
+    assert!(
+        note.contains("directory pane \"Icon view\" exposes no items"),
+        "{view}"
+    );
+}
+
 #[test]
 fn gtk3_widget_factory_states_and_bounds_agree_with_pyatspi() {
     require_desktop();
