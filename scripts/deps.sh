@@ -13,7 +13,7 @@ PACKAGES=(
   # GTK 3, two browsers, LibreOffice (its GTK 3 front end is the one on the accessibility bus)
   # and Qt 5 (a form of ours, FeatherPad)
   gtk-4-examples gnome-calculator gnome-text-editor mousepad firefox-esr chromium libreoffice-calc
-  libreoffice-gtk3 python3-pyqt5 featherpad evince thunar
+  libreoffice-gtk3 python3-pyqt5 featherpad evince thunar galculator
   # `open`: the XDG MIME associations
   xdg-utils
   # independent readings in tests, and the peer tools in the benchmarks

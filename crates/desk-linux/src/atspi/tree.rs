@@ -817,9 +817,11 @@ async fn extras(at: &AtSpi, node: &NodeRef, info: &Info, want: Want) -> Result<E
                 Err(e) => Err(at.failed(node, "read a value", e)),
             };
         }
-        // Text that says something without a name (a web page's paragraph) shows as its value.
+        // Text that says something without a name (a web page's paragraph, a calculator's
+        // read-only display) shows as its value.
         let unnamed_text = info.name.is_empty()
-            && a11y::is_readable_role(info.role.name())
+            && (a11y::is_readable_role(info.role.name())
+                || (info.role == Role::Text && has_value.is_none()))
             && info.may_have(Interface::Text);
         let readable = has_value == Some(Interface::EditableText)
             || (want.text && info.may_have(Interface::Text))

@@ -525,6 +525,50 @@ fn thunars_icon_view_is_named_as_listing_to_the_screen_only() {
     );
 }
 
+/// Galculator (GTK 3): its keys are pressed by name and its read-only display is read as a
+/// value, judged by pyatspi's reading of the display.
+#[test]
+fn galculator_computes_with_keys_pressed_by_name_and_shows_the_result() {
+    require_desktop();
+    let bystander = common::Fixture::start("Bystander", &[]);
+    let scratch = common::Scratch::new("galculator");
+    let config = format!("XDG_CONFIG_HOME={}", scratch.path("config").display());
+    let _calculator = App::start("env", &[&config, "galculator"], "galculator");
+    let daemon = Daemon::start();
+    for key in ["7", "*", "6", "="] {
+        let found = answered(
+            &daemon,
+            key,
+            "desk_find",
+            json!({"window": "galculator", "name": key, "role": "toggle button"}),
+        );
+        let pressed = daemon
+            .call("desk_press", json!({"id": found["nodes"][0]["id"]}))
+            .json();
+        assert_eq!(pressed["outcome"], "completed", "{pressed}");
+    }
+    let display = |nodes: Vec<Value>, field: &str| -> Option<String> {
+        nodes
+            .into_iter()
+            .find(|n| n["role"] == "text")
+            .and_then(|n| n[field].as_str().map(str::to_string))
+    };
+    wait_for(
+        "42 on the display, as pyatspi reads it",
+        Duration::from_secs(5),
+        || display(pyatspi_dump("galculator"), "text").filter(|text| text == "42"),
+    );
+    let view = daemon
+        .call(
+            "desk_snapshot",
+            json!({"window": "galculator", "view": "interactive"}),
+        )
+        .json();
+    let ours = display(view["nodes"].as_array().unwrap().clone(), "value");
+    assert_eq!(ours.as_deref(), Some("42"), "{view}");
+    bystander.assert_untouched();
+}
+
 #[test]
 fn gtk3_widget_factory_states_and_bounds_agree_with_pyatspi() {
     require_desktop();
