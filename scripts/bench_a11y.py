@@ -115,6 +115,41 @@ chromium = ["chromium", "--force-renderer-accessibility", f"--user-data-dir={WOR
 if os.geteuid() == 0:
     chromium.append("--no-sandbox")
 
+# The apps of issue 27: each with settings of its own, so that nothing of an earlier run returns.
+def own_settings(name):
+    home = os.path.join(WORK, name)
+    return ["env"] + [f"{var}={home}/{var.lower()}" for var in
+                      ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME")]
+
+
+PDF = os.path.join(WORK, "five.pdf")
+pages = 5
+objects = ["<< /Type /Catalog /Pages 2 0 R >>",
+           "<< /Type /Pages /Kids [%s] /Count %d >>"
+           % (" ".join(f"{3 + 2 * i} 0 R" for i in range(pages)), pages)]
+for i in range(pages):
+    text = f"BT /F1 24 Tf 72 720 Td (Page {i + 1} of {pages}) Tj ET"
+    objects.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {4 + 2 * i} 0 R "
+                   f"/Resources << /Font << /F1 {3 + 2 * pages} 0 R >> >> >>")
+    objects.append(f"<< /Length {len(text)} >>\nstream\n{text}\nendstream")
+objects.append("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+pdf, offsets = "%PDF-1.4\n", []
+for i, body in enumerate(objects):
+    offsets.append(len(pdf))
+    pdf += f"{i + 1} 0 obj\n{body}\nendobj\n"
+xref = len(pdf)
+pdf += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n" + "".join(f"{o:010d} 00000 n \n" for o in offsets)
+pdf += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n"
+with open(PDF, "w") as out:
+    out.write(pdf)
+MEMO = os.path.join(WORK, "memo.txt")
+with open(MEMO, "w") as memo:
+    memo.write("".join(f"line {i}\n" for i in range(100)))
+FOLDER = os.path.join(WORK, "fruit")
+os.makedirs(os.path.join(FOLDER, "stones"), exist_ok=True)
+for name in ("apples.txt", "pears.txt"):
+    open(os.path.join(FOLDER, name), "w").close()
+
 # name, command, the title its window starts with
 apps = [
     ("gtk3-widget-factory", ["gtk3-widget-factory"], "gtk3-widget-factory"),
@@ -127,6 +162,12 @@ apps = [
                                     f"-env:UserInstallation=file://{WORK}/lo", SHEET], "fruit.ods"),
     ("Qt 5 form", ["/usr/bin/python3", os.path.join(FIXTURES, "qt_form.py"),
                    os.path.join(WORK, "qt.log")], "Qt form"),
+    ("GNOME Text Editor (GTK 4)", own_settings("gte") + ["gnome-text-editor", "--standalone"],
+     "Text Editor"),
+    ("Evince, a 5-page PDF", own_settings("evince") + ["evince", PDF], "five.pdf"),
+    ("Thunar, a folder", own_settings("thunar") + ["thunar", FOLDER], "fruit - Thunar"),
+    ("FeatherPad (Qt 5)", own_settings("featherpad") + ["featherpad", MEMO], "memo.txt"),
+    ("Galculator", own_settings("galculator") + ["galculator"], "galculator"),
     ("fixture with 1000 buttons", ["/usr/bin/python3", FIXTURE, "--title", "bench tree", "--many", "1000",
                                    "--size", "1200x900", "--log", os.path.join(WORK, "tree.log")],
      "bench tree"),
