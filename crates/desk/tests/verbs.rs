@@ -949,6 +949,48 @@ fn set_value_replaces_a_fields_text_or_a_number_and_reads_it_back() {
     assert_eq!(fake.log().len(), 4);
 }
 
+/// An entry of a main window that takes a number acts on it when activated (Evince's page
+/// number); words are never activated, since Return may send them.
+#[test]
+fn a_main_window_entry_set_to_a_number_is_activated_and_one_set_to_words_is_not() {
+    let fake = desktop();
+    // Notes' "Input" is an editable text with an activate action, in a frame.
+    fake.state()
+        .nodes
+        .iter_mut()
+        .find(|n| n.node.id == "n:1")
+        .unwrap()
+        .node
+        .states = vec!["editable".into()];
+    let activations = |fake: &desk::fake::FakeDesk| {
+        fake.log()
+            .iter()
+            .filter(|e| matches!(e, Event::Action(id, _) if id == "n:1"))
+            .count()
+    };
+    let words = json(&run(
+        &fake,
+        &open(),
+        "set_value",
+        json!({"id": "n:1", "value": "hello"}),
+    ));
+    assert_eq!(words["holds"], "hello", "{words}");
+    assert_eq!(activations(&fake), 0, "words are not activated");
+    let page = json(&run(
+        &fake,
+        &open(),
+        "set_value",
+        json!({"id": "n:1", "value": "3"}),
+    ));
+    assert_eq!(activations(&fake), 1, "{page}");
+    assert!(
+        page["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("activated")),
+        "{page}"
+    );
+}
+
 /// LibreOffice's toolbar boxes: a named panel around an unnamed entry beside a hidden combo
 /// box, which shows text set into it without taking it.
 #[test]

@@ -156,8 +156,9 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, 
             }
         }
     };
-    // An entry of an app's main window acts on its text when activated (Evince's page number
-    // turns the page then): once it holds what was asked, it is activated as Return would.
+    // An entry of an app's main window that holds a setting acts on it when activated
+    // (Evince's page number turns the page then): once it holds what was asked, it is
+    // activated as Return would. Words are left alone: Return may send them.
     // A read stops at READ_LIMIT characters: a longer text cannot be compared.
     let as_asked_by = |holds: &Option<String>| {
         holds
@@ -170,8 +171,11 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, 
                 FieldValue::Text(text) => holds == text,
             })
     };
-    let activated =
-        !on_return && !numeric && as_asked_by(&holds) == Some(true) && activate(&nodes, &target)?;
+    let activated = !on_return
+        && !numeric
+        && as_asked_by(&holds) == Some(true)
+        && holds.as_deref().is_some_and(is_a_setting)
+        && activate(&nodes, &target)?;
     let holds = if activated { read_back()? } else { holds };
     let as_asked = as_asked_by(&holds);
     let note = if as_asked == Some(false) {
@@ -231,6 +235,16 @@ fn field_within(nodes: &Nodes<'_>, id: &str) -> Result<Option<String>, DeskError
 
 /// Roles of the one-line entries [`activate`] considers.
 const ENTRY_ROLES: [&str; 2] = ["text", "entry"];
+
+/// Whether an entry's text is a setting (a page number, a zoom, a size: a number, perhaps with
+/// `%`) rather than words, which Return may send (a chat's message box) or search for.
+fn is_a_setting(text: &str) -> bool {
+    text.trim()
+        .trim_end_matches('%')
+        .trim_end()
+        .parse::<f64>()
+        .is_ok_and(f64::is_finite)
+}
 
 /// Activates a one-line entry of an app's main window through its own `activate` action, as
 /// Return does; false when it is not such an entry or has no such action. Never in a dialog,
@@ -798,7 +812,17 @@ fn step_to(
 
 #[cfg(test)]
 mod tests {
-    use super::with_unit;
+    use super::{is_a_setting, with_unit};
+
+    #[test]
+    fn numbers_are_settings_and_words_are_not() {
+        for setting in ["3", " 12 ", "35.7%", "150 %", "-2"] {
+            assert!(is_a_setting(setting), "{setting}");
+        }
+        for words in ["hello", "3 apples", "", "NaN", "inf"] {
+            assert!(!is_a_setting(words), "{words}");
+        }
+    }
 
     #[test]
     fn a_unit_the_app_adds_is_what_was_asked_and_other_text_is_not() {
