@@ -16,8 +16,7 @@ use desk::{DeskError, WindowEvent, WindowEventKind, WindowEvents};
 use x11rb::connection::Connection;
 use x11rb::protocol::Event;
 use x11rb::protocol::xproto::{
-    AtomEnum, ChangeWindowAttributesAux, ClientMessageEvent, ConnectionExt as _, CreateWindowAux,
-    EventMask, Window as Xid, WindowClass,
+    AtomEnum, ChangeWindowAttributesAux, ConnectionExt as _, EventMask, Window as Xid,
 };
 
 use crate::patient::Conn;
@@ -115,21 +114,7 @@ impl Stream {
         )
         .map_err(lost)?;
         // A window of our own to receive the wake-up that ends the thread.
-        let wake = conn.generate_id().map_err(super::disconnected)?;
-        conn.create_window(
-            0,
-            wake,
-            root,
-            0,
-            0,
-            1,
-            1,
-            0,
-            WindowClass::INPUT_ONLY,
-            0,
-            &CreateWindowAux::new(),
-        )
-        .map_err(lost)?;
+        let wake = super::wake::window(&conn, root)?;
         let known = clients(&conn, root, names)?;
         for &client in &known {
             watch_client(&conn, client);
@@ -170,11 +155,7 @@ impl Stream {
 
 impl Drop for Stream {
     fn drop(&mut self) {
-        let event = ClientMessageEvent::new(32, self.wake, 0u32, [0u32; 5]);
-        let _ = self
-            .conn
-            .send_event(false, self.wake, EventMask::NO_EVENT, event);
-        let _ = self.conn.flush();
+        super::wake::send(&self.conn, self.wake);
         // Not joined: a thread waiting on a frozen server must not hold up the daemon.
         drop(self.thread.take());
     }

@@ -11,10 +11,7 @@ use std::thread::JoinHandle;
 use crate::patient::Conn;
 use x11rb::connection::Connection;
 use x11rb::protocol::Event;
-use x11rb::protocol::xproto::{
-    ClientMessageEvent, ConnectionExt as _, CreateWindowAux, EventMask, GrabMode, Keycode, ModMask,
-    Window as Xid, WindowClass,
-};
+use x11rb::protocol::xproto::{ConnectionExt as _, GrabMode, Keycode, ModMask, Window as Xid};
 
 use super::keymap::Keymap;
 use super::{connect_error, lost, reply_error};
@@ -55,21 +52,7 @@ impl Hotkey {
         let grab = resolve(&conn, &keysyms, combo)?;
         take(&conn, root, grab, combo)?;
         // A window of our own to receive the wake-up that ends the thread.
-        let wake = conn.generate_id().map_err(super::disconnected)?;
-        conn.create_window(
-            0,
-            wake,
-            root,
-            0,
-            0,
-            1,
-            1,
-            0,
-            WindowClass::INPUT_ONLY,
-            0,
-            &CreateWindowAux::new(),
-        )
-        .map_err(lost)?;
+        let wake = super::wake::window(&conn, root)?;
         conn.flush().map_err(lost)?;
         // Set up: from now on the connection only waits for presses, for as long as it takes.
         conn.stream().wait_forever();
@@ -95,12 +78,7 @@ impl desk::Hotkey for Hotkey {
 
 impl Drop for Hotkey {
     fn drop(&mut self) {
-        let event = ClientMessageEvent::new(32, self.wake, 0u32, [0u32; 5]);
-        let sent = self
-            .conn
-            .send_event(false, self.wake, EventMask::NO_EVENT, event)
-            .is_ok()
-            && self.conn.flush().is_ok();
+        let sent = super::wake::send(&self.conn, self.wake);
         if let Some(thread) = self.thread.take()
             && sent
         {

@@ -22,6 +22,7 @@ mod own;
 mod patient;
 mod probe;
 mod sync;
+mod wake;
 pub mod watch;
 mod windows;
 mod wm;
