@@ -433,14 +433,25 @@ pub(super) struct AdmittedNode<'d> {
     pub(super) admitted: Admitted<'d>,
     pub(super) node: Node,
     pub(super) window: Option<Window>,
-    /// The accessible window the node is in, when it is in one.
-    pub(super) frame: Option<Node>,
+    /// Its ancestors, nearest first: the accessible window it is in, when it is in one, last.
+    pub(super) ancestors: Vec<Node>,
     /// How far the node's bounds were moved to where the screen shows them (an app that
     /// misreports them): the app's own hit test still counts in its misreported places.
     pub(super) moved: (i32, i32),
 }
 
 impl AdmittedNode<'_> {
+    /// The accessible window the node is in, when it is in one.
+    pub(super) fn frame(&self) -> Option<&Node> {
+        self.ancestors.last()
+    }
+
+    /// Whether the node is in an app's main window (not a dialog, where Return may press the
+    /// default button).
+    pub(super) fn in_main_window(&self) -> bool {
+        self.frame().is_some_and(|f| f.role == "frame")
+    }
+
     /// Clicks the node's centre, which must show its window on top (raised if need be), and
     /// says where the click went.
     fn click(&self, at: (i32, i32)) -> Result<Pressed, DeskError> {
@@ -543,22 +554,22 @@ fn open_menus_above(
 }
 
 /// Where input to a node lands: the screen window of its top-level accessible window, that
-/// window when it is on the screen, and the accessible window itself (read once, for the
-/// hit test a click makes).
+/// window when it is on the screen, and the node's ancestors, nearest first, its accessible
+/// window last (read once, for the hit test a click makes and what the field verbs ask).
 fn node_target(
     desk: &Desk,
     nodes: &Nodes<'_>,
     node: &Node,
-) -> Result<(Target, Option<Window>, Option<Node>), DeskError> {
+) -> Result<(Target, Option<Window>, Vec<Node>), DeskError> {
     let pid = nodes.pid_of(&node.id)?;
-    let frame = nodes.ancestors(&node.id)?.pop();
-    let title = frame
-        .as_ref()
+    let ancestors = nodes.ancestors(&node.id)?;
+    let title = ancestors
+        .last()
         .map_or_else(|| node.name.clone(), |f| f.name.clone());
     let windows = desk.windows()?;
     let window = screen_window_of(&windows, pid, &title);
     Ok(match window {
-        Some(window) => (Target::window(window), Some(window.clone()), frame),
+        Some(window) => (Target::window(window), Some(window.clone()), ancestors),
         None => (
             Target::Window {
                 id: String::new(),
@@ -567,7 +578,7 @@ fn node_target(
                 app: None,
             },
             None,
-            frame,
+            ancestors,
         ),
     })
 }
@@ -627,9 +638,10 @@ pub(super) fn admitted_node<'d>(
             ..Want::default()
         },
     )?;
-    let (mut place, window, frame) = node_target(desk, nodes, &node)?;
+    let (place, window, ancestors) = node_target(desk, nodes, &node)?;
     let mut moved = (0, 0);
-    // Bounds an app misreports are placed by its window's tree, then judged again.
+    // Bounds an app misreports are placed by its window's tree (the window, and so the place
+    // admitted, stays the same).
     if let Some(screen_window) = &window
         && misreports_bounds(screen_window)
         && let Some([x, y, ..]) = node.bounds
@@ -638,7 +650,6 @@ pub(super) fn admitted_node<'d>(
         if let Some([px, py, ..]) = node.bounds {
             moved = (px - x, py - y);
         }
-        place = node_target(desk, nodes, &node)?.0;
     }
     let admitted = desk.admit(Intent::new(
         format!("{verb} {}", node_words(&node)),
@@ -648,7 +659,7 @@ pub(super) fn admitted_node<'d>(
         admitted,
         node,
         window,
-        frame,
+        ancestors,
         moved,
     })
 }
@@ -716,10 +727,7 @@ fn click_or_action(
 ) -> Result<Pressed, DeskError> {
     let mut covered = None;
     if let (Some(point), Some(_)) = (centre(desk, node)?, &pressed.window) {
-        let root = pressed
-            .frame
-            .as_ref()
-            .map_or(node.id.as_str(), |w| w.id.as_str());
+        let root = pressed.frame().map_or(node.id.as_str(), |w| w.id.as_str());
         let (dx, dy) = pressed.moved;
         if nodes.at_point(root, point.0 - dx, point.1 - dy)?.as_deref() == Some(node.id.as_str()) {
             match pressed.click(point) {

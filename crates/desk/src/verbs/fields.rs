@@ -251,10 +251,13 @@ fn is_a_setting(text: &str) -> bool {
 /// whose default button Return may press, nor on a web page, where it submits the form.
 fn activate(nodes: &Nodes<'_>, target: &AdmittedNode<'_>) -> Result<bool, DeskError> {
     let node = &target.node;
-    let in_main_window = target.frame.as_ref().is_some_and(|f| f.role == "frame");
-    if !in_main_window
+    if !target.in_main_window()
         || !ENTRY_ROLES.contains(&node.role.as_str())
         || node.states.iter().any(|s| s == "multi-line")
+        || target
+            .ancestors
+            .iter()
+            .any(|a| a.role == role::DOCUMENT_WEB)
     {
         return Ok(false);
     }
@@ -265,13 +268,6 @@ fn activate(nodes: &Nodes<'_>, target: &AdmittedNode<'_>) -> Result<bool, DeskEr
     else {
         return Ok(false);
     };
-    if nodes
-        .ancestors(&node.id)?
-        .iter()
-        .any(|a| a.role == role::DOCUMENT_WEB)
-    {
-        return Ok(false);
-    }
     target.admitted.nodes().do_action(&node.id, index)
 }
 
@@ -288,11 +284,10 @@ fn with_unit(holds: &str, asked: &str) -> bool {
 /// alone, since Return there may press its default button.
 fn takes_on_return(nodes: &Nodes<'_>, target: &AdmittedNode<'_>) -> Result<bool, DeskError> {
     let node = &target.node;
-    let in_main_window = target.frame.as_ref().is_some_and(|f| f.role == "frame");
-    if !in_main_window || node.states.iter().any(|s| s == "multi-line") {
+    if !target.in_main_window() || node.states.iter().any(|s| s == "multi-line") {
         return Ok(false);
     }
-    let Some(parent) = nodes.ancestors(&node.id)?.into_iter().next() else {
+    let Some(parent) = target.ancestors.first() else {
         return Ok(false);
     };
     if parent.role == role::COMBO_BOX {
