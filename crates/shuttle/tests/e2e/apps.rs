@@ -190,12 +190,6 @@ fn a_gtk4_file_chooser_lists_its_controls_and_its_cancel_closes_it() {
         json!({"window": "Select file", "view": "interactive"}),
     );
     let nodes = view["nodes"].as_array().unwrap();
-    let named = |role: &str, name: &str| {
-        nodes
-            .iter()
-            .find(|n| n["role"] == role && n["name"] == name)
-            .cloned()
-    };
     assert!(nodes.len() > 10, "{view}");
     // GTK 4.8 does not say what shows; the answer says so rather than pretend.
     let note = view["note"].as_str().unwrap_or_default();
@@ -203,13 +197,11 @@ fn a_gtk4_file_chooser_lists_its_controls_and_its_cancel_closes_it() {
         note.contains("does not say what is on the screen"),
         "{view}"
     );
-    assert!(
-        named("label", "Home").is_some(),
-        "the places beside: {view}"
-    );
+    // The places beside, the location entry, and both buttons.
+    node_named(nodes, "label", "Home");
     assert!(nodes.iter().any(|n| n["role"] == "entry"), "{view}");
-    let cancel = named("button", "Cancel").unwrap_or_else(|| panic!("Cancel in {view}"));
-    assert!(named("button", "Open").is_some(), "{view}");
+    let cancel = node_named(nodes, "button", "Cancel");
+    node_named(nodes, "button", "Open");
 
     let pressed = daemon
         .call("desk_press", json!({"id": cancel["id"]}))
@@ -276,23 +268,19 @@ fn gnome_text_editor_saves_through_its_gtk4_save_dialog_by_name_and_button() {
         json!({"window": "Save As", "view": "interactive"}),
     );
     let nodes = view["nodes"].as_array().unwrap();
-    let named = |role: &str, name: &str| {
-        nodes
-            .iter()
-            .find(|n| n["role"] == role && n["name"] == name)
-            .cloned()
-            .unwrap_or_else(|| panic!("{role} {name:?} in {view}"))
-    };
     let file = scratch.path("saved.txt");
     let set = daemon
         .call(
             "desk_set_value",
-            json!({"id": named("text", "Name:")["id"], "value": file.to_str().unwrap()}),
+            json!({"id": node_named(nodes, "text", "Name:")["id"], "value": file.to_str().unwrap()}),
         )
         .json();
     assert_eq!(set["as_asked"], true, "{set}");
     let saved = daemon
-        .call("desk_press", json!({"id": named("button", "Save")["id"]}))
+        .call(
+            "desk_press",
+            json!({"id": node_named(nodes, "button", "Save")["id"]}),
+        )
         .json();
     assert_eq!(saved["outcome"], "completed", "{saved}");
     wait_for("the file on disk", Duration::from_secs(10), || {
