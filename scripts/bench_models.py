@@ -13,10 +13,11 @@ import json
 import os
 import socket
 import statistics
-import struct
 import subprocess
 import sys
 import time
+
+import desk_wire
 
 SHUTTLE, WORK = sys.argv[1:3]
 RUNS = int(os.environ.get("RUNS", "30"))
@@ -35,23 +36,7 @@ class Wire:
         self.sock.connect(path)
 
     def call(self, tool, args):
-        payload = json.dumps({"agent_id": "bench-models", "tool": tool, "args": args}).encode()
-        self.sock.sendall(struct.pack(">I", len(payload)) + payload)
-        head = self._read(4)
-        (length,) = struct.unpack(">I", head)
-        reply = json.loads(self._read(length))
-        if reply["is_error"]:
-            sys.exit(f"{tool} failed: {reply['text']}")
-        return json.loads(reply["text"])
-
-    def _read(self, n):
-        data = b""
-        while len(data) < n:
-            chunk = self.sock.recv(n - len(data))
-            if not chunk:
-                sys.exit("the daemon closed the connection")
-            data += chunk
-        return data
+        return json.loads(desk_wire.call(self.sock, "bench-models", tool, args)["text"])
 
 
 def wait_for(what, check, limit=20.0):

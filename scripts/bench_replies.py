@@ -12,29 +12,18 @@ import json
 import os
 import socket
 import statistics
-import struct
 import subprocess
 import sys
 import time
+
+import desk_wire
 
 SHUTTLE, FIXTURE, WORK = sys.argv[1:4]
 ROUNDS = int(os.environ.get("ROUNDS", "100"))
 
 
 def call(sock, tool, args):
-    payload = json.dumps({"agent_id": "bench-replies", "tool": tool, "args": args}).encode()
-    sock.sendall(struct.pack(">I", len(payload)) + payload)
-    head = b""
-    while len(head) < 4:
-        head += sock.recv(4 - len(head))
-    (length,) = struct.unpack(">I", head)
-    body = b""
-    while len(body) < length:
-        body += sock.recv(length - len(body))
-    reply = json.loads(body)
-    if reply["is_error"]:
-        sys.exit(f"{tool} failed: {reply['text']}")
-    return json.loads(reply["text"])
+    return json.loads(desk_wire.call(sock, "bench-replies", tool, args)["text"])
 
 
 def wait_until(what, check, limit=5.0):

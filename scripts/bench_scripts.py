@@ -11,10 +11,11 @@ import json
 import os
 import socket
 import statistics
-import struct
 import subprocess
 import sys
 import time
+
+import desk_wire
 
 SHUTTLE, WORK = sys.argv[1:3]
 RUNS = int(os.environ.get("RUNS", "30"))
@@ -22,19 +23,7 @@ NODE = os.environ["SHUTTLE_NODE"]
 
 
 def call(sock, tool, args):
-    payload = json.dumps({"agent_id": "bench-scripts", "tool": tool, "args": args}).encode()
-    sock.sendall(struct.pack(">I", len(payload)) + payload)
-    head = b""
-    while len(head) < 4:
-        head += sock.recv(4 - len(head))
-    (length,) = struct.unpack(">I", head)
-    body = b""
-    while len(body) < length:
-        body += sock.recv(length - len(body))
-    reply = json.loads(body)
-    if reply["is_error"]:
-        sys.exit(f"{tool} failed: {reply['text']}")
-    return reply
+    return desk_wire.call(sock, "bench-scripts", tool, args)
 
 
 def timed(f, runs=RUNS):

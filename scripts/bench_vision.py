@@ -8,15 +8,15 @@
 
 Usage: bench_vision.py SHUTTLE FIXTURE WORKDIR (the daemon at SHUTTLE_SOCKET already runs)."""
 import base64
-import json
 import os
 import re
 import socket
 import statistics
-import struct
 import subprocess
 import sys
 import time
+
+import desk_wire
 
 SHUTTLE, FIXTURE, WORK = sys.argv[1:4]
 RUNS = int(os.environ.get("RUNS", "30"))
@@ -25,19 +25,7 @@ HOLD_MS = 150
 
 
 def call(sock, tool, args):
-    payload = json.dumps({"agent_id": "bench-vision", "tool": tool, "args": args}).encode()
-    sock.sendall(struct.pack(">I", len(payload)) + payload)
-    head = b""
-    while len(head) < 4:
-        head += sock.recv(4 - len(head))
-    (length,) = struct.unpack(">I", head)
-    body = b""
-    while len(body) < length:
-        body += sock.recv(length - len(body))
-    reply = json.loads(body)
-    if reply["is_error"]:
-        sys.exit(f"{tool} failed: {reply['text']}")
-    return reply
+    return desk_wire.call(sock, "bench-vision", tool, args)
 
 
 def timed(f, runs=RUNS):
