@@ -637,6 +637,28 @@ pub fn confirm_dialog(limit: Duration) -> String {
 }
 
 /// Runs a command and returns its stdout, panicking with its stderr when it fails.
+/// The window manager's list of windows, as `wmctrl -l` prints it. wmctrl reads each window's
+/// title after the list: a window that closes in between fails it with BadWindow, so the list
+/// is asked again, for a second at most.
+pub fn window_list() -> String {
+    let deadline = Instant::now() + Duration::from_secs(1);
+    loop {
+        let out = Command::new("wmctrl")
+            .arg("-l")
+            .output()
+            .unwrap_or_else(|e| panic!("wmctrl: {e}"));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if out.status.success() {
+            return String::from_utf8(out.stdout).unwrap();
+        }
+        assert!(
+            stderr.contains("BadWindow") && Instant::now() < deadline,
+            "wmctrl -l failed: {stderr}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 pub fn run(program: &str, args: &[&str]) -> String {
     let out = Command::new(program)
         .args(args)

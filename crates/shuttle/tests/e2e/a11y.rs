@@ -6,7 +6,7 @@ use crate::common;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{Daemon, Fixture, require_desktop, run, wait_for};
+use common::{Daemon, Fixture, require_desktop, run, wait_for, window_list};
 use serde_json::{Value, json};
 
 /// The snapshot's nodes of `window` (an id or title, or a pid as a number).
@@ -234,7 +234,7 @@ fn an_action_says_which_windows_it_opened_and_closed() {
         .json();
     fixture.await_events("opened", 1);
     wait_for("wmctrl to list Options", Duration::from_secs(5), || {
-        run("wmctrl", &["-l"]).contains("Options").then_some(())
+        window_list().contains("Options").then_some(())
     });
     let news = news_after(&daemon, &opened);
     assert_eq!(news["opened"][0]["title"], "Options", "{opened} {news}");
@@ -245,7 +245,7 @@ fn an_action_says_which_windows_it_opened_and_closed() {
         .call("desk_key", json!({"keys": "Escape", "window": "Options"}))
         .json();
     wait_for("the dialog to go", Duration::from_secs(5), || {
-        (!run("wmctrl", &["-l"]).contains("Options")).then_some(())
+        (!window_list().contains("Options")).then_some(())
     });
     let news = news_after(&daemon, &closed);
     assert_eq!(news["closed"][0]["id"], dialog, "{closed} {news}");
@@ -267,7 +267,7 @@ fn a_dialog_that_opens_late_is_in_the_next_reply_with_its_delay() {
         assert_eq!(pressed.get("windows_changed"), None, "{pressed}");
         fixture.await_events("opened", round);
         wait_for("wmctrl to list Later", Duration::from_secs(5), || {
-            run("wmctrl", &["-l"]).contains("Later").then_some(())
+            window_list().contains("Later").then_some(())
         });
         let news = daemon.call("desk_screen", json!({})).json()["windows_changed"].clone();
         assert_eq!(news["opened"].as_array().map(Vec::len), Some(1), "{news}");
@@ -285,7 +285,7 @@ fn a_dialog_that_opens_late_is_in_the_next_reply_with_its_delay() {
             .call("desk_key", json!({"keys": "Escape", "window": "Later"}))
             .json();
         wait_for("Later to go", Duration::from_secs(5), || {
-            (!run("wmctrl", &["-l"]).contains("Later")).then_some(())
+            (!window_list().contains("Later")).then_some(())
         });
         assert_eq!(news_after(&daemon, &closed)["closed"][0]["title"], "Later");
     }

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::{Daemon, require_desktop, run, stop_child, wait_for};
+use common::{Daemon, require_desktop, run, stop_child, wait_for, window_list};
 use serde_json::{Value, json};
 
 /// An app of the test's own, stopped (by pid) when dropped.
@@ -34,7 +34,7 @@ impl App {
                 if let Ok(Some(status)) = app.child.try_wait() {
                     panic!("{program} exited ({status}) before its window showed");
                 }
-                run("wmctrl", &["-l"]).contains(title).then_some(())
+                window_list().contains(title).then_some(())
             },
         );
         app
@@ -180,7 +180,7 @@ fn a_gtk4_file_chooser_lists_its_controls_and_its_cancel_closes_it() {
     let pressed = daemon.call("desk_press", json!({"id": open})).json();
     assert_eq!(pressed["outcome"], "completed", "{pressed}");
     wait_for("the file chooser", Duration::from_secs(10), || {
-        run("wmctrl", &["-l"]).contains("Select file").then_some(())
+        window_list().contains("Select file").then_some(())
     });
 
     let view = answered(
@@ -208,9 +208,9 @@ fn a_gtk4_file_chooser_lists_its_controls_and_its_cancel_closes_it() {
         .json();
     assert_eq!(pressed["outcome"], "completed", "{pressed}");
     wait_for("the file chooser to close", Duration::from_secs(10), || {
-        (!run("wmctrl", &["-l"]).contains("Select file")).then_some(())
+        (!window_list().contains("Select file")).then_some(())
     });
-    assert!(run("wmctrl", &["-l"]).contains(window));
+    assert!(window_list().contains(window));
     bystander.assert_untouched();
 }
 
@@ -259,7 +259,7 @@ fn gnome_text_editor_saves_through_its_gtk4_save_dialog_by_name_and_button() {
         .json();
     assert_eq!(asked["confirmed"], true, "{asked}");
     wait_for("the Save As dialog", Duration::from_secs(10), || {
-        run("wmctrl", &["-l"]).contains("Save As").then_some(())
+        window_list().contains("Save As").then_some(())
     });
     let view = answered(
         &daemon,
@@ -289,7 +289,7 @@ fn gnome_text_editor_saves_through_its_gtk4_save_dialog_by_name_and_button() {
             .filter(|text| text.trim_end() == "written by shuttle")
     });
     wait_for("the dialog to close", Duration::from_secs(10), || {
-        (!run("wmctrl", &["-l"]).contains("Save As")).then_some(())
+        (!window_list().contains("Save As")).then_some(())
     });
     bystander.assert_untouched();
 }
@@ -1175,7 +1175,7 @@ fn fill_in_the_form(daemon: &Daemon, app: &str) {
     // Chromium ignores a click on its dialogs within half a second of the dialog showing or
     // of the click before (against clicks meant for what was there): as a person would, the
     // test presses again, no sooner than that, while the question is still asked.
-    let discarded = || run("wmctrl", &["-l"]).contains("Shuttle form (draft discarded)");
+    let discarded = || window_list().contains("Shuttle form (draft discarded)");
     let mut last_press: Option<std::time::Instant> = None;
     wait_for(
         "the page to take the answer",

@@ -112,7 +112,7 @@ fn an_agent_on_a_private_display_leaves_the_persons_display_untouched() {
     );
 
     // The person's display never saw the agent's window, and nothing of theirs moved.
-    assert!(!run("wmctrl", &["-l"]).contains("Agent's Window"));
+    assert!(!window_list().contains("Agent's Window"));
     bystander.assert_untouched();
     assert_eq!(
         pointer_and_focus(),
@@ -382,7 +382,7 @@ fn confirm_asks_on_the_persons_display_for_an_agent_on_its_own_and_the_journal_n
                 .then_some(())
         },
     );
-    assert!(!run("wmctrl", &["-l"]).contains("Confirmed App"));
+    assert!(!window_list().contains("Confirmed App"));
 
     // Denied: nothing reaches the agent's app.
     let socket = daemon.socket.clone();
@@ -462,7 +462,7 @@ pub(crate) fn start_watch(daemon: &Daemon, control: bool) -> (std::process::Chil
         .spawn()
         .unwrap();
     let window = wait_for("the viewer window", Duration::from_secs(10), || {
-        run("wmctrl", &["-l"])
+        window_list()
             .lines()
             .find(|l| l.contains("shuttle watch: watched"))
             .and_then(|l| {
@@ -668,7 +668,7 @@ fn an_agent_reads_and_presses_on_its_display_alone(daemon: &Daemon, agent: &str)
         || (!log_events(&log, "clicked").is_empty()).then_some(()),
     );
     // Nothing of the agent's display reached the person's session.
-    assert!(!run("wmctrl", &["-l"]).contains(&title));
+    assert!(!window_list().contains(&title));
     assert!(
         !persons_accessible_pids().contains(&pid),
         "the agent's app joined the person's accessibility bus"

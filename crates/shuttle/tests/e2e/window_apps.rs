@@ -219,7 +219,7 @@ fn open_starts_the_default_app_for_a_file_and_refuses_what_nothing_opens() {
         .unwrap_or_default()
         .to_string();
     assert!(title.contains("notes-to-open"), "{answer}");
-    assert!(run("wmctrl", &["-l"]).contains("notes-to-open"));
+    assert!(window_list().contains("notes-to-open"));
     let pid = answer["window"]["pid"].as_u64().unwrap() as u32;
     let quit = daemon.call("desk_quit", json!({"pid": pid, "grace_s": 2}));
     assert!(!quit.is_error, "{}", quit.text);
