@@ -18,6 +18,8 @@ import pyatspi
 
 SHUTTLE, FIXTURE, WORK = sys.argv[1:4]
 RUNS = int(os.environ.get("RUNS", "10"))
+# APPS="Writer,Evince": only the apps whose names hold one of these words.
+ONLY = [word for word in os.environ.get("APPS", "").split(",") if word]
 
 
 def frame_of(title, name):
@@ -160,6 +162,9 @@ apps = [
     ("Chromium, web form", chromium, "Shuttle form"),
     ("LibreOffice Calc, 200 rows", ["localc", "--norestore", "--nologo",
                                     f"-env:UserInstallation=file://{WORK}/lo", SHEET], "fruit.ods"),
+    ("LibreOffice Writer, a new document", ["lowriter", "--norestore", "--nologo",
+                                            f"-env:UserInstallation=file://{WORK}/lo"],
+     "Untitled 1 - LibreOffice Writer"),
     ("Qt 5 form", ["/usr/bin/python3", os.path.join(FIXTURES, "qt_form.py"),
                    os.path.join(WORK, "qt.log")], "Qt form"),
     ("GNOME Text Editor (GTK 4)", own_settings("gte") + ["gnome-text-editor", "--standalone"],
@@ -174,6 +179,8 @@ apps = [
 ]
 rows, size_rows = [], []
 for name, cmd, title in apps:
+    if ONLY and not any(word in name for word in ONLY):
+        continue
     # An app already on the desktop (bench.sh starts the widget factory) is read as it is: a
     # second start would only open a second window of the same process.
     running = title in subprocess.run(["wmctrl", "-l"], capture_output=True, text=True).stdout

@@ -12,7 +12,7 @@ PACKAGES=(
   # real apps the accessibility tests read: GTK 4 (widget factory, calculator, text editor),
   # GTK 3, two browsers, LibreOffice (its GTK 3 front end is the one on the accessibility bus)
   # and Qt 5 (a form of ours, FeatherPad)
-  gtk-4-examples gnome-calculator gnome-text-editor mousepad firefox-esr chromium libreoffice-calc
+  gtk-4-examples gnome-calculator gnome-text-editor mousepad firefox-esr chromium libreoffice-calc libreoffice-writer
   libreoffice-gtk3 python3-pyqt5 featherpad evince thunar galculator
   # `open`: the XDG MIME associations
   xdg-utils

@@ -352,7 +352,8 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Tree,
         .map(|(node, parent, _)| (*parent, infos[node].states))
         .collect();
     let by_visible = !at.sets_showing(&root.bus).await;
-    let showing = showing(&states, by_visible);
+    let mut showing = showing(&states, by_visible);
+    hide_under_flat_menu_bars(at, &order, &infos, &mut showing).await;
     let shown_guessed = by_visible
         && !states
             .iter()
@@ -424,6 +425,41 @@ fn showing(nodes: &[(Option<usize>, StateSet)], window_by_visible: bool) -> Vec<
         showing.push(shown);
     }
     showing
+}
+
+/// Marks as not shown every node under a menu bar that takes no room on the screen.
+/// LibreOffice keeps its own menu bar, zero pixels high, beside the GTK one it shows, and says
+/// both and all their menus are showing: an agent would see every menu twice, the hidden copy
+/// placed over the toolbar.
+async fn hide_under_flat_menu_bars(
+    at: &AtSpi,
+    order: &[(NodeRef, Option<usize>, usize)],
+    infos: &HashMap<NodeRef, Info>,
+    showing: &mut [bool],
+) {
+    let menu_bars: Vec<usize> = (0..order.len())
+        .filter(|&i| showing[i] && infos[&order[i].0].role == Role::MenuBar)
+        .collect();
+    let extents = join_all(menu_bars.iter().map(|&i| {
+        at.call::<(i32, i32, i32, i32), _>(
+            &order[i].0,
+            COMPONENT,
+            "GetExtents",
+            &(CoordType::Screen as u32),
+        )
+    }))
+    .await;
+    let mut flat = vec![false; order.len()];
+    for (&i, extents) in menu_bars.iter().zip(extents) {
+        flat[i] = matches!(extents, Ok((_, _, w, h)) if w <= 0 || h <= 0);
+    }
+    // Parents come before their children, so one pass carries the mark down.
+    for i in 0..order.len() {
+        if let Some(parent) = order[i].1 {
+            flat[i] |= flat[parent];
+        }
+        showing[i] &= !flat[i];
+    }
 }
 
 /// The name as a person would read it: not the toolkit's class name GTK 4 gives unnamed

@@ -588,6 +588,7 @@ fn node_target(
 /// window as snapshot reads it: the top of the node's parent chain can be another object, whose
 /// tree does not show the offset. A sheet's cells are made anew for each read, so such a node
 /// is not in the tree read: what LibreOffice draws (a cell is) takes the offset the tree showed.
+/// An unnamed node takes the name its box gives it there too.
 fn place_by_tree(
     desk: &Desk,
     nodes: &Nodes<'_>,
@@ -604,6 +605,11 @@ fn place_by_tree(
     let offset = desk_core::bounds::place_drawn_area(&mut tree);
     if let Some(placed) = tree.into_iter().find(|n| n.id == node.id) {
         node.bounds = placed.bounds;
+        // Its parents, as the app reports them, may not lead to the box that names it.
+        if node.name.is_empty() && placed.named_by.is_some() {
+            node.name = placed.name;
+            node.named_by = placed.named_by;
+        }
     } else if let (Some((dx, dy)), Some([x, y, w, h])) = (offset, node.bounds)
         && node.states.iter().any(|s| s == "transient")
     {

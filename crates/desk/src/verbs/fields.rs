@@ -9,7 +9,7 @@ use desk_core::window::Window;
 use std::time::Duration;
 
 use super::a11y::{AdmittedNode, admitted_node, node_words};
-use super::{poll_until, segments};
+use super::{poll_until, segments, style_box};
 use crate::accessibility::{Tree, Want};
 use crate::error::DeskError;
 use crate::guard::{Desk, Nodes};
@@ -116,6 +116,9 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, 
             }
         }
         FieldValue::Text(text) if on_return => {
+            if let Some(style_box) = style_box::style_box(&target) {
+                style_box::check_listed(&nodes, &target, style_box, text)?;
+            }
             // A toolbar's combo (a font, a style, a zoom) shows text set into it without
             // taking it: it is typed and committed with Return, as a person does.
             let shows = |now: &Option<String>| {

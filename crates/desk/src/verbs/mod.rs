@@ -14,6 +14,7 @@ mod manage;
 mod segments;
 mod shot;
 mod still;
+mod style_box;
 mod target;
 mod wait;
 

@@ -1449,6 +1449,145 @@ fn libreoffice_font_boxes_are_set_by_their_names_and_the_cell_takes_the_font() {
     bystander.assert_untouched();
 }
 
+/// LibreOffice Writer's "Paragraph Style" box: set_value picks a style it lists, judged by the
+/// paragraph pyatspi reads (a heading of level 1). A name it does not list, which LibreOffice
+/// would turn into a new style, is refused with the names it does list, and nothing is typed.
+/// The second menu bar Writer keeps zero pixels high is not listed as shown.
+#[test]
+fn writer_paragraph_style_takes_a_listed_style_and_refuses_an_unknown_one() {
+    require_desktop();
+    let bystander = common::Fixture::start("Bystander", &[]);
+    let scratch = common::Scratch::new("writer-style");
+    let daemon = Daemon::start();
+    let profile = format!(
+        "-env:UserInstallation=file://{}",
+        scratch.path("profile").display()
+    );
+    let launched = daemon
+        .call(
+            "desk_launch",
+            json!({"app": "lowriter", "args": ["--norestore", "--nologo", profile]}),
+        )
+        .json();
+    let _writer = Launched(launched["pid"].as_u64().expect("a pid") as u32);
+    for dialog in launched["dialogs"].as_array().into_iter().flatten() {
+        daemon.call("desk_close", json!({"window": dialog["id"]}));
+    }
+    let window = launched["window"]["id"].clone();
+    let probe = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixture/atspi_probe.py");
+    let paragraphs = || -> Option<Value> {
+        let out = Command::new("/usr/bin/python3")
+            .args([probe.to_str().unwrap(), "soffice", "--paragraphs"])
+            .stderr(Stdio::null())
+            .output()
+            .ok()?;
+        serde_json::from_slice(&out.stdout).ok()
+    };
+    wait_for("Writer's document", Duration::from_secs(30), || {
+        paragraphs().filter(|p| p.as_array().is_some_and(|p| !p.is_empty()))
+    });
+    let typed = daemon
+        .call(
+            "desk_type",
+            json!({"window": window, "text": "Shopping list"}),
+        )
+        .json();
+    assert_eq!(typed["outcome"], "completed", "{typed}");
+    wait_for("the text in the document", Duration::from_secs(5), || {
+        paragraphs().filter(|p| p[0][1] == "Shopping list")
+    });
+
+    let found = answered(
+        &daemon,
+        "the Paragraph Style box",
+        "desk_find",
+        json!({"window": window, "name": "Paragraph Style", "role": "panel"}),
+    );
+    let style_box = found["nodes"][0]["id"].clone();
+    let set = daemon
+        .call(
+            "desk_set_value",
+            json!({"id": style_box, "value": "Heading 1"}),
+        )
+        .json();
+    assert_eq!(set["holds"], "Heading 1", "{set}");
+    assert_eq!(set["as_asked"], true, "{set}");
+    wait_for("a heading of level 1", Duration::from_secs(5), || {
+        paragraphs().filter(|p| p[0] == json!(["heading", "Shopping list", 1]))
+    });
+
+    let refused = daemon.call(
+        "desk_set_value",
+        json!({"id": style_box, "value": "Headline Nine"}),
+    );
+    let error = refused.error();
+    assert!(
+        error.contains("lists no \"Headline Nine\"") && error.contains("\"Heading 2\""),
+        "{}",
+        refused.text
+    );
+    assert_eq!(
+        paragraphs().unwrap()[0],
+        json!(["heading", "Shopping list", 1])
+    );
+    let texts: Vec<Value> = pyatspi_dump("soffice")
+        .into_iter()
+        .map(|n| n["text"].clone())
+        .collect();
+    assert!(
+        texts.contains(&json!("Heading 1")),
+        "the box still shows it"
+    );
+    assert!(
+        !texts.contains(&json!("Headline Nine")),
+        "nothing was typed"
+    );
+
+    let shown = daemon
+        .call(
+            "desk_snapshot",
+            json!({"window": window, "view": "interactive"}),
+        )
+        .json();
+    let file_menus = shown["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["role"] == "menu" && n["name"] == "File")
+        .count();
+    assert_eq!(file_menus, 1, "{shown}");
+
+    // Its bounds are where the screen shows it: a click there, sent by xdotool, focuses it.
+    let bounded = daemon
+        .call(
+            "desk_find",
+            json!({"window": window, "name": "Paragraph Style", "role": "text"}),
+        )
+        .json();
+    let [x, y, w, h] = [0, 1, 2, 3].map(|i| bounded["nodes"][0]["bounds"][i].as_i64().unwrap());
+    run(
+        "xdotool",
+        &[
+            "mousemove",
+            &(x + w / 2).to_string(),
+            &(y + h / 2).to_string(),
+            "click",
+            "1",
+        ],
+    );
+    wait_for(
+        "the style entry to have the focus",
+        Duration::from_secs(5),
+        || {
+            pyatspi_dump("soffice")
+                .into_iter()
+                .find(|n| n["role"] == "text" && n["text"] == "Heading 1")
+                .filter(|n| states(n).contains(&"focused"))
+        },
+    );
+    bystander.assert_untouched();
+}
+
 /// The auth guard asks which control has the focus before typing. Searching Calc for it while
 /// no cell has the focus made Calc list its sheet's 2^31 cells and freeze for minutes.
 #[test]
