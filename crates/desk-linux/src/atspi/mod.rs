@@ -2,6 +2,7 @@
 //!
 //! - [`ids`]: node ids, stable for the same object across snapshots.
 //! - [`tree`]: reading a window's tree in as few bus round trips as it takes.
+//! - [`warm`]: trees read lately, answered again while their apps report no change.
 //! - `on_demand`: [`OnDemand`], which connects on first use.
 //! - [`probe`]: the bus as `shuttle doctor` reports it, and turning accessibility on.
 //! - this module: the connection, the applications, single nodes and the actions, each
@@ -16,6 +17,7 @@ mod ids;
 mod on_demand;
 pub mod probe;
 mod tree;
+mod warm;
 
 pub use on_demand::OnDemand;
 
@@ -75,6 +77,9 @@ pub struct AtSpi {
     sets_showing: Mutex<HashMap<String, bool>>,
     /// The bus's tag, in front of every node id read on it.
     tag: BusTag,
+    /// Trees read lately, answered again while their apps report no change (`None`: the
+    /// apps' events cannot be heard, and every tree is read fresh).
+    warm: Option<warm::Warm>,
 }
 
 impl AtSpi {
@@ -103,6 +108,7 @@ impl AtSpi {
                 .await
                 .and_then(|reply| reply.body().deserialize())
                 .map_err(no_bus)?;
+            let warm = warm::Warm::start(&conn).await;
             Ok(Self {
                 conn,
                 pids: Mutex::default(),
@@ -110,6 +116,7 @@ impl AtSpi {
                 ids: Ids::shared(),
                 sets_showing: Mutex::default(),
                 tag: BusTag::of(&bus_id),
+                warm,
             })
         });
         // zbus waits without a deadline while connecting: a session or accessibility bus that
@@ -464,7 +471,7 @@ impl Accessibility for AtSpi {
     }
 
     fn tree(&self, root: &str, want: Want) -> Result<Tree, DeskError> {
-        self.on_node(root, async |root| tree::read(self, &root, want).await)
+        self.on_node(root, async |root| self.warm_tree(&root, want).await)
     }
 
     fn node(&self, id: &str, want: Want) -> Result<Node, DeskError> {

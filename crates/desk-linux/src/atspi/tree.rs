@@ -257,10 +257,18 @@ fn hides_below(want: Want, sets_showing: bool, info: &Info) -> bool {
         && (sets_showing || !info.states.contains(State::Visible))
 }
 
+/// A tree as read, with what a later check needs to tell whether it still holds.
+pub(super) struct Read {
+    pub(super) tree: Tree,
+    /// Each node of the tree that lasts (not a spreadsheet's transient cells, made anew for
+    /// every read), with the number of children it reported.
+    pub(super) counts: Vec<(NodeRef, i32)>,
+}
+
 /// The tree under `root`, root first, in document order, within `want`'s node budget and
 /// [`WALK_LIMIT`]. A container reporting more children than the budget (a spreadsheet's
 /// 2^30 cells) is not walked child by child.
-pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Tree, DeskError> {
+pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Read, DeskError> {
     let budget = want.budget();
     let Walked {
         mut infos,
@@ -384,13 +392,40 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Tree,
     }
     name_from_descriptions(at, &order, &mut nodes).await;
     a11y::name_from_boxes(&mut nodes);
-    Ok(Tree {
-        truncated: truncated.map(|reason| Truncated {
-            reason,
-            seen: saw.max(nodes.len()),
-        }),
-        nodes,
-        shown_guessed,
+    let counts = order
+        .iter()
+        .map(|(node, ..)| (node, &infos[node]))
+        // A count the walk never asked for ("unknown" in the app's cache) is of a node whose
+        // children the tree does not hold.
+        .filter(|(_, info)| !info.states.contains(State::Transient) && info.child_count >= 0)
+        .map(|(node, info)| (node.clone(), info.child_count))
+        .collect();
+    Ok(Read {
+        tree: Tree {
+            truncated: truncated.map(|reason| Truncated {
+                reason,
+                seen: saw.max(nodes.len()),
+            }),
+            nodes,
+            shown_guessed,
+        },
+        counts,
+    })
+}
+
+/// Whether every node of `counts` still reports the number of children it did; false when
+/// one differs or cannot be asked (it is gone).
+pub(super) async fn counts_hold(at: &AtSpi, counts: &[(NodeRef, i32)]) -> bool {
+    let now = join_all(
+        counts
+            .iter()
+            .map(|(node, _)| property(at, node, "ChildCount")),
+    )
+    .await;
+    counts.iter().zip(now).all(|((_, then), now)| {
+        now.ok()
+            .and_then(|now| i32::try_from(&now).ok())
+            .is_some_and(|now| now == *then)
     })
 }
 

@@ -853,7 +853,24 @@ fn a_snapshot_shows_what_the_app_changed_by_itself() {
     let first = names(&daemon);
     assert!(first.contains(&"Label 0".to_string()), "{first:?}");
     assert!(!first.contains(&"Added child".to_string()), "{first:?}");
-    assert_eq!(names(&daemon), first, "nothing changed in between");
+    // Unchanged, the tree is answered as kept (GTK 3 sends its events), and the same.
+    let kept = |daemon: &Daemon| daemon.log().matches("tree answered as kept").count();
+    let answered_as_kept = |daemon: &Daemon| {
+        wait_for(
+            "a snapshot answered as kept",
+            Duration::from_secs(5),
+            || {
+                let before = kept(daemon);
+                let again = names(daemon);
+                (kept(daemon) > before).then_some(again)
+            },
+        )
+    };
+    assert_eq!(
+        answered_as_kept(&daemon),
+        first,
+        "nothing changed in between"
+    );
 
     // The app changes by itself, with no input and nothing the daemon did, and the very next
     // snapshot shows it: a label renamed, a child added, then removed.
@@ -880,6 +897,9 @@ fn a_snapshot_shows_what_the_app_changed_by_itself() {
     assert_eq!(renamed["changes"]["changed"], 1);
     assert_eq!(renamed["changes"]["removed"], json!([]));
     assert!(!names(&daemon).contains(&"Label 0".to_string()));
+    // GTK 3 sends no event when a child is packed into a box: the kept tree's child counts
+    // are what tell.
+    answered_as_kept(&daemon);
     signal("USR2");
     fixture.await_events("added", 1);
     let added = names(&daemon);
@@ -889,10 +909,19 @@ fn a_snapshot_shows_what_the_app_changed_by_itself() {
         child["changes"]["added"], 0,
         "the previous snapshot had it: {child}"
     );
+    answered_as_kept(&daemon);
     signal("USR2");
     fixture.await_events("removed", 1);
     let removed = names(&daemon);
     assert!(!removed.contains(&"Added child".to_string()), "{removed:?}");
+
+    // A child packed and never shown makes GTK 3 send no event at all; the whole tree lists
+    // it, so a tree kept from before must not be answered.
+    answered_as_kept(&daemon);
+    signal("HUP");
+    fixture.await_events("hidden added", 1);
+    let hidden = names(&daemon);
+    assert!(hidden.contains(&"Hidden child".to_string()), "{hidden:?}");
 
     // The window closes: the next snapshot says so.
     let id = fixture.id();
