@@ -598,7 +598,7 @@ export interface MinimizeArgs {
 }
 
 /** Where a derived name comes from. */
-export type NamedBy = "description" | "box";
+export type NamedBy = "label" | "description" | "box";
 
 /** One node of a window's accessibility tree. */
 export interface Node {

@@ -43,6 +43,8 @@ pub struct Node {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum NamedBy {
+    /// The label the toolkit says labels it (a file chooser's "Name:" beside its entry).
+    Label,
     /// The node's accessible description: what its tooltip says, in most toolkits.
     Description,
     /// The named box around it (LibreOffice names a toolbar's "Font Name" box, not its entry).
@@ -364,6 +366,7 @@ fn outline_line(node: &Node) -> String {
         line.push_str(&format!(" {:?}", node.name));
     }
     match node.named_by {
+        Some(NamedBy::Label) => line.push_str(" (named by its label)"),
         Some(NamedBy::Description) => line.push_str(" (named by its description)"),
         Some(NamedBy::Box) => line.push_str(" (named by the box around it)"),
         None => {}

@@ -13,7 +13,7 @@ use atspi::ObjectRefOwned;
 use atspi::proxy::cache::CacheProxy;
 use atspi::proxy::text::TextProxy;
 use atspi::proxy::value::ValueProxy;
-use atspi::{CoordType, Interface, InterfaceSet, Role, State, StateSet};
+use atspi::{CoordType, Interface, InterfaceSet, RelationType, Role, State, StateSet};
 use desk_core::a11y::{self, Node};
 use futures::future::join_all;
 use zbus::proxy::CacheProperties;
@@ -390,6 +390,7 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Read,
             value,
         });
     }
+    name_from_labels(at, &order, &mut nodes).await;
     name_from_descriptions(at, &order, &mut nodes).await;
     a11y::name_from_boxes(&mut nodes);
     let counts = order
@@ -753,6 +754,64 @@ async fn name_from_descriptions(
         if says_something {
             nodes[i].name = text;
             nodes[i].named_by = Some(a11y::NamedBy::Description);
+        }
+    }
+}
+
+/// Names the unnamed controls among `nodes` (read in `order`) by the label the toolkit says
+/// labels them: a GTK file chooser's name entry by "Name:", as a person reads it beside it.
+async fn name_from_labels(
+    at: &AtSpi,
+    order: &[(NodeRef, Option<usize>, usize)],
+    nodes: &mut [Node],
+) {
+    let unnamed: Vec<usize> = nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.name.is_empty() && a11y::is_control_role(&n.role))
+        .map(|(i, _)| i)
+        .collect();
+    let relations = join_all(unnamed.iter().map(|&i| {
+        at.call::<Vec<(RelationType, Vec<ObjectRefOwned>)>, _>(
+            &order[i].0,
+            ACCESSIBLE,
+            "GetRelationSet",
+            &(),
+        )
+    }))
+    .await;
+    let placed: HashMap<&NodeRef, usize> = order
+        .iter()
+        .enumerate()
+        .map(|(i, (node, ..))| (node, i))
+        .collect();
+    for (i, relations) in unnamed.into_iter().zip(relations) {
+        let labels: Vec<NodeRef> = relations
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|(kind, _)| *kind == RelationType::LabelledBy)
+            .flat_map(|(_, targets)| targets)
+            .filter_map(|target| NodeRef::from_object(&target))
+            .collect();
+        let mut words = Vec::new();
+        for label in &labels {
+            let name = match placed.get(label) {
+                Some(&j) => nodes[j].name.clone(),
+                None => property(at, label, "Name")
+                    .await
+                    .ok()
+                    .and_then(|name| String::try_from(name).ok())
+                    .unwrap_or_default(),
+            };
+            // "Name:" reads as "Name" to whoever looks for the field.
+            let name = name.trim().trim_end_matches(':').trim_end();
+            if !name.is_empty() {
+                words.push(name.to_string());
+            }
+        }
+        if !words.is_empty() {
+            nodes[i].name = words.join(" ");
+            nodes[i].named_by = Some(a11y::NamedBy::Label);
         }
     }
 }

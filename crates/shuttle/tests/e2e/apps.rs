@@ -881,6 +881,104 @@ fn mousepad_shows_what_is_on_screen_and_saves_what_set_value_wrote() {
     });
 }
 
+/// The window news an agent reads in replies: the first window whose title starts with
+/// `title` that `reply` or one of up to 50 later replies reports `key` (`opened`, `closed`),
+/// asking for the screen size meanwhile (never `windows`).
+fn reported(daemon: &Daemon, reply: &Value, key: &str, title: &str) -> Value {
+    let find = |reply: &Value| {
+        reply["windows_changed"][key]
+            .as_array()?
+            .iter()
+            .find(|w| w["title"].as_str().is_some_and(|t| t.starts_with(title)))
+            .cloned()
+    };
+    if let Some(found) = find(reply) {
+        return found;
+    }
+    wait_for(
+        &format!("a reply saying {title:?} {key}"),
+        Duration::from_secs(10),
+        || find(&daemon.call("desk_screen", json!({})).json()),
+    )
+}
+
+/// A GTK 3 file chooser (mousepad's Save As), driven as an agent that trusts the replies: the
+/// dialog's opening and closing come in the window news, never from `windows`; its unnamed
+/// name entry is found by its label's name ("Name", from "Name:"); the file lands on disk.
+#[test]
+fn a_gtk3_save_dialog_is_reported_in_replies_and_its_name_entry_named_by_its_label() {
+    require_desktop();
+    let bystander = common::Fixture::start("Bystander", &[]);
+    let scratch = common::Scratch::new("gtk3-save");
+    let draft = scratch.path("draft.txt");
+    std::fs::write(&draft, "").unwrap();
+    // Its own settings and data, so that no session of an earlier run asks to be restored.
+    let home = |dir: &str| format!("{dir}={}", scratch.path(dir).display());
+    let (data, state, config) = (
+        home("XDG_DATA_HOME"),
+        home("XDG_STATE_HOME"),
+        home("XDG_CONFIG_HOME"),
+    );
+    let _editor = App::start(
+        "env",
+        &[&data, &state, &config, "mousepad", draft.to_str().unwrap()],
+        "draft.txt",
+    );
+    let daemon = Daemon::start();
+    let editor = "draft.txt";
+    daemon
+        .call(
+            "desk_type",
+            json!({"window": editor, "text": "saved from replies"}),
+        )
+        .json();
+    let asked = daemon
+        .call(
+            "desk_key",
+            json!({"window": editor, "keys": "ctrl+shift+s"}),
+        )
+        .json();
+    let dialog = reported(&daemon, &asked, "opened", "Save As")["id"].clone();
+
+    let found = answered(
+        &daemon,
+        "the name entry",
+        "desk_find",
+        json!({"window": dialog, "name": "Name", "role": "text"}),
+    );
+    let entry = found["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| !states(n).contains(&"hidden"))
+        .unwrap_or_else(|| panic!("a shown name entry in {found}"))
+        .clone();
+    assert_eq!(entry["named_by"], "label", "{entry}");
+    let file = scratch.path("from-replies.txt");
+    let set = daemon
+        .call(
+            "desk_set_value",
+            json!({"id": entry["id"], "value": file.to_str().unwrap()}),
+        )
+        .json();
+    assert_eq!(set["as_asked"], true, "{set}");
+    let save = daemon
+        .call(
+            "desk_find",
+            json!({"window": dialog, "name": "Save", "role": "button"}),
+        )
+        .json();
+    let pressed = daemon
+        .call("desk_press", json!({"id": save["nodes"][0]["id"]}))
+        .json();
+    assert_eq!(pressed["outcome"], "completed", "{pressed}");
+    reported(&daemon, &pressed, "closed", "Save As");
+    wait_for("the file on disk", Duration::from_secs(10), || {
+        (std::fs::read_to_string(&file).ok()? == "saved from replies").then_some(())
+    });
+    bystander.assert_untouched();
+}
+
 /// The project's web pages, as `file://` URLs.
 fn web_page(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
