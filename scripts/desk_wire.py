@@ -14,13 +14,13 @@ def _read(sock, n):
     return data
 
 
-def call(sock, agent, tool, args):
+def call(sock, agent, tool, args, check=True):
     """Sends `tool` with `args` as `agent` and answers the reply (`text`, `is_error`, ...); an
-    error reply ends the script, saying which tool failed."""
+    error reply ends the script, saying which tool failed, unless `check` is false."""
     payload = json.dumps({"agent_id": agent, "tool": tool, "args": args}).encode()
     sock.sendall(struct.pack(">I", len(payload)) + payload)
     (length,) = struct.unpack(">I", _read(sock, 4))
     reply = json.loads(_read(sock, length))
-    if reply["is_error"]:
+    if check and reply["is_error"]:
         sys.exit(f"{tool} failed: {reply['text']}")
     return reply
