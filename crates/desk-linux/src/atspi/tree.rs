@@ -803,9 +803,10 @@ async fn name_from_labels(
                     .and_then(|name| String::try_from(name).ok())
                     .unwrap_or_default(),
             };
-            // "Name:" reads as "Name" to whoever looks for the field.
+            // "Name:" reads as "Name" to whoever looks for the field; GTK 4 labels a button
+            // by its image, named by its class.
             let name = name.trim().trim_end_matches(':').trim_end();
-            if !name.is_empty() {
+            if !name.is_empty() && !is_class_name(name) {
                 words.push(name.to_string());
             }
         }
