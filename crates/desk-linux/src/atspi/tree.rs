@@ -94,6 +94,7 @@ async fn walk(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Walked, DeskErro
     let sets_showing = want.shown_only && at.surely_sets_showing(&root.bus).await;
     let hides_below = |info: &Info| hides_below(want, sets_showing, info);
     let mut truncated: Option<String> = None;
+    let mut timed_out = false;
     let (mut infos, mut children) = cached(at, root).await?;
     if !infos.contains_key(root) {
         let info = info(at, root).await?;
@@ -114,6 +115,7 @@ async fn walk(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Walked, DeskErro
             break;
         }
         if started.elapsed() > WALK_LIMIT {
+            timed_out = true;
             truncated.get_or_insert(format!(
                 "the walk stopped after {} s; the app answers slowly",
                 WALK_LIMIT.as_secs()
@@ -204,6 +206,7 @@ async fn walk(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Walked, DeskErro
         children,
         crowded: crowded_all,
         truncated,
+        timed_out,
         seen,
         saw,
         sets_showing,
@@ -240,6 +243,8 @@ struct Walked {
     crowded: Vec<(NodeRef, usize)>,
     /// Why the walk stopped short, if it did.
     truncated: Option<String>,
+    /// Whether the walk stopped at [`WALK_LIMIT`].
+    timed_out: bool,
     /// Objects read.
     seen: usize,
     /// Objects listed by their parents, read or not.
@@ -261,8 +266,12 @@ fn hides_below(want: Want, sets_showing: bool, info: &Info) -> bool {
 pub(super) struct Read {
     pub(super) tree: Tree,
     /// Each node of the tree that lasts (not a spreadsheet's transient cells, made anew for
-    /// every read), with the number of children it reported.
+    /// every read), with the number of children it reported. A child taken out and another
+    /// put in its place leave the count as it was, but GTK 3 says when a child is taken out.
     pub(super) counts: Vec<(NodeRef, i32)>,
+    /// False when the read stopped at the time limit or some cells did not answer in time:
+    /// what a slow moment left out.
+    pub(super) complete: bool,
 }
 
 /// The tree under `root`, root first, in document order, within `want`'s node budget and
@@ -275,10 +284,12 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Read,
         mut children,
         crowded: crowded_all,
         mut truncated,
+        timed_out,
         mut seen,
         mut saw,
         sets_showing,
     } = walk(at, root, want).await?;
+    let mut complete = !timed_out;
     let hides_below = |info: &Info| hides_below(want, sets_showing, info);
 
     // Of a crowded table, what shows on the screen.
@@ -322,6 +333,7 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Read,
                 shown.cells.len()
             );
             if shown.unread > 0 {
+                complete = false;
                 reason.push_str(&format!(
                     ", and {} did not answer in time and are missing",
                     shown.unread
@@ -411,6 +423,7 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Read,
             shown_guessed,
         },
         counts,
+        complete,
     })
 }
 
@@ -785,31 +798,42 @@ async fn name_from_labels(
         .enumerate()
         .map(|(i, (node, ..))| (node, i))
         .collect();
-    for (i, relations) in unnamed.into_iter().zip(relations) {
-        let labels: Vec<NodeRef> = relations
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|(kind, _)| *kind == RelationType::LabelledBy)
-            .flat_map(|(_, targets)| targets)
-            .filter_map(|target| NodeRef::from_object(&target))
-            .collect();
-        let mut words = Vec::new();
-        for label in &labels {
-            let name = match placed.get(label) {
-                Some(&j) => nodes[j].name.clone(),
-                None => property(at, label, "Name")
-                    .await
-                    .ok()
-                    .and_then(|name| String::try_from(name).ok())
-                    .unwrap_or_default(),
-            };
+    let labels: Vec<Vec<NodeRef>> = relations
+        .into_iter()
+        .map(|relations| {
+            relations
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|(kind, _)| *kind == RelationType::LabelledBy)
+                .flat_map(|(_, targets)| targets)
+                .filter_map(|target| NodeRef::from_object(&target))
+                .collect()
+        })
+        .collect();
+    // Labels outside the tree read are asked for their names all at once.
+    let outside: Vec<&NodeRef> = labels
+        .iter()
+        .flatten()
+        .filter(|label| !placed.contains_key(label))
+        .collect();
+    let outside_names = join_all(outside.iter().map(|label| property(at, label, "Name"))).await;
+    let outside: HashMap<&NodeRef, String> = outside
+        .into_iter()
+        .zip(outside_names)
+        .filter_map(|(label, name)| Some((label, String::try_from(name.ok()?).ok()?)))
+        .collect();
+    for (i, labels) in unnamed.into_iter().zip(&labels) {
+        let words: Vec<String> = labels
+            .iter()
+            .filter_map(|label| match placed.get(label) {
+                Some(&j) => Some(nodes[j].name.clone()),
+                None => outside.get(label).cloned(),
+            })
             // "Name:" reads as "Name" to whoever looks for the field; GTK 4 labels a button
             // by its image, named by its class.
-            let name = name.trim().trim_end_matches(':').trim_end();
-            if !name.is_empty() && !is_class_name(name) {
-                words.push(name.to_string());
-            }
-        }
+            .map(|name| name.trim().trim_end_matches(':').trim_end().to_string())
+            .filter(|name| !name.is_empty() && !is_class_name(name))
+            .collect();
         if !words.is_empty() {
             nodes[i].name = words.join(" ");
             nodes[i].named_by = Some(a11y::NamedBy::Label);

@@ -40,7 +40,9 @@ const EVENTS: [&str; 2] = ["object:", "window:"];
 const MARK_PATH: &str = "/net/shuttle/Warm";
 const MARK_INTERFACE: &str = "net.shuttle.Warm";
 const MARK_MEMBER: &str = "Mark";
-/// How many messages may wait for the listener before the bus connection drops the oldest.
+/// How many messages may wait for the listener. A full queue drops nothing: the connection
+/// stops reading until the listener catches up, so a check then waits out [`MARK_WAIT`] and
+/// the tree is read fresh.
 const QUEUE: usize = 16_384;
 /// Toolkits (their names, and the start of their versions) whose apps send events for what
 /// changes in their trees, checked against them: a label's new text, a child added and
@@ -48,11 +50,14 @@ const QUEUE: usize = 16_384;
 /// other toolkits (GTK 4, Qt, the browsers) are read fresh every time.
 const SENDS_EVENTS: [(&str, &str); 1] = [("gtk", "3.")];
 
-/// What the listener heard.
+/// What the listener heard, and what is known of the apps it heard from.
 #[derive(Default)]
 struct Heard {
     /// Events heard, by the sending app's bus name.
     events: HashMap<String, u64>,
+    /// Whether each app (by bus name) is of a toolkit that sends events. Both maps forget an
+    /// app once its name leaves the bus.
+    sends_events: HashMap<String, bool>,
     /// The last marker heard.
     mark: u64,
     /// Whether the listener still runs.
@@ -77,8 +82,6 @@ pub(super) struct Warm {
     heard: Arc<Mutex<Heard>>,
     marks_sent: Mutex<u64>,
     kept: Mutex<Vec<Kept>>,
-    /// Whether each app (by bus name) is of a toolkit that sends events.
-    sends_events: Mutex<HashMap<String, bool>>,
 }
 
 impl Warm {
@@ -120,6 +123,14 @@ impl Warm {
                             if let Ok(mark) = message.body().deserialize::<u64>() {
                                 heard.mark = heard.mark.max(mark);
                             }
+                        } else if header.member().is_some_and(|m| m == "NameOwnerChanged") {
+                            if let Ok((name, _, new)) =
+                                message.body().deserialize::<(String, String, String)>()
+                                && new.is_empty()
+                            {
+                                heard.events.remove(&name);
+                                heard.sends_events.remove(&name);
+                            }
                         } else if let Some(sender) = header.sender() {
                             *heard.events.entry(sender.to_string()).or_default() += 1;
                         }
@@ -135,7 +146,6 @@ impl Warm {
             heard,
             marks_sent: Mutex::new(0),
             kept: Mutex::default(),
-            sends_events: Mutex::default(),
         })
     }
 
@@ -248,6 +258,11 @@ impl AtSpi {
             return Ok(tree);
         }
         let read = tree::read(self, root, want).await?;
+        // Only the events of the window's own app are counted: a tree that holds another
+        // app's nodes (an embedded process) is not kept, nor one the time limit cut short.
+        if !read.complete || read.counts.iter().any(|(node, _)| node.bus != root.bus) {
+            return Ok(read.tree);
+        }
         warm.keep(Kept {
             root: root.clone(),
             want,
@@ -259,33 +274,25 @@ impl AtSpi {
         Ok(read.tree)
     }
 
-    /// Whether the app at bus name `bus` is of a toolkit known to send events, asked once.
+    /// Whether the app at bus name `bus` is of a toolkit known to send events, asked once
+    /// (again when the asking failed).
     async fn sends_events(&self, warm: &Warm, bus: &str) -> bool {
-        if let Some(&known) = warm
-            .sends_events
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(bus)
-        {
+        if let Some(&known) = warm.heard().sends_events.get(bus) {
             return known;
         }
-        let (toolkit, version) = match self
+        let Ok(app) = self
             .proxy::<ApplicationProxy<'_>>(&NodeRef::new(bus, ROOT_PATH))
             .await
-        {
-            Ok(app) => (
-                app.toolkit_name().await.unwrap_or_default(),
-                app.version().await.unwrap_or_default(),
-            ),
-            Err(_) => Default::default(),
+        else {
+            return false;
+        };
+        let (Ok(toolkit), Ok(version)) = (app.toolkit_name().await, app.version().await) else {
+            return false;
         };
         let sends = SENDS_EVENTS.iter().any(|(name, major)| {
             toolkit.to_lowercase().contains(name) && version.starts_with(major)
         });
-        warm.sends_events
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(bus.to_string(), sends);
+        warm.heard().sends_events.insert(bus.to_string(), sends);
         sends
     }
 }

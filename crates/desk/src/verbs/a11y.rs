@@ -106,6 +106,11 @@ fn named_or_focused(
 /// Whether `window`'s app reports bounds that need placing (LibreOffice; see
 /// [`desk_core::bounds`]).
 pub(super) fn misreports_bounds(window: &Window) -> bool {
+    is_libreoffice(window)
+}
+
+/// Whether `window` is LibreOffice's (`soffice.bin`).
+pub(super) fn is_libreoffice(window: &Window) -> bool {
     window
         .app
         .as_deref()
@@ -588,7 +593,8 @@ fn node_target(
 /// window as snapshot reads it: the top of the node's parent chain can be another object, whose
 /// tree does not show the offset. A sheet's cells are made anew for each read, so such a node
 /// is not in the tree read: what LibreOffice draws (a cell is) takes the offset the tree showed.
-/// An unnamed node takes the name its box gives it there too.
+/// An unnamed node takes the name the tree gives it there too (its label's, its
+/// description's, or its box's: its parents, as the app reports them, may not lead to the box).
 fn place_by_tree(
     desk: &Desk,
     nodes: &Nodes<'_>,
@@ -605,7 +611,6 @@ fn place_by_tree(
     let offset = desk_core::bounds::place_drawn_area(&mut tree);
     if let Some(placed) = tree.into_iter().find(|n| n.id == node.id) {
         node.bounds = placed.bounds;
-        // Its parents, as the app reports them, may not lead to the box that names it.
         if node.name.is_empty() && placed.named_by.is_some() {
             node.name = placed.name;
             node.named_by = placed.named_by;

@@ -8,7 +8,7 @@ use desk_core::a11y::Node;
 
 use std::time::Duration;
 
-use super::a11y::AdmittedNode;
+use super::a11y::{AdmittedNode, is_libreoffice};
 use super::poll_until;
 use crate::accessibility::{AppWindow, Want};
 use crate::error::DeskError;
@@ -21,11 +21,12 @@ const LIST_NODES: usize = 400;
 /// Roles of a list's entries (its menu's items are commands, not styles).
 const ENTRY_ROLES: [&str; 2] = ["table cell", "list item"];
 
-/// The name of the style box the target field is the entry of ("Paragraph Style"), where
-/// typing an unknown name makes something new; `None` for any other field.
+/// The name of the LibreOffice style box the target field is the entry of ("Paragraph
+/// Style"), where typing an unknown name makes something new; `None` for any other field.
 pub(super) fn style_box<'t>(target: &'t AdmittedNode<'_>) -> Option<&'t str> {
     let name = target.node.name.as_str();
-    name.ends_with(" Style").then_some(name)
+    let libreoffice = target.window.as_ref().is_some_and(is_libreoffice);
+    (libreoffice && name.ends_with(" Style")).then_some(name)
 }
 
 /// Refuses `name` unless the box `style_box` around `target`'s field lists it; nothing is
@@ -41,9 +42,9 @@ pub(super) fn check_listed(
         return Ok(());
     }
     Err(DeskError::Unfit(format!(
-        "the {style_box:?} box lists no {name:?}, and LibreOffice would make a new style of \
-         that name from the selection; nothing was typed: pick one it lists ({}); for a style \
-         it does not list, open its \"More Styles...\" entry",
+        "the {style_box:?} box lists no {name:?}; nothing was typed, since LibreOffice makes a \
+         new style of any name it does not know: pick one the box lists ({}), or for a style \
+         it does not list, press its \"More Styles...\" entry and pick it there",
         listed
             .iter()
             .map(|entry| format!("{entry:?}"))
@@ -52,7 +53,8 @@ pub(super) fn check_listed(
     )))
 }
 
-/// Opens the box's list with its button, reads the names it offers, and closes it.
+/// Opens the box's list with its button, reads the names it offers, and closes it again,
+/// whatever the read found.
 fn read_list(
     nodes: &Nodes<'_>,
     target: &AdmittedNode<'_>,
@@ -61,8 +63,8 @@ fn read_list(
     let cannot = |why: &str| {
         DeskError::AppRefused(format!(
             "the {style_box:?} box could not be checked against its list ({why}), and a name \
-             it does not list would make a new style; nothing was typed: open its list and \
-             pick the style there"
+             it does not know would become a new style, so nothing was typed: press its list \
+             button, then the style's entry"
         ))
     };
     let window = target
@@ -70,35 +72,64 @@ fn read_list(
         .as_ref()
         .ok_or_else(|| cannot("it is in no window on the screen"))?;
     let button = list_button(nodes, target)?.ok_or_else(|| cannot("it has no list button"))?;
-    let before = nodes.windows_of(window)?.unwrap_or_default();
-    toggle(nodes, target, &button, style_box)?;
-    let popup = poll_until(LIST_WAIT, || {
+    let before = nodes
+        .windows_of(window)?
+        .ok_or_else(|| cannot("its app left the accessibility bus"))?;
+    let listed_popup =
+        |now: Vec<AppWindow>| -> Result<Option<(AppWindow, Vec<String>)>, DeskError> {
+            let Some(popup) = new_window(&before, now) else {
+                return Ok(None);
+            };
+            let read = nodes.tree(
+                &popup.id,
+                Want {
+                    max_nodes: Some(LIST_NODES),
+                    ..Want::default()
+                },
+            )?;
+            let entries = entries(&read.nodes);
+            // Another window of the app (all LibreOffice documents share one process) holds
+            // no list; the list is only read whole.
+            Ok((!entries.is_empty() && read.truncated.is_none()).then_some((popup, entries)))
+        };
+    press(nodes, target, &button, style_box, "open")?;
+    let opened = poll_until(LIST_WAIT, || {
+        listed_popup(nodes.windows_of(window)?.unwrap_or_default())
+    });
+    // Closed again whatever was read, so the app is left as it was: the list read, or else
+    // whatever new window the button opened.
+    let popup = match &opened {
+        Ok(Some((popup, _))) => Some(popup.id.clone()),
+        _ => None,
+    };
+    let still_open = || -> Result<bool, DeskError> {
         let now = nodes.windows_of(window)?.unwrap_or_default();
-        Ok(new_window(&before, now))
-    })?
-    .ok_or_else(|| cannot("its list did not open"))?;
-    let read = nodes.tree(
-        &popup.id,
-        Want {
-            max_nodes: Some(LIST_NODES),
-            ..Want::default()
-        },
-    );
-    // Closed whatever the read found, so the app is left as it was.
-    toggle(nodes, target, &button, style_box)?;
-    poll_until(LIST_WAIT, || {
-        let now = nodes.windows_of(window)?.unwrap_or_default();
-        Ok(now.iter().all(|w| w.id != popup.id).then_some(()))
-    })?
-    .ok_or_else(|| cannot("its list did not close"))?;
-    Ok(read?
-        .nodes
-        .into_iter()
+        Ok(match &popup {
+            Some(popup) => now.iter().any(|w| w.id == *popup),
+            None => new_window(&before, now).is_some(),
+        })
+    };
+    if still_open()? {
+        press(nodes, target, &button, style_box, "close")?;
+        poll_until(LIST_WAIT, || Ok((!still_open()?).then_some(())))?.ok_or_else(|| {
+            DeskError::AppRefused(format!(
+                "the {style_box:?} box's list did not close, and nothing was typed: press \
+                 Escape to close it"
+            ))
+        })?;
+    }
+    let (_, entries) = opened?.ok_or_else(|| cannot("its list did not show in time"))?;
+    Ok(entries)
+}
+
+/// The style names among a list's nodes. "More Styles..." opens a dialog: it names no style.
+fn entries(nodes: &[Node]) -> Vec<String> {
+    nodes
+        .iter()
         .filter(|n| ENTRY_ROLES.contains(&n.role.as_str()) && !n.name.is_empty())
-        // "More Styles..." opens a dialog: it names no style.
         .filter(|n| !n.name.ends_with("...") && !n.name.ends_with('…'))
-        .map(|n| n.name)
-        .collect())
+        .map(|n| n.name.clone())
+        .collect()
 }
 
 /// The toggle button beside the field, under the same parent, that opens the list.
@@ -120,22 +151,27 @@ fn list_button(nodes: &Nodes<'_>, target: &AdmittedNode<'_>) -> Result<Option<No
         .find(|n| n.role == "toggle button" && n.parent == Some(parent_ref)))
 }
 
-/// Presses the list button through its first action.
-fn toggle(
+/// Presses the list button through its first action, to `what` (open, close) the list.
+fn press(
     nodes: &Nodes<'_>,
     target: &AdmittedNode<'_>,
     button: &Node,
     style_box: &str,
+    what: &str,
 ) -> Result<(), DeskError> {
-    let pressed = !nodes.actions(&button.id)?.is_empty()
-        && target.admitted.nodes().do_action(&button.id, 0)?;
-    if pressed {
-        Ok(())
-    } else {
-        Err(DeskError::AppRefused(format!(
-            "the {style_box:?} box did not open or close its list; nothing was typed"
-        )))
+    let has_action = !nodes.actions(&button.id)?.is_empty();
+    if has_action && target.admitted.nodes().do_action(&button.id, 0)? {
+        return Ok(());
     }
+    let then = if what == "close" {
+        "press Escape to close it"
+    } else {
+        "press its list button, then the style's entry"
+    };
+    Err(DeskError::AppRefused(format!(
+        "the {style_box:?} box's list button did not {what} its list, and nothing was typed: \
+         {then}"
+    )))
 }
 
 /// The one accessible window in `now` that was not in `before`.
