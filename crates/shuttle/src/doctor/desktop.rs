@@ -97,11 +97,15 @@ pub(super) fn display(c: &Context) -> Check {
         }
         lacks.push("no EWMH window manager, so windows cannot be raised or closed its way");
     }
-    if wayland.is_some() && check.status == Status::Ok {
-        check.status = Status::Warn;
+    if wayland.is_some() {
+        if check.status == Status::Ok {
+            check.status = Status::Warn;
+        }
+        // Said whatever else is lacking: on a Wayland session it is what matters most.
         lacks.push(
-            "apps drawing to Wayland directly are out of reach; start them with GDK_BACKEND=x11 \
-             or QT_QPA_PLATFORM=xcb",
+            "apps drawing to Wayland directly are out of reach (not listed, shot or driven; see \
+             docs/wayland.md); start them with GDK_BACKEND=x11 or QT_QPA_PLATFORM=xcb, or let \
+             agents use displays of their own (display = \"per-agent\")",
         );
     }
     if !lacks.is_empty() {

@@ -163,6 +163,21 @@ fn doctor_says_why_the_persons_display_cannot_be_driven_and_how_to_fix_it() {
         "{display}"
     );
 
+    // With XWayland, the X display is driven, and what that leaves out is said.
+    let out = doctor(
+        &scratch,
+        &["--json"],
+        &[("WAYLAND_DISPLAY", Some("wayland-9"))],
+    );
+    let xwayland = report(&out);
+    let xwayland = check(&xwayland, "display");
+    assert_eq!(xwayland["status"], "warn", "{xwayland}");
+    let detail = xwayland["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("through XWayland") && detail.contains("out of reach"),
+        "{xwayland}"
+    );
+
     // Under per-agent displays the person's display is not needed at all.
     std::fs::write(
         scratch.path("config.toml"),
