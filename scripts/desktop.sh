@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A private headless desktop for shuttle's tests and demo: Xvfb, a session D-Bus, the AT-SPI
-# accessibility bus and the openbox window manager, all under one state directory.
+# accessibility bus and the openbox window manager, all under one state directory; and, where
+# sway is installed, a headless sway beside it for the Wayland tests.
 #
 #   scripts/desktop.sh start        start it; prints the file to `source` for its environment
 #   scripts/desktop.sh stop         stop what `start` started, and nothing else
@@ -12,7 +13,9 @@
 #   SHUTTLE_RIG_DISPLAY   X display, or "auto" for the first free one from :90 (default: auto)
 #   SHUTTLE_RIG_SCREEN    Xvfb screen geometry (default: 1920x1080x24)
 #
-# Packages: xvfb openbox dbus-x11 at-spi2-core x11-utils (scripts/deps.sh installs them).
+# Packages: xvfb openbox dbus-x11 at-spi2-core x11-utils, and sway (scripts/deps.sh installs
+# them). The Wayland session is not the desktop's: its socket is in SHUTTLE_RIG_WAYLAND (a
+# path), never in WAYLAND_DISPLAY, so the apps of the X11 tests stay on X11.
 set -euo pipefail
 
 RIG=${SHUTTLE_RIG:-${TMPDIR:-/tmp}/shuttle-rig-$(id -u)}
@@ -114,6 +117,13 @@ start() {
   until_ok 10 sh -c 'xprop -root _NET_SUPPORTING_WM_CHECK | grep -q "window id"' \
     || { say "openbox did not start (see $LOGS/openbox.log)"; stop; exit 1; }
 
+  local wayland="" swaysock=""
+  if command -v sway >/dev/null; then
+    start_sway
+    wayland=$WAYLAND_SOCKET
+    swaysock=$SWAY_SOCKET
+  fi
+
   cat >"$ENV_FILE" <<ENV
 export DISPLAY=$DISPLAY
 export XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR
@@ -126,8 +136,31 @@ export GDK_BACKEND=x11
 export DBUS_SESSION_BUS_ADDRESS='$DBUS_SESSION_BUS_ADDRESS'
 export AT_SPI_BUS_ADDRESS='$AT_SPI_BUS_ADDRESS'
 unset NO_AT_BRIDGE GTK_MODULES WAYLAND_DISPLAY
+export SHUTTLE_RIG_WAYLAND='$wayland'
+export SHUTTLE_RIG_SWAYSOCK='$swaysock'
 ENV
-  say "up on $DISPLAY; its environment: source $ENV_FILE"
+  say "up on $DISPLAY${wayland:+ and headless sway at $wayland}; its environment: source $ENV_FILE"
+}
+
+# start_sway: headless sway with its own runtime directory; sets WAYLAND_SOCKET and SWAY_SOCKET.
+# sway will not run as root, so under root it runs as nobody; root's clients still connect.
+start_sway() {
+  local dir=$RIG/wayland as=()
+  mkdir -p "$dir"
+  if [ "$(id -u)" = 0 ]; then
+    chown 65534:65534 "$dir"
+    # nobody passes through the state directory to its own, and reads nothing else there.
+    chmod 711 "$RIG"
+    as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+  fi
+  chmod 700 "$dir"
+  cp "$(dirname "$0")/sway.conf" "$RIG/sway.conf"
+  chmod 644 "$RIG/sway.conf"
+  spawn sway "${as[@]}" env -i PATH="$PATH" HOME="$dir" XDG_RUNTIME_DIR="$dir" \
+    WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1 sway -c "$RIG/sway.conf"
+  until_ok 10 test -e "$dir/ready" || { say "sway did not start (see $LOGS/sway.log)"; stop; exit 1; }
+  WAYLAND_SOCKET=$dir/$(ls "$dir" | grep -E '^wayland-[0-9]+$' | head -1)
+  SWAY_SOCKET=$(ls "$dir"/sway-ipc.*.sock | head -1)
 }
 
 # descendants PID: PID's children, grandchildren, ... (deepest first).

@@ -114,6 +114,59 @@ pub(super) fn display(c: &Context) -> Check {
     check
 }
 
+/// A Wayland session, when there is one: whether its compositor offers what a Wayland desk
+/// builds on. shuttle does not drive native Wayland windows yet, so under `inherit` this warns
+/// and says what is out of reach either way.
+pub(super) fn wayland(c: &Context) -> Option<Check> {
+    let name = env("WAYLAND_DISPLAY")?;
+    let session = match desk_wayland::Session::connect() {
+        Ok(session) => session,
+        Err(e) => return Some(Check::new("wayland", Status::Warn, e.to_string())),
+    };
+    let protocols = desk_wayland::desk_protocols(&session.advertised());
+    let offered: Vec<String> = protocols
+        .iter()
+        .filter_map(|p| Some(format!("{} v{}", p.interface, p.version?)))
+        .collect();
+    let lacking: Vec<String> = protocols
+        .iter()
+        .filter(|p| p.version.is_none())
+        .map(|p| format!("{} ({})", p.interface, p.needed_for))
+        .collect();
+    let compositor = if lacking.is_empty() {
+        format!(
+            "its compositor offers all a Wayland desk needs ({})",
+            offered.join(", ")
+        )
+    } else if offered.is_empty() {
+        "its compositor offers none of the wlroots protocols a Wayland desk needs (GNOME and KDE \
+         keep them from clients: their apps need the desktop portals)"
+            .to_string()
+    } else {
+        format!(
+            "its compositor offers {} but lacks {}",
+            offered.join(", "),
+            lacking.join(", ")
+        )
+    };
+    let detail = format!(
+        "Wayland session {name}: {compositor}; shuttle drives X11 only so far, so native Wayland \
+         windows are out of its reach (docs/wayland.md)"
+    );
+    Some(if c.mode == DisplayMode::Inherit {
+        Check::new("wayland", Status::Warn, detail).fix(format!(
+            "run the apps an agent needs under XWayland (GDK_BACKEND=x11, QT_QPA_PLATFORM=xcb), \
+             {PER_AGENT_FIX}"
+        ))
+    } else {
+        Check::new(
+            "wayland",
+            Status::Skip,
+            format!("{detail}; not needed: agents get displays of their own"),
+        )
+    })
+}
+
 /// The accessibility bus, then one check per toolkit.
 pub(super) fn accessibility(c: &Context) -> Vec<Check> {
     let needed = c.mode == DisplayMode::Inherit;

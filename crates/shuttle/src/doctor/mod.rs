@@ -233,6 +233,7 @@ pub fn run() -> Report {
         rx
     };
     let display = on_thread(|c| vec![desktop::display(c)]);
+    let wayland = on_thread(|c| desktop::wayland(c).into_iter().collect());
     let accessibility = on_thread(desktop::accessibility);
     let node = on_thread(|c| vec![parts::node(c)]);
     let models = on_thread(|c| vec![parts::models(c)]);
@@ -256,6 +257,7 @@ pub fn run() -> Report {
     };
     let [private_displays, socket, daemon, config] = quick;
     let mut checks = wait("display", display);
+    checks.extend(wait("wayland", wayland));
     checks.push(private_displays);
     checks.extend(wait("accessibility bus", accessibility));
     checks.extend(wait("node", node));

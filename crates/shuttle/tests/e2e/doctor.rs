@@ -178,6 +178,40 @@ fn doctor_says_why_the_persons_display_cannot_be_driven_and_how_to_fix_it() {
         "{xwayland}"
     );
 
+    // The Wayland session itself: what its compositor offers, and that native windows are
+    // out of reach for now; a socket nobody listens on is named as such.
+    let sway = std::env::var("SHUTTLE_RIG_WAYLAND").expect(
+        "SHUTTLE_RIG_WAYLAND: run the tests inside scripts/desktop.sh, with sway installed",
+    );
+    let out = doctor(&scratch, &["--json"], &[("WAYLAND_DISPLAY", Some(&sway))]);
+    let wayland = report(&out);
+    let wayland = check(&wayland, "wayland");
+    assert_eq!(wayland["status"], "warn", "{wayland}");
+    let detail = wayland["detail"].as_str().unwrap();
+    for protocol in [
+        "zwlr_foreign_toplevel_manager_v1 v3",
+        "zwlr_screencopy_manager_v1 v3",
+        "zwp_virtual_keyboard_manager_v1 v1",
+        "zwlr_virtual_pointer_manager_v1 v2",
+    ] {
+        assert!(detail.contains(protocol), "{wayland}");
+    }
+    assert!(detail.contains("out of its reach"), "{wayland}");
+    let out = doctor(
+        &scratch,
+        &["--json"],
+        &[("WAYLAND_DISPLAY", Some("/nonexistent/wayland-9"))],
+    );
+    let unreachable = report(&out);
+    let unreachable = check(&unreachable, "wayland");
+    assert!(
+        unreachable["detail"]
+            .as_str()
+            .unwrap()
+            .contains("cannot reach the Wayland compositor"),
+        "{unreachable}"
+    );
+
     // Under per-agent displays the person's display is not needed at all.
     std::fs::write(
         scratch.path("config.toml"),

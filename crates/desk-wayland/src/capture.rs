@@ -1,0 +1,227 @@
+//! An output's pixels through `zwlr_screencopy_manager_v1`: the compositor says the buffer it
+//! wants (format, size, stride), the client shares that much memory, asks for a copy and waits
+//! for `ready`.
+
+use std::os::fd::{AsFd, FromRawFd, OwnedFd};
+
+use desk::image::RgbImage;
+use wayland_client::protocol::{
+    wl_buffer::WlBuffer,
+    wl_output::WlOutput,
+    wl_shm::{self, WlShm},
+    wl_shm_pool::WlShmPool,
+};
+use wayland_client::{Connection, Dispatch, QueueHandle, WEnum};
+use wayland_protocols_wlr::screencopy::v1::client::{
+    zwlr_screencopy_frame_v1::{self as frame, ZwlrScreencopyFrameV1},
+    zwlr_screencopy_manager_v1::ZwlrScreencopyManagerV1,
+};
+
+use crate::session::{Session, WaylandError};
+
+/// What the frame's events said so far.
+#[derive(Default)]
+struct Copy {
+    /// The shared-memory buffer the compositor offers to fill: format, width, height, stride.
+    buffer: Option<(wl_shm::Format, u32, u32, u32)>,
+    /// Whether it has said every buffer it offers (protocol version 3).
+    offered: bool,
+    /// Whether the copy is in the buffer, or failed.
+    ready: bool,
+    failed: bool,
+    /// Whether the copy's content is upside down.
+    flipped: bool,
+}
+
+impl Dispatch<ZwlrScreencopyFrameV1, ()> for Copy {
+    fn event(
+        copy: &mut Self,
+        _: &ZwlrScreencopyFrameV1,
+        event: frame::Event,
+        _: &(),
+        _: &Connection,
+        _: &QueueHandle<Self>,
+    ) {
+        match event {
+            frame::Event::Buffer {
+                format: WEnum::Value(format),
+                width,
+                height,
+                stride,
+            } => copy.buffer = Some((format, width, height, stride)),
+            frame::Event::BufferDone => copy.offered = true,
+            frame::Event::Flags {
+                flags: WEnum::Value(flags),
+            } => copy.flipped = flags.contains(frame::Flags::YInvert),
+            frame::Event::Ready { .. } => copy.ready = true,
+            frame::Event::Failed => copy.failed = true,
+            _ => {}
+        }
+    }
+}
+
+/// Objects whose events carry nothing the copy needs.
+macro_rules! ignore_events {
+    ($($proxy:ty),*) => {$(
+        impl Dispatch<$proxy, ()> for Copy {
+            fn event(_: &mut Self, _: &$proxy, _: <$proxy as wayland_client::Proxy>::Event,
+                _: &(), _: &Connection, _: &QueueHandle<Self>) {}
+        }
+    )*};
+}
+ignore_events!(
+    ZwlrScreencopyManagerV1,
+    WlShm,
+    WlShmPool,
+    WlBuffer,
+    WlOutput
+);
+
+impl Session {
+    /// The pixels of the first output, whole.
+    pub fn capture_output(&self) -> Result<RgbImage, WaylandError> {
+        let mut queue = self.conn.new_event_queue::<Copy>();
+        let qh = queue.handle();
+        let missing = |protocol, needed_for| WaylandError::Missing {
+            protocol,
+            needed_for,
+        };
+        let manager: ZwlrScreencopyManagerV1 = self
+            .globals
+            .bind(&qh, 1..=3, ())
+            .map_err(|_| missing("zwlr_screencopy_manager_v1", "screen captures"))?;
+        let shm: WlShm = self
+            .globals
+            .bind(&qh, 1..=1, ())
+            .map_err(|_| missing("wl_shm", "screen captures"))?;
+        let output: WlOutput = self
+            .globals
+            .bind(&qh, 1..=4, ())
+            .map_err(|_| missing("wl_output", "screen captures"))?;
+        let broken = |e: wayland_client::DispatchError| WaylandError::Broken(e.to_string());
+        let mut copy = Copy::default();
+        let frame = manager.capture_output(0, &output, &qh, ());
+        // Version 3 ends the offers with buffer_done; before it, the buffer event is the offer.
+        let ends_offers = self
+            .version_of("zwlr_screencopy_manager_v1")
+            .is_some_and(|v| v >= 3);
+        while !(copy.failed || (copy.buffer.is_some() && (copy.offered || !ends_offers))) {
+            queue.blocking_dispatch(&mut copy).map_err(broken)?;
+        }
+        let Some((format, width, height, stride)) = copy.buffer.filter(|_| !copy.failed) else {
+            return Err(WaylandError::Refused("a screen capture".into()));
+        };
+        let size = stride as usize * height as usize;
+        let memory = SharedMemory::new(size)?;
+        let pool = shm.create_pool(memory.fd.as_fd(), size as i32, &qh, ());
+        let buffer = pool.create_buffer(
+            0,
+            width as i32,
+            height as i32,
+            stride as i32,
+            format,
+            &qh,
+            (),
+        );
+        frame.copy(&buffer);
+        while !(copy.ready || copy.failed) {
+            queue.blocking_dispatch(&mut copy).map_err(broken)?;
+        }
+        frame.destroy();
+        buffer.destroy();
+        pool.destroy();
+        if copy.failed {
+            return Err(WaylandError::Refused("a screen capture".into()));
+        }
+        let image = to_rgb(
+            &memory.map[..size],
+            format,
+            width,
+            height,
+            stride,
+            copy.flipped,
+        )?;
+        Ok(image)
+    }
+}
+
+/// Unnamed shared memory, mapped.
+struct SharedMemory {
+    fd: OwnedFd,
+    map: memmap2::MmapMut,
+}
+
+impl SharedMemory {
+    fn new(size: usize) -> Result<Self, WaylandError> {
+        let name = c"shuttle-capture";
+        // SAFETY: a valid C string and flags; the returned descriptor is checked.
+        let raw = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
+        if raw < 0 {
+            return Err(WaylandError::Refused(format!(
+                "shared memory for a capture ({})",
+                std::io::Error::last_os_error()
+            )));
+        }
+        // SAFETY: `raw` is a descriptor just opened and owned by nothing else.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        let file = std::fs::File::from(fd.try_clone().map_err(io_error)?);
+        file.set_len(size as u64).map_err(io_error)?;
+        // SAFETY: the memory is ours; the compositor writes it only between copy and ready.
+        let map = unsafe { memmap2::MmapMut::map_mut(&file) }.map_err(io_error)?;
+        Ok(Self { fd, map })
+    }
+}
+
+fn io_error(e: std::io::Error) -> WaylandError {
+    WaylandError::Refused(format!("shared memory for a capture ({e})"))
+}
+
+/// The copy as RGB rows, top first. wl_shm's formats name their channels from the highest
+/// byte of a little-endian word: XRGB8888 is B, G, R, X in memory.
+fn to_rgb(
+    data: &[u8],
+    format: wl_shm::Format,
+    width: u32,
+    height: u32,
+    stride: u32,
+    flipped: bool,
+) -> Result<RgbImage, WaylandError> {
+    let order: [usize; 3] = match format {
+        wl_shm::Format::Xrgb8888 | wl_shm::Format::Argb8888 => [2, 1, 0],
+        wl_shm::Format::Xbgr8888 | wl_shm::Format::Abgr8888 => [0, 1, 2],
+        other => {
+            return Err(WaylandError::Refused(format!(
+                "a screen capture in a pixel format shuttle does not read ({other:?})"
+            )));
+        }
+    };
+    let mut pixels = Vec::with_capacity(width as usize * height as usize * 3);
+    for row in 0..height {
+        let source = if flipped { height - 1 - row } else { row };
+        let start = (source * stride) as usize;
+        for pixel in data[start..start + width as usize * 4].chunks_exact(4) {
+            pixels.extend(order.map(|i| pixel[i]));
+        }
+    }
+    Ok(RgbImage {
+        width,
+        height,
+        pixels,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xrgb_rows_become_rgb_and_a_flipped_copy_is_turned_upright() {
+        // Two rows of one pixel, stride 8: red on top, blue below, each B, G, R, X.
+        let data = [0, 0, 255, 0, 9, 9, 9, 9, 255, 0, 0, 0, 9, 9, 9, 9];
+        let upright = to_rgb(&data, wl_shm::Format::Xrgb8888, 1, 2, 8, false).unwrap();
+        assert_eq!(upright.pixels, [255, 0, 0, 0, 0, 255]);
+        let flipped = to_rgb(&data, wl_shm::Format::Xrgb8888, 1, 2, 8, true).unwrap();
+        assert_eq!(flipped.pixels, [0, 0, 255, 255, 0, 0]);
+        assert!(to_rgb(&data, wl_shm::Format::Rgb565, 1, 2, 8, false).is_err());
+    }
+}

@@ -1,0 +1,16 @@
+//! The Wayland desk for wlroots compositors (sway, Hyprland, river, labwc, Wayfire), built
+//! over the protocols they give ordinary clients. Work in progress for issue 28: so far the
+//! session's globals, the toplevel windows (`zwlr_foreign_toplevel_manager_v1`) and a capture
+//! of an output (`zwlr_screencopy_manager_v1`); `docs/wayland.md` has the whole design.
+//!
+//! - [`session`]: the connection, what the compositor advertises, and which of the protocols
+//!   the desk builds on are there (`shuttle doctor` reports them).
+//! - [`toplevels`]: the windows, with title, app id and state.
+//! - [`capture`]: an output's pixels, copied into shared memory.
+
+pub mod capture;
+pub mod session;
+pub mod toplevels;
+
+pub use session::{DeskProtocol, Session, WaylandError, desk_protocols};
+pub use toplevels::Toplevel;
