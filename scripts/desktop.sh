@@ -154,13 +154,18 @@ start_sway() {
     as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
   fi
   chmod 700 "$dir"
+  # What an earlier sway left would read as this one being ready.
+  rm -f "$dir/ready" "$dir"/wayland-* "$dir"/sway-ipc.*
   cp "$(dirname "$0")/sway.conf" "$RIG/sway.conf"
   chmod 644 "$RIG/sway.conf"
   spawn sway "${as[@]}" env -i PATH="$PATH" HOME="$dir" XDG_RUNTIME_DIR="$dir" \
     WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1 sway -c "$RIG/sway.conf"
   until_ok 10 test -e "$dir/ready" || { say "sway did not start (see $LOGS/sway.log)"; stop; exit 1; }
-  WAYLAND_SOCKET=$dir/$(ls "$dir" | grep -E '^wayland-[0-9]+$' | head -1)
-  SWAY_SOCKET=$(ls "$dir"/sway-ipc.*.sock | head -1)
+  WAYLAND_SOCKET=$(find "$dir" -maxdepth 1 -type s -name 'wayland-[0-9]*' | head -1)
+  SWAY_SOCKET=$(find "$dir" -maxdepth 1 -type s -name 'sway-ipc.*.sock' | head -1)
+  if [ -z "$WAYLAND_SOCKET" ] || [ -z "$SWAY_SOCKET" ]; then
+    say "sway started without its sockets (see $LOGS/sway.log)"; stop; exit 1
+  fi
 }
 
 # descendants PID: PID's children, grandchildren, ... (deepest first).

@@ -25,8 +25,29 @@ fn session() -> Session {
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// A foot terminal on sway, stopped (by pid) when dropped.
+/// An app of the test's own on sway, stopped (by pid) when dropped.
 struct Terminal(Child);
+
+impl Terminal {
+    /// The GTK 3 entry window of `tests/fixture/wayland_entry.py`, native on Wayland, writing
+    /// its text to `file` as it changes.
+    fn entry(title: &str, file: &std::path::Path) -> Self {
+        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixture/wayland_entry.py");
+        let child = Command::new("/usr/bin/python3")
+            .arg(script)
+            .args([title, file.to_str().unwrap()])
+            .env("GDK_BACKEND", "wayland")
+            .env("WAYLAND_DISPLAY", rig("SHUTTLE_RIG_WAYLAND"))
+            .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+            .env_remove("DISPLAY")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("python3 with GTK 3 starts: run scripts/deps.sh");
+        Self(child)
+    }
+}
 
 impl Terminal {
     fn start(title: &str) -> Self {
@@ -127,4 +148,45 @@ fn an_output_capture_is_the_outputs_size_and_shows_a_window() {
         let shot = session.capture_output().unwrap();
         Some(()).filter(|_| shot.pixels != blank.pixels)
     });
+}
+
+#[test]
+fn typed_text_lands_exactly_in_the_focused_native_window_and_nowhere_else() {
+    let session = session();
+    let dir = std::env::temp_dir().join(format!("desk-wayland-typing-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (aside, typed) = (dir.join("bystander.txt"), dir.join("typed.txt"));
+    // Made first and kept, as the desk will: the seat has a keyboard before the apps start.
+    let mut keyboard = session.keyboard().unwrap();
+    let _bystander = Terminal::entry("desk-wayland bystander", &aside);
+    wait_for("the bystander's window", || {
+        session
+            .toplevels()
+            .unwrap()
+            .into_iter()
+            .find(|t| t.title == "desk-wayland bystander" && t.activated)
+    });
+    // sway gives the newest window the focus.
+    let _target = Terminal::entry("desk-wayland typing", &typed);
+    wait_for("the target's window to have the focus", || {
+        session
+            .toplevels()
+            .unwrap()
+            .into_iter()
+            .find(|t| t.title == "desk-wayland typing" && t.activated)
+    });
+    // Layout keys, accents, symbols, CJK, an emoji beyond the BMP.
+    let text = "Hello, wörld! ✓ 日本語 😀 #42";
+    keyboard.type_text(text).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::fs::read_to_string(&typed).unwrap() != text && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(std::fs::read_to_string(&typed).unwrap(), text);
+    assert_eq!(
+        std::fs::read_to_string(&aside).unwrap(),
+        "",
+        "the bystander got nothing"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
