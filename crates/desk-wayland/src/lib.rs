@@ -1,16 +1,19 @@
 //! The Wayland desk for wlroots compositors (sway, Hyprland, river, labwc, Wayfire), built
 //! over the protocols they give ordinary clients. Work in progress for issue 28: so far the
 //! session's globals, the toplevel windows (`zwlr_foreign_toplevel_manager_v1`), a capture
-//! of an output (`zwlr_screencopy_manager_v1`) and typing (`zwp_virtual_keyboard_v1`); `docs/wayland.md` has the whole design.
+//! of an output (`zwlr_screencopy_manager_v1`), typing (`zwp_virtual_keyboard_v1`) and clicks
+//! (`zwlr_virtual_pointer_v1`); `docs/wayland.md` has the whole design.
 //!
 //! - [`session`]: the connection, what the compositor advertises, and which of the protocols
 //!   the desk builds on are there (`shuttle doctor` reports them).
 //! - [`toplevels`]: the windows, with title, app id and state.
 //! - [`capture`]: an output's pixels, copied into shared memory.
 //! - [`keyboard`]: exact text typed on a virtual keyboard with a keymap of its own.
+//! - [`pointer`]: clicks through a virtual pointer.
 
 pub mod capture;
 pub mod keyboard;
+pub mod pointer;
 pub mod session;
 pub mod toplevels;
 

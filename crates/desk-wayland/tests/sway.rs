@@ -32,11 +32,21 @@ impl Terminal {
     /// The GTK 3 entry window of `tests/fixture/wayland_entry.py`, native on Wayland, writing
     /// its text to `file` as it changes.
     fn entry(title: &str, file: &std::path::Path) -> Self {
+        Self::gtk(title, file, &[])
+    }
+
+    /// The same script's window of one button, adding a line to `file` for each click.
+    fn button(title: &str, file: &std::path::Path) -> Self {
+        Self::gtk(title, file, &["button"])
+    }
+
+    fn gtk(title: &str, file: &std::path::Path, mode: &[&str]) -> Self {
         let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../tests/fixture/wayland_entry.py");
         let child = Command::new("/usr/bin/python3")
             .arg(script)
             .args([title, file.to_str().unwrap()])
+            .args(mode)
             .env("GDK_BACKEND", "wayland")
             .env("WAYLAND_DISPLAY", rig("SHUTTLE_RIG_WAYLAND"))
             .env("XDG_RUNTIME_DIR", std::env::temp_dir())
@@ -69,6 +79,26 @@ impl Drop for Terminal {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
+}
+
+/// The rectangle (x, y, width, height) sway gives the window titled `title`.
+fn sway_rect(title: &str) -> Option<[u32; 4]> {
+    let out = Command::new("swaymsg")
+        .args(["-s", &rig("SHUTTLE_RIG_SWAYSOCK"), "-t", "get_tree", "-r"])
+        .output()
+        .expect("swaymsg runs");
+    let tree: serde_json::Value = serde_json::from_slice(&out.stdout).expect("a tree");
+    let mut stack = vec![tree];
+    while let Some(node) = stack.pop() {
+        if node["name"] == title && node["pid"].is_number() {
+            let rect = &node["rect"];
+            return Some(["x", "y", "width", "height"].map(|k| rect[k].as_u64().unwrap() as u32));
+        }
+        for key in ["nodes", "floating_nodes"] {
+            stack.extend(node[key].as_array().cloned().unwrap_or_default());
+        }
+    }
+    None
 }
 
 fn sway_windows() -> Vec<(String, String)> {
@@ -187,6 +217,51 @@ fn typed_text_lands_exactly_in_the_focused_native_window_and_nowhere_else() {
         std::fs::read_to_string(&aside).unwrap(),
         "",
         "the bystander got nothing"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_click_lands_in_the_window_at_that_point_and_nowhere_else() {
+    let session = session();
+    let dir = std::env::temp_dir().join(format!("desk-wayland-click-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (aside, clicked) = (dir.join("bystander.txt"), dir.join("clicked.txt"));
+    // Made first and kept, as the desk will: the seat has a pointer before the apps start.
+    let mut pointer = session.pointer().unwrap();
+
+    let _bystander = Terminal::button("desk-wayland click bystander", &aside);
+    wait_for("the bystander", || {
+        sway_rect("desk-wayland click bystander")
+    });
+    let _target = Terminal::button("desk-wayland click target", &clicked);
+    // sway tiles the two side by side once the second maps.
+    let [x, y, w, h] = wait_for("the target beside the bystander", || {
+        sway_rect("desk-wayland click target").filter(|r| r[2] < 1920)
+    });
+    // sway lays the windows out in a transaction that ends when both have drawn at their new
+    // sizes; its tree tells the layout before that. Clicked once the screen is still, as an
+    // agent clicks what it has seen.
+    let mut last = session.capture_output().unwrap();
+    wait_for("the screen to be still", || {
+        std::thread::sleep(Duration::from_millis(50));
+        let now = session.capture_output().unwrap();
+        let still = now.pixels == last.pixels;
+        last = now;
+        still.then_some(())
+    });
+    pointer.click(x + w / 2, y + h / 2, (1920, 1080)).unwrap();
+    wait_for("the click in the target", || {
+        (std::fs::read_to_string(&clicked).ok()? == "clicked\n").then_some(())
+    });
+    assert_eq!(
+        std::fs::read_to_string(&aside).unwrap(),
+        "",
+        "the bystander got nothing"
+    );
+    assert!(
+        pointer.click(1920, 10, (1920, 1080)).is_err(),
+        "outside the output"
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
