@@ -102,14 +102,9 @@ impl Pointer {
                 extent.0, extent.1
             )));
         }
-        // A move to where the cursor already is changes nothing, and sway then gives the
-        // surface mapped under it since no pointer focus: the cursor comes from a pixel away.
-        let beside = if x > 0 { x - 1 } else { x + 1 };
-        for x in [beside, x] {
-            self.pointer
-                .motion_absolute(self.now(), x, y, extent.0, extent.1);
-            self.pointer.frame();
-        }
+        self.pointer
+            .motion_absolute(self.now(), x, y, extent.0, extent.1);
+        self.pointer.frame();
         for state in [ButtonState::Pressed, ButtonState::Released] {
             self.pointer.button(self.now(), BUTTON_LEFT, state);
             self.pointer.frame();
