@@ -4,8 +4,6 @@
 //! else's layout is touched, and a character no layout has is typed like any other.
 
 use std::os::fd::{AsFd, FromRawFd, OwnedFd};
-use std::time::Instant;
-
 use wayland_client::protocol::wl_seat::{self, WlSeat};
 use wayland_client::{Connection, Dispatch, EventQueue, QueueHandle, WEnum};
 use wayland_protocols_misc::zwp_virtual_keyboard_v1::client::{
@@ -13,7 +11,7 @@ use wayland_protocols_misc::zwp_virtual_keyboard_v1::client::{
     zwp_virtual_keyboard_v1::ZwpVirtualKeyboardV1,
 };
 
-use crate::session::{Session, WaylandError};
+use crate::session::{Session, WaylandError, timestamp};
 
 /// The most distinct characters a keymap holds: keycodes 9 to 255.
 const BATCH: usize = 240;
@@ -64,7 +62,6 @@ pub struct Keyboard {
     queue: EventQueue<Typing>,
     keyboard: ZwpVirtualKeyboardV1,
     typing: Typing,
-    started: Instant,
 }
 
 impl Session {
@@ -90,7 +87,6 @@ impl Session {
             queue,
             keyboard,
             typing: Typing::default(),
-            started: Instant::now(),
         };
         while !keyboard.typing.has_keyboard {
             keyboard.sync()?;
@@ -106,22 +102,18 @@ impl Keyboard {
         let mut start = 0;
         while start < chars.len() {
             let (keys, end) = batch(&chars[start..]);
-            self.upload(&keymap(&keys))?;
+            let names: Vec<String> = keys.iter().map(|&c| keysym_name(c)).collect();
+            self.upload(&keymap(&names))?;
             for &c in &chars[start..start + end] {
                 let index = keys.iter().position(|&k| k == c).unwrap_or_default();
                 let code = FIRST_KEYCODE + index as u32 - 8;
-                self.keyboard.key(self.now(), code, 1);
-                self.keyboard.key(self.now(), code, 0);
+                self.keyboard.key(timestamp(), code, 1);
+                self.keyboard.key(timestamp(), code, 0);
             }
             self.sync()?;
             start += end;
         }
         Ok(())
-    }
-
-    /// Milliseconds since the keyboard was made: the events' timestamps.
-    fn now(&self) -> u32 {
-        self.started.elapsed().as_millis() as u32
     }
 
     /// Hands the compositor `keymap`, and waits until it has it.
@@ -157,14 +149,15 @@ fn batch(chars: &[char]) -> (Vec<char>, usize) {
     (keys, chars.len())
 }
 
-/// An XKB keymap with `keys` on keycodes from [`FIRST_KEYCODE`] up, one level each.
-fn keymap(keys: &[char]) -> String {
+/// An XKB keymap with `keys` (keysym names) on keycodes from [`FIRST_KEYCODE`] up, one level
+/// each.
+fn keymap(keys: &[String]) -> String {
     let mut codes = String::new();
     let mut symbols = String::new();
-    for (i, &c) in keys.iter().enumerate() {
+    for (i, keysym) in keys.iter().enumerate() {
         let code = FIRST_KEYCODE as usize + i;
         codes += &format!("    <K{code}> = {code};\n");
-        symbols += &format!("    key <K{code}> {{ [ {} ] }};\n", keysym_name(c));
+        symbols += &format!("    key <K{code}> {{ [ {keysym} ] }};\n");
     }
     format!(
         "xkb_keymap {{\n  xkb_keycodes \"shuttle\" {{\n    minimum = 8;\n    maximum = 255;\n{codes}  }};\n  \
@@ -217,7 +210,8 @@ mod tests {
 
     #[test]
     fn the_keymap_names_each_key_by_its_keysym() {
-        let text = keymap(&['é', '\n', '日']);
+        let names: Vec<String> = ['é', '\n', '日'].map(keysym_name).to_vec();
+        let text = keymap(&names);
         assert!(text.contains("<K9> = 9;"), "{text}");
         assert!(text.contains("key <K9> { [ U00E9 ] };"), "{text}");
         assert!(text.contains("key <K10> { [ Return ] };"), "{text}");

@@ -15,7 +15,7 @@ use wayland_protocols_wlr::virtual_pointer::v1::client::{
     zwlr_virtual_pointer_v1::ZwlrVirtualPointerV1,
 };
 
-use crate::session::{Session, WaylandError};
+use crate::session::{Session, WaylandError, timestamp};
 
 /// Linux's code for the left button (`BTN_LEFT`).
 const BUTTON_LEFT: u32 = 0x110;
@@ -103,24 +103,13 @@ impl Pointer {
             )));
         }
         self.pointer
-            .motion_absolute(self.now(), x, y, extent.0, extent.1);
+            .motion_absolute(timestamp(), x, y, extent.0, extent.1);
         self.pointer.frame();
         for state in [ButtonState::Pressed, ButtonState::Released] {
-            self.pointer.button(self.now(), BUTTON_LEFT, state);
+            self.pointer.button(timestamp(), BUTTON_LEFT, state);
             self.pointer.frame();
         }
         self.sync()
-    }
-
-    /// The events' timestamps: milliseconds of the monotonic clock, as input devices give.
-    fn now(&self) -> u32 {
-        let mut now = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: a valid clock id and a valid pointer to fill.
-        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
-        (now.tv_sec as u64 * 1000 + now.tv_nsec as u64 / 1_000_000) as u32
     }
 
     /// Waits until the compositor has handled every request sent.

@@ -100,6 +100,17 @@ impl Session {
     }
 }
 
+/// An input event's timestamp: milliseconds of the monotonic clock, as input devices give.
+pub(crate) fn timestamp() -> u32 {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid clock id and a valid pointer to fill.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
+    (now.tv_sec as u64 * 1000 + now.tv_nsec as u64 / 1_000_000) as u32
+}
+
 /// The protocols the Wayland desk builds on, and what each is for.
 const DESK_PROTOCOLS: [(&str, &str); 4] = [
     (
