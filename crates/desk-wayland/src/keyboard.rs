@@ -1,9 +1,12 @@
-//! Typing exact text through `zwp_virtual_keyboard_v1`. A virtual keyboard carries a keymap
-//! of shuttle's own, so every character gets a key: each batch of text uploads a keymap that
-//! puts the batch's characters on keys of their own, then presses and releases them. Nobody
-//! else's layout is touched, and a character no layout has is typed like any other.
+//! Typing exact text, and shortcuts, through `zwp_virtual_keyboard_v1`. A virtual keyboard
+//! carries a keymap of shuttle's own, so every character gets a key: a base layout (printable
+//! ASCII, editing and function keys, modifiers) keeps its keys in every keymap, and each batch
+//! of other characters gets the keys after it, lent for that batch's keymap. Nobody else's
+//! layout is touched, and a character no layout has is typed like any other.
 
 use std::os::fd::{AsFd, FromRawFd, OwnedFd};
+use std::sync::LazyLock;
+
 use wayland_client::protocol::wl_seat::{self, WlSeat};
 use wayland_client::{Connection, Dispatch, EventQueue, QueueHandle, WEnum};
 use wayland_protocols_misc::zwp_virtual_keyboard_v1::client::{
@@ -13,8 +16,6 @@ use wayland_protocols_misc::zwp_virtual_keyboard_v1::client::{
 
 use crate::session::{Session, WaylandError, timestamp};
 
-/// The most distinct characters a keymap holds: keycodes 9 to 255.
-const BATCH: usize = 240;
 /// The first keycode given out (8 is the lowest XKB allows; evdev's code is 8 less).
 const FIRST_KEYCODE: u32 = 9;
 /// `zwp_virtual_keyboard_v1.keymap`'s format: an XKB keymap, as text.
@@ -96,24 +97,55 @@ impl Session {
 }
 
 impl Keyboard {
-    /// Types `text` exactly: each batch of characters gets a keymap, then its keys.
+    /// Types `text` exactly. The characters of the base layout keep their keys; the others get
+    /// lent keys, batch by batch, each batch with its keymap.
     pub fn type_text(&mut self, text: &str) -> Result<(), WaylandError> {
-        let chars: Vec<char> = text.chars().collect();
+        let keysyms: Vec<u32> = text.chars().map(char_keysym).collect();
         let mut start = 0;
-        while start < chars.len() {
-            let (keys, end) = batch(&chars[start..]);
-            let names: Vec<String> = keys.iter().map(|&c| keysym_name(c)).collect();
-            self.upload(&keymap(&names))?;
-            for &c in &chars[start..start + end] {
-                let index = keys.iter().position(|&k| k == c).unwrap_or_default();
-                let code = FIRST_KEYCODE + index as u32 - 8;
-                self.keyboard.key(timestamp(), code, 1);
-                self.keyboard.key(timestamp(), code, 0);
+        while start < keysyms.len() {
+            let (lent, end) = batch(&keysyms[start..]);
+            self.upload(&keymap(&lent))?;
+            for &keysym in &keysyms[start..start + end] {
+                let code = keycode(keysym, &lent);
+                self.keyboard.key(timestamp(), code - 8, 1);
+                self.keyboard.key(timestamp(), code - 8, 0);
             }
             self.sync()?;
             start += end;
         }
         Ok(())
+    }
+
+    /// Presses `keysyms` in order (modifiers first), then releases them in reverse order; the
+    /// modifiers they hold are sent as the keyboard's state as they go.
+    pub fn press_keys(&mut self, keysyms: &[u32]) -> Result<(), WaylandError> {
+        let (lent, end) = batch(keysyms);
+        if end < keysyms.len() {
+            return Err(WaylandError::Refused(format!(
+                "a combination of {} keys: at most {} of them outside the base layout",
+                keysyms.len(),
+                lent_keys()
+            )));
+        }
+        self.upload(&keymap(&lent))?;
+        let mut held = 0;
+        for &keysym in keysyms {
+            self.keyboard
+                .key(timestamp(), keycode(keysym, &lent) - 8, 1);
+            if let Some(mask) = modifier_mask(keysym) {
+                held |= mask;
+                self.keyboard.modifiers(held, 0, 0, 0);
+            }
+        }
+        for &keysym in keysyms.iter().rev() {
+            self.keyboard
+                .key(timestamp(), keycode(keysym, &lent) - 8, 0);
+            if let Some(mask) = modifier_mask(keysym) {
+                held &= !mask;
+                self.keyboard.modifiers(held, 0, 0, 0);
+            }
+        }
+        self.sync()
     }
 
     /// Hands the compositor `keymap`, and waits until it has it.
@@ -134,30 +166,68 @@ impl Keyboard {
     }
 }
 
-/// The distinct characters of the longest start of `chars` that fits one keymap, and how many
-/// characters that start holds.
-fn batch(chars: &[char]) -> (Vec<char>, usize) {
-    let mut keys: Vec<char> = Vec::new();
-    for (i, &c) in chars.iter().enumerate() {
-        if !keys.contains(&c) {
-            if keys.len() == BATCH {
-                return (keys, i);
-            }
-            keys.push(c);
-        }
-    }
-    (keys, chars.len())
+/// The keys every keymap holds, on the same keycodes from [`FIRST_KEYCODE`] up: printable
+/// ASCII, the editing and function keys, and the modifiers. Apps keep a table of which key
+/// gives which keysym and may not renew it when a keymap changes (GTK 3's shortcuts do not),
+/// so a shortcut's keys must never move.
+static BASE: LazyLock<Vec<u32>> = LazyLock::new(|| {
+    let mut base: Vec<u32> = (0x20..=0x7e).collect();
+    base.extend([
+        0xff0d, 0xff09, 0xff08, 0xff1b, 0xffff, // Return, Tab, BackSpace, Escape, Delete
+        0xff50, 0xff57, 0xff51, 0xff52, 0xff53, 0xff54, // Home, End, Left, Up, Right, Down
+        0xff55, 0xff56, 0xff63, 0xff67, // Page_Up, Page_Down, Insert, Menu
+        0xffe1, 0xffe3, 0xffe9, 0xffeb, // Shift_L, Control_L, Alt_L, Super_L
+    ]);
+    base.extend(0xffbe..=0xffc9); // F1 to F12
+    base
+});
+
+/// How many keys are lent per keymap, on the keycodes after the base layout's (up to 255).
+fn lent_keys() -> usize {
+    255 - FIRST_KEYCODE as usize + 1 - BASE.len()
 }
 
-/// An XKB keymap with `keys` (keysym names) on keycodes from [`FIRST_KEYCODE`] up, one level
-/// each.
-fn keymap(keys: &[String]) -> String {
+/// The keysyms outside the base layout in the longest start of `keysyms` whose such keysyms
+/// fit the lent keys, and how many keysyms that start holds.
+fn batch(keysyms: &[u32]) -> (Vec<u32>, usize) {
+    let mut lent: Vec<u32> = Vec::new();
+    for (i, &keysym) in keysyms.iter().enumerate() {
+        if BASE.contains(&keysym) || lent.contains(&keysym) {
+            continue;
+        }
+        if lent.len() == lent_keys() {
+            return (lent, i);
+        }
+        lent.push(keysym);
+    }
+    (lent, keysyms.len())
+}
+
+/// The keycode of `keysym`: its base key, else its lent one.
+fn keycode(keysym: u32, lent: &[u32]) -> u32 {
+    let index = BASE
+        .iter()
+        .position(|&k| k == keysym)
+        .or_else(|| {
+            lent.iter()
+                .position(|&k| k == keysym)
+                .map(|i| BASE.len() + i)
+        })
+        .unwrap_or_default();
+    FIRST_KEYCODE + index as u32
+}
+
+/// An XKB keymap with the base layout and then `lent`, one level each, the modifiers mapped.
+fn keymap(lent: &[u32]) -> String {
     let mut codes = String::new();
     let mut symbols = String::new();
-    for (i, keysym) in keys.iter().enumerate() {
+    for (i, &keysym) in BASE.iter().chain(lent).enumerate() {
         let code = FIRST_KEYCODE as usize + i;
         codes += &format!("    <K{code}> = {code};\n");
-        symbols += &format!("    key <K{code}> {{ [ {keysym} ] }};\n");
+        symbols += &format!("    key <K{code}> {{ [ 0x{keysym:x} ] }};\n");
+        if let Some(modifier) = modifier_name(keysym) {
+            symbols += &format!("    modifier_map {modifier} {{ <K{code}> }};\n");
+        }
     }
     format!(
         "xkb_keymap {{\n  xkb_keycodes \"shuttle\" {{\n    minimum = 8;\n    maximum = 255;\n{codes}  }};\n  \
@@ -167,15 +237,31 @@ fn keymap(keys: &[String]) -> String {
     )
 }
 
-/// The XKB name of the keysym that types `c`: a key's own name for the characters apps read as
-/// keys (Return, Tab, BackSpace), else its Unicode name.
-fn keysym_name(c: char) -> String {
+/// The keysym a character types: Return for a line break, Tab, BackSpace, else its own.
+fn char_keysym(c: char) -> u32 {
     match c {
-        '\n' => "Return".into(),
-        '\t' => "Tab".into(),
-        '\u{8}' => "BackSpace".into(),
-        c => format!("U{:04X}", c as u32),
+        '\u{8}' => 0xff08,
+        c => desk::keys::char_keysym(c).unwrap_or(0x0100_0000 + c as u32),
     }
+}
+
+/// The real modifier a modifier keysym is mapped to, and its bit in a modifier mask.
+fn modifier(keysym: u32) -> Option<(&'static str, u32)> {
+    match keysym {
+        0xffe1 | 0xffe2 => Some(("Shift", 1)),
+        0xffe3 | 0xffe4 => Some(("Control", 1 << 2)),
+        0xffe7..=0xffea => Some(("Mod1", 1 << 3)),
+        0xffeb | 0xffec => Some(("Mod4", 1 << 6)),
+        _ => None,
+    }
+}
+
+fn modifier_name(keysym: u32) -> Option<&'static str> {
+    modifier(keysym).map(|(name, _)| name)
+}
+
+fn modifier_mask(keysym: u32) -> Option<u32> {
+    modifier(keysym).map(|(_, mask)| mask)
 }
 
 /// Unnamed memory holding `bytes`, for the compositor to read.
@@ -198,23 +284,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_batch_holds_each_character_once_and_stops_where_the_keymap_is_full() {
-        let (keys, taken) = batch(&['a', 'b', 'a', 'é']);
-        assert_eq!((keys, taken), (vec!['a', 'b', 'é'], 4));
-        let many: Vec<char> = (0..300)
-            .map(|i| char::from_u32(0x4e00 + i).unwrap())
-            .collect();
-        let (keys, taken) = batch(&many);
-        assert_eq!((keys.len(), taken), (BATCH, BATCH));
+    fn the_base_layout_leaves_most_keycodes_to_lend() {
+        assert_eq!(BASE.len() + lent_keys(), 255 - FIRST_KEYCODE as usize + 1);
+        assert!(lent_keys() >= 100, "{}", lent_keys());
     }
 
     #[test]
-    fn the_keymap_names_each_key_by_its_keysym() {
-        let names: Vec<String> = ['é', '\n', '日'].map(keysym_name).to_vec();
-        let text = keymap(&names);
-        assert!(text.contains("<K9> = 9;"), "{text}");
-        assert!(text.contains("key <K9> { [ U00E9 ] };"), "{text}");
-        assert!(text.contains("key <K10> { [ Return ] };"), "{text}");
-        assert!(text.contains("key <K11> { [ U65E5 ] };"), "{text}");
+    fn a_batch_lends_keys_only_outside_the_base_and_stops_where_they_run_out() {
+        let text: Vec<u32> = "aé\né日".chars().map(char_keysym).collect();
+        let (lent, taken) = batch(&text);
+        assert_eq!(lent, [char_keysym('é'), char_keysym('日')]);
+        assert_eq!(taken, 5);
+        assert_eq!(keycode(0x61, &lent), FIRST_KEYCODE + 0x41);
+        assert_eq!(
+            keycode(char_keysym('日'), &lent),
+            FIRST_KEYCODE + BASE.len() as u32 + 1
+        );
+        let many: Vec<u32> = (0..300).map(|i| 0x0100_4e00 + i).collect();
+        let (lent, taken) = batch(&many);
+        assert_eq!((lent.len(), taken), (lent_keys(), lent_keys()));
+    }
+
+    #[test]
+    fn the_keymap_keeps_a_shortcuts_key_and_maps_the_modifiers() {
+        let text = keymap(&[char_keysym('é')]);
+        assert!(text.contains("key <K74> { [ 0x61 ] };"), "{text}");
+        assert!(text.contains("modifier_map Control {"), "{text}");
+        assert!(
+            text.contains(&format!("[ 0x{:x} ]", char_keysym('é'))),
+            "{text}"
+        );
     }
 }

@@ -181,7 +181,7 @@ fn an_output_capture_is_the_outputs_size_and_shows_a_window() {
 }
 
 #[test]
-fn typed_text_lands_exactly_in_the_focused_native_window_and_nowhere_else() {
+fn typed_text_and_a_shortcut_land_in_the_focused_native_window_and_nowhere_else() {
     let session = session();
     let dir = std::env::temp_dir().join(format!("desk-wayland-typing-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -213,6 +213,13 @@ fn typed_text_lands_exactly_in_the_focused_native_window_and_nowhere_else() {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert_eq!(std::fs::read_to_string(&typed).unwrap(), text);
+    // A shortcut acts as one: ctrl+a selects it all, and what is typed next replaces it.
+    let select_all = desk::keys::parse_combo("ctrl+a").unwrap();
+    keyboard.press_keys(&select_all.keysyms).unwrap();
+    keyboard.type_text("X").unwrap();
+    wait_for("the text replaced", || {
+        (std::fs::read_to_string(&typed).ok()? == "X").then_some(())
+    });
     assert_eq!(
         std::fs::read_to_string(&aside).unwrap(),
         "",
