@@ -60,22 +60,8 @@ impl Dispatch<ZwlrScreencopyFrameV1, ()> for Copy {
     }
 }
 
-/// Objects whose events carry nothing the copy needs.
-macro_rules! ignore_events {
-    ($($proxy:ty),*) => {$(
-        impl Dispatch<$proxy, ()> for Copy {
-            fn event(_: &mut Self, _: &$proxy, _: <$proxy as wayland_client::Proxy>::Event,
-                _: &(), _: &Connection, _: &QueueHandle<Self>) {}
-        }
-    )*};
-}
-ignore_events!(
-    ZwlrScreencopyManagerV1,
-    WlShm,
-    WlShmPool,
-    WlBuffer,
-    WlOutput
-);
+// Objects whose events carry nothing the copy needs.
+ignore_events!(Copy: ZwlrScreencopyManagerV1, WlShm, WlShmPool, WlBuffer, WlOutput);
 
 impl Session {
     /// The pixels of the first output, whole.

@@ -7,13 +7,13 @@
 use std::os::fd::{AsFd, FromRawFd, OwnedFd};
 use std::sync::LazyLock;
 
-use wayland_client::protocol::wl_seat::{self, WlSeat};
-use wayland_client::{Connection, Dispatch, EventQueue, QueueHandle, WEnum};
+use wayland_client::protocol::wl_seat;
 use wayland_protocols_misc::zwp_virtual_keyboard_v1::client::{
     zwp_virtual_keyboard_manager_v1::ZwpVirtualKeyboardManagerV1,
     zwp_virtual_keyboard_v1::ZwpVirtualKeyboardV1,
 };
 
+use crate::device::{Device, Seat};
 use crate::session::{Session, WaylandError, timestamp};
 
 /// The first keycode given out (8 is the lowest XKB allows; evdev's code is 8 less).
@@ -21,78 +21,32 @@ const FIRST_KEYCODE: u32 = 9;
 /// `zwp_virtual_keyboard_v1.keymap`'s format: an XKB keymap, as text.
 const XKB_V1: u32 = 1;
 
-/// What the seat said: whether it has a keyboard, which it has once the virtual one exists.
-#[derive(Default)]
-pub(crate) struct Typing {
-    has_keyboard: bool,
-}
+ignore_events!(Seat: ZwpVirtualKeyboardManagerV1, ZwpVirtualKeyboardV1);
 
-impl Dispatch<WlSeat, ()> for Typing {
-    fn event(
-        typing: &mut Self,
-        _: &WlSeat,
-        event: wl_seat::Event,
-        _: &(),
-        _: &Connection,
-        _: &QueueHandle<Self>,
-    ) {
-        if let wl_seat::Event::Capabilities {
-            capabilities: WEnum::Value(capabilities),
-        } = event
-        {
-            typing.has_keyboard = capabilities.contains(wl_seat::Capability::Keyboard);
-        }
-    }
-}
-
-macro_rules! ignore_events {
-    ($($proxy:ty),*) => {$(
-        impl Dispatch<$proxy, ()> for Typing {
-            fn event(_: &mut Self, _: &$proxy, _: <$proxy as wayland_client::Proxy>::Event,
-                _: &(), _: &Connection, _: &QueueHandle<Self>) {}
-        }
-    )*};
-}
-ignore_events!(ZwpVirtualKeyboardManagerV1, ZwpVirtualKeyboardV1);
-
-/// A virtual keyboard on the compositor's seat. Make it once, before the first typing, and keep
-/// it: a headless seat gains its keyboard only when the first virtual one is made, and the apps
-/// then bind theirs on their own time, so keys sent at once can reach an app that has no
-/// keyboard yet and be lost.
+/// A virtual keyboard on the compositor's seat, made once and kept (the `device` module says
+/// why).
 pub struct Keyboard {
-    queue: EventQueue<Typing>,
+    device: Device,
     keyboard: ZwpVirtualKeyboardV1,
-    typing: Typing,
 }
 
 impl Session {
     /// A virtual keyboard of shuttle's own on the compositor's first seat, once the seat says
     /// it has a keyboard.
     pub fn keyboard(&self) -> Result<Keyboard, WaylandError> {
-        let queue = self.conn.new_event_queue::<Typing>();
-        let qh = queue.handle();
-        let missing = |protocol| WaylandError::Missing {
-            protocol,
-            needed_for: "keys and typing",
-        };
-        let manager: ZwpVirtualKeyboardManagerV1 = self
-            .globals
-            .bind(&qh, 1..=1, ())
-            .map_err(|_| missing("zwp_virtual_keyboard_manager_v1"))?;
-        let seat: WlSeat = self
-            .globals
-            .bind(&qh, 1..=7, ())
-            .map_err(|_| missing("wl_seat"))?;
-        let keyboard = manager.create_virtual_keyboard(&seat, &qh, ());
-        let mut keyboard = Keyboard {
-            queue,
-            keyboard,
-            typing: Typing::default(),
-        };
-        while !keyboard.typing.has_keyboard {
-            keyboard.sync()?;
-        }
-        Ok(keyboard)
+        let needed_for = "keys and typing";
+        let (device, keyboard) =
+            self.device(wl_seat::Capability::Keyboard, needed_for, |qh, seat| {
+                let manager: ZwpVirtualKeyboardManagerV1 = self
+                    .globals
+                    .bind(qh, 1..=1, ())
+                    .map_err(|_| WaylandError::Missing {
+                        protocol: "zwp_virtual_keyboard_manager_v1",
+                        needed_for,
+                    })?;
+                Ok(manager.create_virtual_keyboard(seat, qh, ()))
+            })?;
+        Ok(Keyboard { device, keyboard })
     }
 }
 
@@ -110,7 +64,7 @@ impl Keyboard {
                 self.keyboard.key(timestamp(), code - 8, 1);
                 self.keyboard.key(timestamp(), code - 8, 0);
             }
-            self.sync()?;
+            self.device.sync()?;
             start += end;
         }
         Ok(())
@@ -145,7 +99,7 @@ impl Keyboard {
                 self.keyboard.modifiers(held, 0, 0, 0);
             }
         }
-        self.sync()
+        self.device.sync()
     }
 
     /// Hands the compositor `keymap`, and waits until it has it.
@@ -154,15 +108,7 @@ impl Keyboard {
         bytes.push(0);
         let fd = shared_text(&bytes)?;
         self.keyboard.keymap(XKB_V1, fd.as_fd(), bytes.len() as u32);
-        self.sync()
-    }
-
-    /// Waits until the compositor has handled every request sent.
-    fn sync(&mut self) -> Result<(), WaylandError> {
-        self.queue
-            .roundtrip(&mut self.typing)
-            .map(drop)
-            .map_err(|e| WaylandError::Broken(e.to_string()))
+        self.device.sync()
     }
 }
 

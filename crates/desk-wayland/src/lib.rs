@@ -9,9 +9,27 @@
 //! - [`toplevels`]: the windows, with title, app id and state.
 //! - [`capture`]: an output's pixels, copied into shared memory.
 //! - [`keyboard`]: exact text typed on a virtual keyboard with a keymap of its own.
-//! - [`pointer`]: clicks through a virtual pointer.
+//! - [`pointer`](mod@pointer): clicks through a virtual pointer.
+
+/// Implements `Dispatch` for objects whose events `$state` has no use for.
+macro_rules! ignore_events {
+    ($state:ty: $($proxy:ty),* $(,)?) => {$(
+        impl wayland_client::Dispatch<$proxy, ()> for $state {
+            fn event(
+                _: &mut Self,
+                _: &$proxy,
+                _: <$proxy as wayland_client::Proxy>::Event,
+                _: &(),
+                _: &wayland_client::Connection,
+                _: &wayland_client::QueueHandle<Self>,
+            ) {
+            }
+        }
+    )*};
+}
 
 pub mod capture;
+mod device;
 pub mod keyboard;
 pub mod pointer;
 pub mod session;
