@@ -73,8 +73,9 @@ pub struct AtSpi {
     direct: Mutex<HashMap<String, Option<zbus::Connection>>>,
     /// Short ids for objects with long paths, shared by every connection of the process.
     ids: &'static Ids,
-    /// Whether each app (by bus name) marks nodes below its windows `showing`.
-    sets_showing: Mutex<HashMap<String, bool>>,
+    /// Each app's toolkit and its version (by bus name, which an app keeps for its life), once
+    /// the app has said them.
+    toolkits: Mutex<HashMap<String, (String, String)>>,
     /// The bus's tag, in front of every node id read on it.
     tag: BusTag,
     /// Trees read lately, answered again while their apps report no change (`None`: the
@@ -114,7 +115,7 @@ impl AtSpi {
                 pids: Mutex::default(),
                 direct: Mutex::default(),
                 ids: Ids::shared(),
-                sets_showing: Mutex::default(),
+                toolkits: Mutex::default(),
                 tag: BusTag::of(&bus_id),
                 warm,
             })
@@ -289,36 +290,37 @@ impl AtSpi {
         Ok(pid)
     }
 
-    /// Whether the app at `bus` marks the nodes below its windows `showing` (GTK 4 does not: it
-    /// sets `showing` on the window alone). Unknown toolkits are taken to. Known per bus name,
-    /// which an app keeps for its life.
-    async fn sets_showing(&self, bus: &str) -> bool {
-        if let Some(&known) = self.lock_showing().get(bus) {
+    /// The toolkit of the app at `bus` and its version, as it says them; asked once, and again
+    /// while asking fails.
+    pub(super) async fn toolkit(&self, bus: &str) -> Option<(String, String)> {
+        let known = self.lock_toolkits().get(bus).cloned();
+        if known.is_some() {
             return known;
         }
-        let Ok(app) = self
+        let app = self
             .proxy::<ApplicationProxy<'_>>(&NodeRef::new(bus, ROOT_PATH))
             .await
-        else {
-            return true;
-        };
+            .ok()?;
         let (toolkit, version) = futures::join!(app.toolkit_name(), app.version());
-        let (Ok(toolkit), Ok(version)) = (toolkit, version) else {
-            return true;
-        };
-        let sets = !(toolkit == "GTK" && version.starts_with("4."));
-        self.lock_showing().insert(bus.to_string(), sets);
-        sets
+        let said = (toolkit.ok()?, version.ok()?);
+        self.lock_toolkits().insert(bus.to_string(), said.clone());
+        Some(said)
+    }
+
+    /// Whether the app at `bus` marks the nodes below its windows `showing` (GTK 4 does not: it
+    /// sets `showing` on the window alone). Unknown toolkits are taken to.
+    async fn sets_showing(&self, bus: &str) -> bool {
+        self.toolkit(bus).await.is_none_or(|t| !is_gtk4(&t))
     }
 
     /// Whether the app at `bus` is known, by its toolkit's own word, to mark every node that
     /// shows `showing`: only then may a walk skip what is under a node that is not.
     async fn surely_sets_showing(&self, bus: &str) -> bool {
-        self.sets_showing(bus).await && self.lock_showing().get(bus) == Some(&true)
+        self.toolkit(bus).await.is_some_and(|t| !is_gtk4(&t))
     }
 
-    fn lock_showing(&self) -> std::sync::MutexGuard<'_, HashMap<String, bool>> {
-        self.sets_showing.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock_toolkits(&self) -> std::sync::MutexGuard<'_, HashMap<String, (String, String)>> {
+        self.toolkits.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn lock_pids(&self) -> std::sync::MutexGuard<'_, HashMap<String, u32>> {
@@ -816,4 +818,9 @@ fn lost_bus(e: zbus::Error) -> DeskError {
 
 fn bad_id(node: &NodeRef, e: &zbus::Error) -> DeskError {
     DeskError::Invalid(format!("{} is not a usable node id: {e}", node.to_id()))
+}
+
+/// Whether a toolkit and version (as an app says them) are GTK 4's.
+fn is_gtk4((toolkit, version): &(String, String)) -> bool {
+    toolkit == "GTK" && version.starts_with("4.")
 }

@@ -738,6 +738,16 @@ async fn property(at: &AtSpi, node: &NodeRef, name: &str) -> zbus::Result<OwnedV
     at.call(node, PROPERTIES, "Get", &(ACCESSIBLE, name)).await
 }
 
+/// Where among `nodes` the controls are that have no name.
+fn unnamed_controls(nodes: &[Node]) -> Vec<usize> {
+    nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.name.is_empty() && a11y::is_control_role(&n.role))
+        .map(|(i, _)| i)
+        .collect()
+}
+
 /// Names the unnamed controls among `nodes` (read in `order`) by their descriptions, which
 /// Qt and GTK 3 take from the tooltip: an icon button's "Replace All". A description that
 /// cannot be read, or says nothing (GTK 3 describes a slider by its number), names nothing.
@@ -746,12 +756,7 @@ async fn name_from_descriptions(
     order: &[(NodeRef, Option<usize>, usize)],
     nodes: &mut [Node],
 ) {
-    let unnamed: Vec<usize> = nodes
-        .iter()
-        .enumerate()
-        .filter(|(_, n)| n.name.is_empty() && a11y::is_control_role(&n.role))
-        .map(|(i, _)| i)
-        .collect();
+    let unnamed = unnamed_controls(nodes);
     let read = join_all(
         unnamed
             .iter()
@@ -778,12 +783,7 @@ async fn name_from_labels(
     order: &[(NodeRef, Option<usize>, usize)],
     nodes: &mut [Node],
 ) {
-    let unnamed: Vec<usize> = nodes
-        .iter()
-        .enumerate()
-        .filter(|(_, n)| n.name.is_empty() && a11y::is_control_role(&n.role))
-        .map(|(i, _)| i)
-        .collect();
+    let unnamed = unnamed_controls(nodes);
     let relations = join_all(unnamed.iter().map(|&i| {
         at.call::<Vec<(RelationType, Vec<ObjectRefOwned>)>, _>(
             &order[i].0,

@@ -21,12 +21,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use atspi::CoordType;
-use atspi::proxy::application::ApplicationProxy;
 use atspi::proxy::registry::RegistryProxy;
 use futures::StreamExt;
 
 use super::ids::NodeRef;
-use super::{AtSpi, ROOT_PATH, tree};
+use super::{AtSpi, tree};
 use desk::DeskError;
 use desk::accessibility::{Tree, Want};
 
@@ -53,11 +52,9 @@ const SENDS_EVENTS: [(&str, &str); 1] = [("gtk", "3.")];
 /// What the listener heard, and what is known of the apps it heard from.
 #[derive(Default)]
 struct Heard {
-    /// Events heard, by the sending app's bus name.
+    /// Events heard, by the sending app's bus name; an app is forgotten once its name leaves
+    /// the bus.
     events: HashMap<String, u64>,
-    /// Whether each app (by bus name) is of a toolkit that sends events. Both maps forget an
-    /// app once its name leaves the bus.
-    sends_events: HashMap<String, bool>,
     /// The last marker heard.
     mark: u64,
     /// Whether the listener still runs.
@@ -129,7 +126,6 @@ impl Warm {
                                 && new.is_empty()
                             {
                                 heard.events.remove(&name);
-                                heard.sends_events.remove(&name);
                             }
                         } else if let Some(sender) = header.sender() {
                             *heard.events.entry(sender.to_string()).or_default() += 1;
@@ -234,7 +230,7 @@ impl AtSpi {
         let Some(warm) = self.warm.as_ref() else {
             return Ok(tree::read(self, root, want).await?.tree);
         };
-        if !self.sends_events(warm, &root.bus).await {
+        if !self.sends_events(&root.bus).await {
             return Ok(tree::read(self, root, want).await?.tree);
         }
         // Over the bus, not a direct connection: the reply must come after the app's events.
@@ -274,25 +270,12 @@ impl AtSpi {
         Ok(read.tree)
     }
 
-    /// Whether the app at bus name `bus` is of a toolkit known to send events, asked once
-    /// (again when the asking failed).
-    async fn sends_events(&self, warm: &Warm, bus: &str) -> bool {
-        if let Some(&known) = warm.heard().sends_events.get(bus) {
-            return known;
-        }
-        let Ok(app) = self
-            .proxy::<ApplicationProxy<'_>>(&NodeRef::new(bus, ROOT_PATH))
-            .await
-        else {
-            return false;
-        };
-        let (Ok(toolkit), Ok(version)) = (app.toolkit_name().await, app.version().await) else {
-            return false;
-        };
-        let sends = SENDS_EVENTS.iter().any(|(name, major)| {
-            toolkit.to_lowercase().contains(name) && version.starts_with(major)
-        });
-        warm.heard().sends_events.insert(bus.to_string(), sends);
-        sends
+    /// Whether the app at bus name `bus` is of a toolkit known to send events.
+    async fn sends_events(&self, bus: &str) -> bool {
+        self.toolkit(bus).await.is_some_and(|(toolkit, version)| {
+            SENDS_EVENTS.iter().any(|(name, major)| {
+                toolkit.to_lowercase().contains(name) && version.starts_with(major)
+            })
+        })
     }
 }
