@@ -14,8 +14,9 @@ PACKAGES=(
   # and Qt 5 (a form of ours, FeatherPad)
   gtk-4-examples gnome-calculator gnome-text-editor mousepad firefox-esr chromium libreoffice-calc libreoffice-writer
   libreoffice-gtk3 python3-pyqt5 featherpad evince thunar galculator
-  # the Wayland tests: headless sway, a native terminal, and grim to compare captures with
-  sway foot grim
+  # the Wayland tests: headless sway, a native terminal, grim to compare captures with, and
+  # wtype to press keys as the person
+  sway foot grim wtype
   # `open`: the XDG MIME associations
   xdg-utils
   # independent readings in tests, and the peer tools in the benchmarks

@@ -28,12 +28,20 @@ macro_rules! ignore_events {
     )*};
 }
 
+pub mod backend;
 pub mod capture;
 mod device;
+pub mod events;
+pub mod hotkey;
 pub mod keyboard;
+pub mod placed;
 pub mod pointer;
 pub mod session;
+pub mod sway;
 pub mod toplevels;
 
+pub use backend::WaylandBackend;
+pub use placed::Placed;
 pub use session::{DeskProtocol, Session, WaylandError, desk_protocols};
+pub use sway::Sway;
 pub use toplevels::Toplevel;

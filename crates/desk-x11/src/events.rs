@@ -3,16 +3,13 @@
 //! become active, or are being made and mapped. A reply can then say what changed since the
 //! caller's previous one, however late the change came, without watching for it.
 //!
-//! The log keeps the latest [`KEPT`] events; older ones are counted as dropped, so a storm of
-//! windows never grows the daemon's memory.
+//! The events go into a [`WindowLog`], which keeps only the latest few thousand.
 
-use std::collections::{HashSet, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
-use std::time::Instant;
 
-use desk::{DeskError, WindowEvent, WindowEventKind, WindowEvents};
+use desk::{DeskError, WindowEventKind, WindowEvents, WindowLog};
 use x11rb::connection::Connection;
 use x11rb::protocol::Event;
 use x11rb::protocol::xproto::{
@@ -24,53 +21,6 @@ use crate::patient::Conn;
 use super::windows::format_id;
 use super::{connect_error, lost, reply_error};
 
-/// How many events the log keeps.
-const KEPT: usize = 4096;
-
-/// Tells one stream from the next (a reconnection starts a new one).
-static STREAMS: AtomicU64 = AtomicU64::new(1);
-
-/// The events so far.
-struct Log {
-    stream: u64,
-    /// How many events there have been.
-    count: u64,
-    /// The latest ones, each with its count.
-    kept: VecDeque<(u64, WindowEvent)>,
-}
-
-impl Log {
-    fn push(&mut self, kind: WindowEventKind, window: Option<Xid>) {
-        self.count += 1;
-        self.kept.push_back((
-            self.count,
-            WindowEvent {
-                at: Instant::now(),
-                window: window.map(format_id),
-                kind,
-            },
-        ));
-        if self.kept.len() > KEPT {
-            self.kept.pop_front();
-        }
-    }
-
-    fn after(&self, after: u64) -> WindowEvents {
-        let first_kept = self.kept.front().map_or(self.count + 1, |(n, _)| *n);
-        WindowEvents {
-            stream: self.stream,
-            last: self.count,
-            events: self
-                .kept
-                .iter()
-                .filter(|(n, _)| *n > after)
-                .map(|(_, e)| e.clone())
-                .collect(),
-            dropped: first_kept.saturating_sub(after.saturating_add(1)),
-        }
-    }
-}
-
 /// The names the stream reads.
 #[derive(Clone, Copy)]
 struct Names {
@@ -81,7 +31,7 @@ struct Names {
 
 /// A running stream; dropping it ends the thread.
 pub(crate) struct Stream {
-    log: Arc<Mutex<Log>>,
+    log: Arc<Mutex<WindowLog>>,
     conn: Arc<Conn>,
     wake: Xid,
     thread: Option<JoinHandle<()>>,
@@ -120,11 +70,7 @@ impl Stream {
             watch_client(&conn, client);
         }
         conn.flush().map_err(lost)?;
-        let log = Arc::new(Mutex::new(Log {
-            stream: STREAMS.fetch_add(1, Ordering::Relaxed),
-            count: 0,
-            kept: VecDeque::new(),
-        }));
+        let log = Arc::new(Mutex::new(WindowLog::new()));
         // From now on the connection waits for events for as long as it takes.
         conn.stream().wait_forever();
         let thread = {
@@ -194,12 +140,12 @@ fn record(
     wake: Xid,
     names: Names,
     mut known: HashSet<Xid>,
-    log: &Mutex<Log>,
+    log: &Mutex<WindowLog>,
 ) {
-    let push = |kind, window| {
+    let push = |kind, window: Option<Xid>| {
         log.lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .push(kind, window);
+            .push(kind, window.map(format_id));
     };
     loop {
         let Ok(event) = conn.wait_for_event() else {
@@ -237,32 +183,5 @@ fn record(
             Event::MapNotify(e) if e.event == root => push(WindowEventKind::Appearing, None),
             _ => {}
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_log_keeps_the_latest_and_counts_what_it_dropped() {
-        let mut log = Log {
-            stream: 7,
-            count: 0,
-            kept: VecDeque::new(),
-        };
-        for _ in 0..KEPT + 10 {
-            log.push(WindowEventKind::Appearing, None);
-        }
-        let all = log.after(0);
-        assert_eq!((all.stream, all.last), (7, (KEPT + 10) as u64));
-        assert_eq!(all.events.len(), KEPT);
-        assert_eq!(all.dropped, 10);
-        let recent = log.after((KEPT + 8) as u64);
-        assert_eq!((recent.events.len(), recent.dropped), (2, 0));
-        log.push(WindowEventKind::Opened, Some(0x2a));
-        let newest = log.after((KEPT + 10) as u64);
-        assert_eq!(newest.events[0].window.as_deref(), Some("0x2a"));
-        assert!(log.after(log.count).events.is_empty());
     }
 }

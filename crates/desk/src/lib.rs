@@ -30,6 +30,7 @@ pub mod system;
 pub mod trees;
 mod verbs;
 pub mod vision;
+pub mod window_log;
 
 pub use accessibility::Accessibility;
 pub use cancel::Cancel;
@@ -42,3 +43,4 @@ pub use system::{
     FrameChange, Hotkey, Input, Launched, Opener, Platform, Presence, Question, WindowEvent,
     WindowEventKind, WindowEvents, WindowState,
 };
+pub use window_log::WindowLog;

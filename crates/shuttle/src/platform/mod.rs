@@ -2,13 +2,15 @@
 //! seats ([`seat`]) it starts for agents.
 //!
 //! On Linux with X11 the desk is `desk_x11` for the screen, input and the person's side, with
-//! `desk_linux` for processes and accessibility, and a seat is a private X display. A Wayland
-//! backend would be another crate and another [`Platform`] here, chosen from the session's
-//! environment, and a headless compositor another kind of seat.
+//! `desk_linux` for processes and accessibility, and a seat is a private X display. A sway
+//! session is driven by `desk_wayland` instead ([`wayland`]), chosen from the session's
+//! environment; a headless compositor would be another kind of seat.
 
 mod seat;
+mod wayland;
 
 pub use seat::{PrivateSeat, PrivateSeats, reap_seats};
+pub use wayland::{LinuxWayland, WaylandSession};
 
 use std::sync::Arc;
 

@@ -1,5 +1,6 @@
-//! Which display the daemon drives: the person's (`inherit`), one of its own (`private`), or
-//! one per agent (`per-agent`). Settled once at start, before any thread exists, because it
+//! Which display the daemon drives: the person's (`inherit`: their X display, or their sway
+//! session natively when the daemon starts inside one), one of its own (`private`), or one per
+//! agent (`per-agent`). Settled once at start, before any thread exists, because it
 //! changes the daemon's own environment: the credential its private displays share, and under
 //! `private` the display and its buses, so every app, script and service the daemon starts runs
 //! there and never on the person's display.
@@ -14,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::seats::{PerAgentSettings, Seat, Seats};
 use crate::config::{DaemonConfig, DisplayMode};
-use crate::platform::{self, PrivateSeat, PrivateSeats};
+use crate::platform::{self, LinuxWayland, PrivateSeat, PrivateSeats, WaylandSession};
 
 /// The display the daemon settled on, kept for its whole life: dropping it ends a private one.
 pub struct Settled {
@@ -25,6 +26,8 @@ pub struct Settled {
     /// The person's display, where the kill hotkey is grabbed (the same as `desk` under
     /// `inherit`; none when the daemon started without a DISPLAY).
     pub person: Option<String>,
+    /// Under `inherit`, the person's sway session, driven natively instead of through X11.
+    pub wayland: Option<WaylandSession>,
     private: Option<PrivateSeat>,
     seats: Option<Arc<PrivateSeats>>,
 }
@@ -34,6 +37,7 @@ impl Settled {
     pub fn status(&self) -> Value {
         json!({
             "mode": self.mode.name(),
+            "system": if self.wayland.is_some() { "wayland" } else { "x11" },
             "name": self.desk,
             "person": self.person,
             "group": self.private.as_ref().map(PrivateSeat::leader),
@@ -44,9 +48,12 @@ impl Settled {
     /// The platform that grabs the kill hotkey (on the person's display) and, unless displays
     /// are per agent, drives the shared one.
     pub fn platform(&self) -> Arc<dyn Platform> {
-        match &self.private {
-            Some(private) => private.platform(),
-            None => platform::desktop(self.desk.clone(), self.person.clone()),
+        match (&self.private, &self.wayland) {
+            (Some(private), _) => private.platform(),
+            (None, Some(session)) => {
+                Arc::new(LinuxWayland::new(session.clone(), self.person.clone()))
+            }
+            (None, None) => platform::desktop(self.desk.clone(), self.person.clone()),
         }
     }
 
@@ -87,10 +94,16 @@ pub fn settle(socket: &Path, chosen: Option<DisplayMode>) -> anyhow::Result<Sett
         mode,
         desk: person.clone(),
         person: person.clone(),
+        wayland: None,
         private: None,
         seats: None,
     };
     if mode == DisplayMode::Inherit {
+        // A sway session is driven natively: its native windows are beyond XWayland's reach.
+        if let Some(session) = WaylandSession::from_env() {
+            settled.desk = Some(session.name.clone());
+            settled.wayland = Some(session);
+        }
         return Ok(settled);
     }
     // SAFETY: called before the daemon starts any thread (see above).

@@ -32,5 +32,6 @@ mod safety;
 mod scripts;
 mod soak;
 mod vision;
+mod wayland;
 mod window_apps;
 mod wire;

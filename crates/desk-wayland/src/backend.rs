@@ -1,0 +1,503 @@
+//! The role traits of the desk ([`desk::Display`], [`desk::Input`]) over a sway session: the
+//! layout and the window requests through sway's IPC, pixels through screencopy, keys and
+//! text through the virtual keyboard, the pointer through the virtual pointer.
+//!
+//! What Wayland cannot tell is said, not guessed: an app cannot be asked whether it has read
+//! the input (`settle` answers `false`, so replies carry `confirmed: false`), a window's own
+//! pixels cannot be told from what covers it, and the clipboard is not served yet.
+
+use std::hash::{Hash, Hasher};
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use desk::image::{RgbImage, shrink};
+use desk::{
+    Cancel, Clip, DeskError, Display, DisplayInfo, FrameChange, Input, WindowEvents, WindowState,
+};
+use desk_core::call::{Button, ClipFormat, Direction};
+use desk_core::geometry::Rect;
+use desk_core::window::{Window, role};
+
+use crate::events::WindowStream;
+use crate::keyboard::Keyboard;
+use crate::pointer::{Pointer, PointerButton, Wheel};
+use crate::session::{Session, WaylandError};
+use crate::sway::{Sway, SwayWindow};
+
+/// The `system` a Wayland display reports in `status`.
+pub const SYSTEM: &str = "wayland";
+
+/// How many characters go out between two checks of the focus and of a cancel.
+const TYPING_BATCH: usize = 32;
+
+/// How many steps a drag moves in, so that apps see the pointer travel.
+const DRAG_STEPS: i32 = 10;
+
+/// A sway session, driven as a desk.
+pub struct WaylandBackend {
+    name: String,
+    session: Session,
+    sway: Arc<Sway>,
+    events: WindowStream,
+    keyboard: Mutex<Option<Keyboard>>,
+    pointer: Mutex<Option<Pointer>>,
+}
+
+impl WaylandBackend {
+    /// Connects to the compositor at `socket` (named `name` in replies) and to sway's IPC at
+    /// `ipc`.
+    pub fn connect(name: &str, socket: Option<&Path>, ipc: &Path) -> Result<Self, DeskError> {
+        let session = match socket {
+            Some(path) => Session::connect_to(path),
+            None => Session::connect(),
+        }
+        .map_err(unreachable)?;
+        let sway = Arc::new(Sway::connect(ipc).map_err(unreachable)?);
+        let events = WindowStream::start(&sway).map_err(unreachable)?;
+        Ok(Self {
+            name: name.to_string(),
+            session,
+            sway,
+            events,
+            keyboard: Mutex::new(None),
+            pointer: Mutex::new(None),
+        })
+    }
+
+    /// sway's IPC, for the hotkey and the accessibility positions.
+    pub fn sway(&self) -> Arc<Sway> {
+        self.sway.clone()
+    }
+
+    fn windows_now(&self) -> Result<Vec<SwayWindow>, DeskError> {
+        self.sway.windows().map_err(desk_error)
+    }
+
+    fn find(&self, id: &str) -> Result<SwayWindow, DeskError> {
+        let con: i64 = id.parse().map_err(|_| {
+            DeskError::Invalid(format!(
+                "{id:?} is not a window id of this Wayland desk (they are sway container ids, \
+                 such as \"7\"); call `windows` for the current list"
+            ))
+        })?;
+        self.windows_now()?
+            .into_iter()
+            .find(|w| w.id == con)
+            .ok_or_else(|| DeskError::WindowGone { id: id.to_string() })
+    }
+
+    fn keyboard(&self) -> Result<MutexGuard<'_, Option<Keyboard>>, DeskError> {
+        let mut keyboard = self.keyboard.lock().unwrap_or_else(PoisonError::into_inner);
+        if keyboard.is_none() {
+            *keyboard = Some(self.session.keyboard().map_err(desk_error)?);
+        }
+        Ok(keyboard)
+    }
+
+    fn with_pointer<T>(
+        &self,
+        act: impl FnOnce(&mut Pointer, Rect) -> Result<T, WaylandError>,
+    ) -> Result<T, DeskError> {
+        let layout = self.sway.layout().map_err(desk_error)?;
+        let mut pointer = self.pointer.lock().unwrap_or_else(PoisonError::into_inner);
+        if pointer.is_none() {
+            *pointer = Some(self.session.pointer().map_err(desk_error)?);
+        }
+        let pointer = pointer.as_mut().expect("made above");
+        act(pointer, layout).map_err(desk_error)
+    }
+
+    fn focused_id(&self) -> Result<Option<String>, DeskError> {
+        Ok(self
+            .windows_now()?
+            .into_iter()
+            .find(|w| w.focused)
+            .map(|w| w.id.to_string()))
+    }
+}
+
+/// Moves the pointer to desk point (x, y) of `layout`.
+fn move_in(pointer: &mut Pointer, layout: Rect, x: i32, y: i32) -> Result<(), WaylandError> {
+    let (dx, dy) = (x - layout.x, y - layout.y);
+    if dx < 0 || dy < 0 {
+        return Err(WaylandError::Refused(format!(
+            "a pointer move to {x},{y}, outside the layout"
+        )));
+    }
+    pointer.move_to(dx as u32, dy as u32, (layout.w, layout.h))
+}
+
+fn unreachable(e: WaylandError) -> DeskError {
+    DeskError::Unreachable {
+        system: SYSTEM,
+        reason: e.to_string(),
+    }
+}
+
+/// The desk's error for what the Wayland side said.
+pub fn desk_error(e: WaylandError) -> DeskError {
+    match e {
+        WaylandError::Connect(_) => unreachable(e),
+        WaylandError::Broken(reason) => DeskError::Disconnected {
+            system: SYSTEM,
+            reason,
+        },
+        WaylandError::Missing { .. } => DeskError::Unsupported(e.to_string()),
+        WaylandError::Refused(what) => DeskError::Rejected {
+            system: SYSTEM,
+            what,
+            reason: "nothing was done".into(),
+        },
+    }
+}
+
+fn record(w: &SwayWindow) -> Window {
+    Window {
+        id: w.id.to_string(),
+        title: w.title.clone(),
+        role: match w.window_type.as_deref() {
+            Some("dialog") => role::DIALOG,
+            Some("splash") => role::SPLASH,
+            _ => role::WINDOW,
+        }
+        .to_string(),
+        pid: w.pid,
+        active: w.focused,
+        app: None,
+        shell: false,
+        owner: None,
+        modal: None,
+        blocks: None,
+    }
+}
+
+impl Display for WaylandBackend {
+    fn info(&self) -> DisplayInfo {
+        DisplayInfo {
+            system: SYSTEM,
+            display: self.name.clone(),
+            capture: "screencopy",
+            window_pixels: false,
+        }
+    }
+
+    fn windows(&self) -> Result<Vec<Window>, DeskError> {
+        Ok(self.windows_now()?.iter().map(record).collect())
+    }
+
+    fn screen(&self) -> Result<Rect, DeskError> {
+        self.sway.layout().map_err(desk_error)
+    }
+
+    fn window_at(&self, x: i32, y: i32) -> Result<Option<Window>, DeskError> {
+        Ok(self
+            .windows_now()?
+            .iter()
+            .find(|w| w.shown && w.frame.contains_point(x, y))
+            .map(record))
+    }
+
+    fn window_rect(&self, id: &str) -> Result<Option<Rect>, DeskError> {
+        let window = self.find(id)?;
+        Ok(window.shown.then_some(window.content))
+    }
+
+    fn capture(&self, rect: Rect) -> Result<RgbImage, DeskError> {
+        let screen = self.session.capture_output().map_err(desk_error)?;
+        let layout = self.sway.layout().map_err(desk_error)?;
+        Ok(crop(
+            &screen,
+            Rect {
+                x: rect.x - layout.x,
+                y: rect.y - layout.y,
+                ..rect
+            },
+        ))
+    }
+
+    fn capture_scaled(&self, rect: Rect, width: u32) -> Result<RgbImage, DeskError> {
+        Ok(shrink(&self.capture(rect)?, width))
+    }
+
+    /// Wayland gives no window's own pixels, so the screen's serve while nothing covers the
+    /// window; a covered one is refused, naming what covers it.
+    fn capture_window(&self, id: &str, area: Rect) -> Result<Option<RgbImage>, DeskError> {
+        let windows = self.windows_now()?;
+        let Some(at) = windows.iter().position(|w| w.id.to_string() == id) else {
+            return Err(DeskError::WindowGone { id: id.to_string() });
+        };
+        let window = &windows[at];
+        if !window.shown {
+            return Err(DeskError::Unsupported(format!(
+                "window {id} {:?} is not on the screen (hidden, or on a workspace not shown),                  and Wayland gives no window's own pixels; focus it first",
+                window.title
+            )));
+        }
+        let wanted = Rect {
+            x: window.content.x + area.x,
+            y: window.content.y + area.y,
+            ..area
+        };
+        if let Some(cover) = windows[..at]
+            .iter()
+            .find(|w| w.shown && w.frame.intersect(&wanted).is_some())
+        {
+            return Err(DeskError::Unsupported(format!(
+                "window {id} {:?} is partly covered by window {} {:?}, and Wayland gives no                  window's own pixels; focus it first, or shoot the screen",
+                window.title, cover.id, cover.title
+            )));
+        }
+        self.capture(wanted).map(Some)
+    }
+
+    fn fingerprint(&self) -> Result<u64, DeskError> {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        for w in self.windows_now()? {
+            (
+                w.id, w.shown, w.focused, w.frame.x, w.frame.y, w.frame.w, w.frame.h,
+            )
+                .hash(&mut hasher);
+        }
+        Ok(hasher.finish())
+    }
+
+    fn window_events(&self, after: u64) -> WindowEvents {
+        self.events.after(after)
+    }
+
+    fn has_focus(&self, id: &str) -> Result<bool, DeskError> {
+        Ok(self.find(id)?.focused)
+    }
+
+    fn window_state(&self, id: &str) -> Result<WindowState, DeskError> {
+        let window = self.find(id)?;
+        Ok(WindowState {
+            minimized: window.hidden,
+            maximized: window.fullscreen,
+        })
+    }
+
+    fn frame_extents(&self, id: &str) -> Result<[u32; 4], DeskError> {
+        let SwayWindow { frame, content, .. } = self.find(id)?;
+        let gap = |outer: i64, inner: i64| (outer - inner).max(0) as u32;
+        Ok([
+            gap(i64::from(content.x), i64::from(frame.x)),
+            gap(frame.right(), content.right()),
+            gap(i64::from(content.y), i64::from(frame.y)),
+            gap(frame.bottom(), content.bottom()),
+        ])
+    }
+
+    fn read_clipboard(&self, _format: ClipFormat) -> Result<Option<Clip>, DeskError> {
+        Err(no_clipboard())
+    }
+}
+
+fn no_clipboard() -> DeskError {
+    DeskError::Unsupported(
+        "the clipboard is not served on Wayland yet (it needs wlr-data-control); copy and paste \
+         with keys (ctrl+c, ctrl+v) instead"
+            .into(),
+    )
+}
+
+/// The part of `image` under `rect`, clipped to it.
+fn crop(image: &RgbImage, rect: Rect) -> RgbImage {
+    let left = rect.x.clamp(0, image.width as i32) as u32;
+    let top = rect.y.clamp(0, image.height as i32) as u32;
+    let right = (rect.right().clamp(0, i64::from(image.width))) as u32;
+    let bottom = (rect.bottom().clamp(0, i64::from(image.height))) as u32;
+    let (width, height) = (right.saturating_sub(left), bottom.saturating_sub(top));
+    let mut pixels = Vec::with_capacity((width * height * 3) as usize);
+    for y in top..top + height {
+        let start = ((y * image.width + left) * 3) as usize;
+        pixels.extend_from_slice(&image.pixels[start..start + (width * 3) as usize]);
+    }
+    RgbImage {
+        width,
+        height,
+        pixels,
+    }
+}
+
+impl Input for WaylandBackend {
+    fn request_focus(&self, id: &str) -> Result<(), DeskError> {
+        let window = self.find(id)?;
+        self.sway
+            .command(&format!("[con_id={}] focus", window.id))
+            .map_err(desk_error)
+    }
+
+    fn request_close(&self, id: &str) -> Result<(), DeskError> {
+        let window = self.find(id)?;
+        self.sway
+            .command(&format!("[con_id={}] kill", window.id))
+            .map_err(desk_error)
+    }
+
+    fn press_keys(
+        &self,
+        keysyms: &[u32],
+        _focused: Option<&Window>,
+        cancel: &Cancel,
+    ) -> Result<(), DeskError> {
+        if cancel.is_cancelled() {
+            return Err(DeskError::Cancelled {
+                done: "no key was pressed".into(),
+            });
+        }
+        let mut keyboard = self.keyboard()?;
+        let keyboard = keyboard.as_mut().expect("made by keyboard()");
+        keyboard.press_keys(keysyms).map_err(desk_error)
+    }
+
+    fn type_text(
+        &self,
+        text: &str,
+        focused: Option<&Window>,
+        cancel: &Cancel,
+    ) -> Result<usize, DeskError> {
+        let chars: Vec<char> = text.chars().collect();
+        let total = chars.len();
+        let mut typed = 0;
+        for batch in chars.chunks(TYPING_BATCH) {
+            if cancel.is_cancelled() {
+                return Err(DeskError::Cancelled {
+                    done: format!("{typed} of {total} characters were typed"),
+                });
+            }
+            if let Some(window) = focused
+                && typed > 0
+            {
+                let now = self.focused_id()?;
+                if now.as_deref() != Some(window.id.as_str()) {
+                    return Err(DeskError::TypingEnded {
+                        why: format!(
+                            "the focus left window {} {:?} (it is now on {})",
+                            window.id,
+                            window.title,
+                            now.as_deref().unwrap_or("no window")
+                        ),
+                        typed,
+                        total,
+                    });
+                }
+            }
+            let batch: String = batch.iter().collect();
+            let mut keyboard = self.keyboard()?;
+            keyboard
+                .as_mut()
+                .expect("made by keyboard()")
+                .type_text(&batch)
+                .map_err(desk_error)?;
+            typed += batch.chars().count();
+        }
+        Ok(typed)
+    }
+
+    fn move_pointer(&self, x: i32, y: i32) -> Result<(), DeskError> {
+        self.with_pointer(|pointer, layout| move_in(pointer, layout, x, y))
+    }
+
+    fn click(&self, button: Button, count: u8) -> Result<(), DeskError> {
+        let button = match button {
+            Button::Left => PointerButton::Left,
+            Button::Right => PointerButton::Right,
+            Button::Middle => PointerButton::Middle,
+        };
+        self.with_pointer(|pointer, _| pointer.click_here(button, count))
+    }
+
+    fn scroll(&self, direction: Direction, amount: u32, cancel: &Cancel) -> Result<(), DeskError> {
+        let wheel = match direction {
+            Direction::Up => Wheel::Up,
+            Direction::Down => Wheel::Down,
+            Direction::Left => Wheel::Left,
+            Direction::Right => Wheel::Right,
+        };
+        for done in 0..amount {
+            if cancel.is_cancelled() {
+                return Err(DeskError::Cancelled {
+                    done: format!("{done} of {amount} notches were scrolled"),
+                });
+            }
+            self.with_pointer(|pointer, _| pointer.notch(wheel))?;
+        }
+        Ok(())
+    }
+
+    fn drag(&self, from: (i32, i32), to: (i32, i32), cancel: &Cancel) -> Result<(), DeskError> {
+        self.with_pointer(|pointer, layout| {
+            move_in(pointer, layout, from.0, from.1)?;
+            pointer.button(PointerButton::Left, true)?;
+            let mut moved = Ok(());
+            for step in 1..=DRAG_STEPS {
+                if cancel.is_cancelled() {
+                    break;
+                }
+                let x = from.0 + (to.0 - from.0) * step / DRAG_STEPS;
+                let y = from.1 + (to.1 - from.1) * step / DRAG_STEPS;
+                moved = move_in(pointer, layout, x, y);
+                if moved.is_err() {
+                    break;
+                }
+            }
+            // Released whatever happened on the way.
+            pointer.button(PointerButton::Left, false)?;
+            moved
+        })?;
+        if cancel.is_cancelled() {
+            return Err(DeskError::Cancelled {
+                done: "the drag was cut short and the button released".into(),
+            });
+        }
+        Ok(())
+    }
+
+    fn settle(&self, _id: &str, _limit: Duration) -> bool {
+        // Wayland cannot ask another client whether it has read its input.
+        false
+    }
+
+    fn release(&self) -> Result<(), DeskError> {
+        Ok(())
+    }
+
+    fn request_frame(&self, id: &str, change: FrameChange) -> Result<(), DeskError> {
+        let window = self.find(id)?;
+        let con = format!("[con_id={}]", window.id);
+        let command = match change {
+            FrameChange::Set {
+                x,
+                y,
+                width,
+                height,
+            } => {
+                let mut parts = vec![format!("{con} floating enable")];
+                if x.is_some() || y.is_some() {
+                    let x = x.unwrap_or(window.frame.x);
+                    let y = y.unwrap_or(window.frame.y);
+                    parts.push(format!("{con} move absolute position {x} {y}"));
+                }
+                if width.is_some() || height.is_some() {
+                    let width = width.unwrap_or(window.content.w);
+                    let height = height.unwrap_or(window.content.h);
+                    parts.push(format!("{con} resize set {width} px {height} px"));
+                }
+                parts.join("; ")
+            }
+            FrameChange::Minimize => format!("{con} move scratchpad"),
+            FrameChange::Maximize => format!("{con} fullscreen enable"),
+            FrameChange::Restore if window.hidden => {
+                format!("{con} scratchpad show; {con} floating disable; {con} focus")
+            }
+            FrameChange::Restore => format!("{con} fullscreen disable; {con} focus"),
+        };
+        self.sway.command(&command).map_err(desk_error)
+    }
+
+    fn write_clipboard(&self, _clip: Clip) -> Result<(), DeskError> {
+        Err(no_clipboard())
+    }
+}
