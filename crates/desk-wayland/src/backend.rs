@@ -179,6 +179,7 @@ impl Display for WaylandBackend {
             display: self.name.clone(),
             capture: "screencopy",
             window_pixels: false,
+            confirms: false,
         }
     }
 

@@ -207,6 +207,7 @@ impl Display for X11Backend {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner()),
             window_pixels: self.window_pixels,
+            confirms: true,
         }
     }
 

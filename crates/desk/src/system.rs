@@ -26,7 +26,7 @@ use crate::image::RgbImage;
 /// What a display says about itself, for `status`.
 #[derive(Debug, Clone, Serialize)]
 pub struct DisplayInfo {
-    /// The windowing system: `x11`.
+    /// The windowing system: `x11` or `wayland`.
     pub system: &'static str,
     /// The display it is connected to.
     pub display: String,
@@ -35,6 +35,9 @@ pub struct DisplayInfo {
     pub capture: &'static str,
     /// Whether a window's own pixels can be read even where other windows cover it.
     pub window_pixels: bool,
+    /// Whether an app can be asked if it has read the input sent to it, so that input results
+    /// can say `confirmed` (X11 can; Wayland cannot).
+    pub confirms: bool,
 }
 
 /// What happened to a top-level window, as the display saw it happen.

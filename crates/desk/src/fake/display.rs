@@ -9,6 +9,7 @@ impl Display for FakeDesk {
             display: "memory".into(),
             capture: "memory",
             window_pixels: self.state().window_pixels,
+            confirms: true,
         }
     }
 

@@ -335,6 +335,12 @@ impl Desk {
         Ok(Seen::Nothing)
     }
 
+    /// Whether an app can be asked if it has read the input sent to it (see
+    /// [`crate::DisplayInfo::confirms`]).
+    pub fn confirms(&self) -> bool {
+        self.backend.display.info().confirms
+    }
+
     /// The screen: the rectangle desk coordinates live in.
     pub fn screen(&self) -> Result<Rect, DeskError> {
         self.backend.display.screen()

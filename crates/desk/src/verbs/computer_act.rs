@@ -397,12 +397,14 @@ fn click_at(desk: &Desk, x: i32, y: i32, button: Button, count: u8) -> Result<Cl
     )
 }
 
-/// `, confirmed` when the app under the input answered a ping after it.
-fn confirmed(confirmed: bool) -> &'static str {
+/// `, confirmed` when the app under the input answered a ping after it, else why not.
+fn confirmed(desk: &Desk, confirmed: bool) -> &'static str {
     if confirmed {
         ", confirmed"
-    } else {
+    } else if desk.confirms() {
         ", not confirmed (the app did not answer a ping yet)"
+    } else {
+        ", not confirmed (this desktop cannot ask an app whether it read its input)"
     }
 }
 
@@ -428,7 +430,7 @@ fn run_step(
             Ok(format!(
                 "{name} {words}: clicked {} ×{count} at screen ({x}, {y}){}",
                 button.name(),
-                confirmed(clicked.confirmed)
+                confirmed(desk, clicked.confirmed)
             ))
         }
         Step::Type { text, aim } => {
@@ -456,14 +458,14 @@ fn run_step(
             Ok(format!(
                 "type: {line}typed {} of {total} characters{}",
                 typed.typed,
-                confirmed(typed.confirmed)
+                confirmed(desk, typed.confirmed)
             ))
         }
         Step::Key { keys, .. } => {
             let keyed = input::key(desk, &checked(key_args(keys))?)?;
             Ok(format!(
                 "{name}: pressed {keys}{}",
-                confirmed(keyed.confirmed)
+                confirmed(desk, keyed.confirmed)
             ))
         }
         Step::Scroll {
@@ -493,7 +495,7 @@ fn run_step(
                 scrolled.amount,
                 scrolled.x,
                 scrolled.y,
-                confirmed(scrolled.confirmed)
+                confirmed(desk, scrolled.confirmed)
             ))
         }
         Step::Drag { from, to } => {
@@ -514,7 +516,7 @@ fn run_step(
             )?;
             Ok(format!(
                 "drag from {words} to ({tx}, {ty}): screen ({x}, {y}) to ({to_x}, {to_y}){}",
-                confirmed(dragged.confirmed)
+                confirmed(desk, dragged.confirmed)
             ))
         }
         Step::Wait { seconds } => {

@@ -19,8 +19,13 @@ fn env(name: &str) -> Option<String> {
 /// The person's display: needed under `inherit`; otherwise only `shuttle watch` shows agents'
 /// displays on it.
 pub(super) fn display(c: &Context) -> Check {
-    let needed = c.mode == DisplayMode::Inherit;
-    let not_needed = "agents get displays of their own";
+    let sway = crate::platform::WaylandSession::from_env().is_some();
+    let needed = c.mode == DisplayMode::Inherit && !sway;
+    let not_needed = if sway && c.mode == DisplayMode::Inherit {
+        "the sway session is driven natively (the wayland check)"
+    } else {
+        "agents get displays of their own"
+    };
     let wayland = env("WAYLAND_DISPLAY");
     let Some(name) = env("DISPLAY") else {
         return match (needed, wayland) {
@@ -74,10 +79,7 @@ pub(super) fn display(c: &Context) -> Check {
         detail += " through XWayland";
     }
     if !needed {
-        return Check::ok(
-            "display",
-            format!("{detail}; not driven: {not_needed} (shuttle watch shows them here)"),
-        );
+        return Check::ok("display", format!("{detail}; not driven: {not_needed}"));
     }
     let mut check = Check::ok("display", detail);
     let mut lacks = Vec::new();
@@ -114,9 +116,9 @@ pub(super) fn display(c: &Context) -> Check {
     check
 }
 
-/// A Wayland session, when there is one: whether its compositor offers what a Wayland desk
-/// builds on. shuttle does not drive native Wayland windows yet, so under `inherit` this warns
-/// and says what is out of reach either way.
+/// A Wayland session, when there is one: whether its compositor offers what the Wayland desk
+/// builds on, and whether the daemon drives it natively (a sway session, whose IPC socket
+/// `SWAYSOCK` names) or only its XWayland apps.
 pub(super) fn wayland(c: &Context) -> Option<Check> {
     let name = env("WAYLAND_DISPLAY")?;
     let session = match desk_wayland::Session::connect() {
@@ -149,13 +151,36 @@ pub(super) fn wayland(c: &Context) -> Option<Check> {
             lacking.join(", ")
         )
     };
+    let inherit = c.mode == DisplayMode::Inherit;
+    if crate::platform::WaylandSession::from_env().is_some() {
+        let detail = format!("sway session {name}: {compositor}");
+        return Some(match (inherit, lacking.is_empty()) {
+            (false, _) => Check::new(
+                "wayland",
+                Status::Skip,
+                format!("{detail}; not driven: agents get displays of their own"),
+            ),
+            (true, true) => Check::ok(
+                "wayland",
+                format!("{detail}; driven natively, its XWayland windows among the rest"),
+            ),
+            (true, false) => Check::new(
+                "wayland",
+                Status::Warn,
+                format!("{detail}; driven natively, refusing the verbs that need what it lacks"),
+            )
+            .fix("update sway, or use another wlroots compositor that offers them"),
+        });
+    }
     let detail = format!(
-        "Wayland session {name}: {compositor}; shuttle drives X11 only so far, so native Wayland \
-         windows are out of its reach (docs/wayland.md)"
+        "Wayland session {name}: {compositor}; shuttle drives only sway natively (its IPC, \
+         named by SWAYSOCK, tells where windows are), so native Wayland windows are out of its \
+         reach here (docs/wayland.md)"
     );
-    Some(if c.mode == DisplayMode::Inherit {
+    Some(if inherit {
         Check::new("wayland", Status::Warn, detail).fix(format!(
-            "run the apps an agent needs under XWayland (GDK_BACKEND=x11, QT_QPA_PLATFORM=xcb), \
+            "on sway, start shuttle from the session so that SWAYSOCK is set; elsewhere run the \
+             apps an agent needs under XWayland (GDK_BACKEND=x11, QT_QPA_PLATFORM=xcb), \
              {PER_AGENT_FIX}"
         ))
     } else {

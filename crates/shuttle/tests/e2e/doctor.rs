@@ -178,8 +178,8 @@ fn doctor_says_why_the_persons_display_cannot_be_driven_and_how_to_fix_it() {
         "{xwayland}"
     );
 
-    // The Wayland session itself: what its compositor offers, and that native windows are
-    // out of reach for now; a socket nobody listens on is named as such.
+    // The Wayland session itself: what its compositor offers, and that without sway's IPC
+    // native windows are out of reach; a socket nobody listens on is named as such.
     let sway = std::env::var("SHUTTLE_RIG_WAYLAND").expect(
         "SHUTTLE_RIG_WAYLAND: run the tests inside scripts/desktop.sh, with sway installed",
     );
@@ -197,6 +197,33 @@ fn doctor_says_why_the_persons_display_cannot_be_driven_and_how_to_fix_it() {
         assert!(detail.contains(protocol), "{wayland}");
     }
     assert!(detail.contains("out of its reach"), "{wayland}");
+    // Started inside sway (SWAYSOCK set), the daemon drives the session natively, and the X
+    // display beside it is XWayland's, not what is driven.
+    let swaysock = std::env::var("SHUTTLE_RIG_SWAYSOCK").unwrap();
+    let out = doctor(
+        &scratch,
+        &["--json"],
+        &[
+            ("WAYLAND_DISPLAY", Some(&sway)),
+            ("SWAYSOCK", Some(&swaysock)),
+        ],
+    );
+    let native = report(&out);
+    let wayland = check(&native, "wayland");
+    assert_eq!(wayland["status"], "ok", "{wayland}");
+    assert!(
+        wayland["detail"]
+            .as_str()
+            .unwrap()
+            .contains("driven natively"),
+        "{wayland}"
+    );
+    let display = check(&native, "display");
+    assert_eq!(display["status"], "ok", "{display}");
+    assert!(
+        display["detail"].as_str().unwrap().contains("not driven"),
+        "{display}"
+    );
     let out = doctor(
         &scratch,
         &["--json"],
