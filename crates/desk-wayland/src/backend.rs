@@ -22,11 +22,19 @@ use desk_core::window::{Window, role};
 use crate::events::WindowStream;
 use crate::keyboard::Keyboard;
 use crate::pointer::{Pointer, PointerButton, Wheel};
-use crate::session::{Session, WaylandError};
+use crate::session::{Session, WaylandError, desk_protocols};
 use crate::sway::{Sway, SwayWindow};
 
 /// The `system` a Wayland display reports in `status`.
 pub const SYSTEM: &str = "wayland";
+
+/// The protocols this desk uses (sway's IPC stands in for the toplevel list, which carries no
+/// positions).
+const USED: [&str; 3] = [
+    "zwlr_screencopy_manager_v1",
+    "zwp_virtual_keyboard_manager_v1",
+    "zwlr_virtual_pointer_manager_v1",
+];
 
 /// How many characters go out between two checks of the focus and of a cancel.
 const TYPING_BATCH: usize = 32;
@@ -42,6 +50,7 @@ pub struct WaylandBackend {
     events: WindowStream,
     keyboard: Mutex<Option<Keyboard>>,
     pointer: Mutex<Option<Pointer>>,
+    lacking: Vec<String>,
 }
 
 impl WaylandBackend {
@@ -55,6 +64,16 @@ impl WaylandBackend {
         .map_err(unreachable)?;
         let sway = Arc::new(Sway::connect(ipc).map_err(unreachable)?);
         let events = WindowStream::start(&sway).map_err(unreachable)?;
+        let lacking = desk_protocols(&session.advertised())
+            .into_iter()
+            .filter(|p| p.version.is_none() && USED.contains(&p.interface))
+            .map(|p| {
+                format!(
+                    "{} are refused: the compositor does not offer {}",
+                    p.needed_for, p.interface
+                )
+            })
+            .collect();
         Ok(Self {
             name: name.to_string(),
             session,
@@ -62,6 +81,7 @@ impl WaylandBackend {
             events,
             keyboard: Mutex::new(None),
             pointer: Mutex::new(None),
+            lacking,
         })
     }
 
@@ -180,6 +200,7 @@ impl Display for WaylandBackend {
             capture: "screencopy",
             window_pixels: false,
             confirms: false,
+            lacking: self.lacking.clone(),
         }
     }
 

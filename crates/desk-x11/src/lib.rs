@@ -208,6 +208,7 @@ impl Display for X11Backend {
                 .unwrap_or_else(|e| e.into_inner()),
             window_pixels: self.window_pixels,
             confirms: true,
+            lacking: Vec::new(),
         }
     }
 

@@ -38,6 +38,10 @@ pub struct DisplayInfo {
     /// Whether an app can be asked if it has read the input sent to it, so that input results
     /// can say `confirmed` (X11 can; Wayland cannot).
     pub confirms: bool,
+    /// What this display cannot do, and why: each a verb family refused for a missing part
+    /// of the desktop (a Wayland compositor without virtual pointers refuses clicks).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lacking: Vec<String>,
 }
 
 /// What happened to a top-level window, as the display saw it happen.

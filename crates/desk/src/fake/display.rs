@@ -10,6 +10,7 @@ impl Display for FakeDesk {
             capture: "memory",
             window_pixels: self.state().window_pixels,
             confirms: true,
+            lacking: Vec::new(),
         }
     }
 

@@ -307,3 +307,114 @@ fn the_kill_hotkey_is_bound_in_sway_and_stops_the_daemon() {
         (status()["stopped"] == true).then_some(())
     });
 }
+
+/// A foot terminal whose shell copies what is typed into `file`, ended (by pid) when dropped.
+struct Terminal(Child);
+
+impl Terminal {
+    fn start(title: &str, file: &Path) -> Self {
+        let child = Command::new("foot")
+            .args(["--title", title, "sh", "-c"])
+            .arg(format!("cat > '{}'", file.display()))
+            .env("WAYLAND_DISPLAY", rig("SHUTTLE_RIG_WAYLAND"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("foot starts: run scripts/deps.sh");
+        wait_for(
+            "the terminal to show in sway",
+            Duration::from_secs(10),
+            || sway_window(title),
+        );
+        Self(child)
+    }
+}
+
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        common::stop_child(&mut self.0);
+    }
+}
+
+#[test]
+fn the_vision_verbs_see_and_act_on_native_windows_and_a_terminal() {
+    let scratch = Scratch::new("wayland-vision");
+    let (clicks, bystander_log, typed) = (
+        scratch.path("clicks"),
+        scratch.path("bystander"),
+        scratch.path("typed"),
+    );
+    let _bystander = Native::button("wl vision bystander", &bystander_log);
+    let _terminal = Terminal::start("wl vision foot", &typed);
+    let _target = Native::button("wl vision target", &clicks);
+    swaymsg(&[
+        "[title=\"wl vision target\"] floating enable, resize set 400 150, move absolute position 600 300",
+    ]);
+    wait_for("sway to float the window", Duration::from_secs(5), || {
+        sway_window("wl vision target").filter(|(_, r)| r[0] == 600 && r[2] == 400)
+    });
+    let daemon = sway_daemon();
+    let mut mcp = Mcp::start(&daemon.socket, &[]);
+    mcp.initialize("2025-06-18");
+    desk(&mut mcp, json!({"verb": "still"}));
+
+    let state = result_text(&mcp.call("computer", json!({"verb": "computer_state"})));
+    for title in ["wl vision bystander", "wl vision foot", "wl vision target"] {
+        assert!(
+            state.contains(&format!("\"{title}\"")),
+            "{title} in {state}"
+        );
+    }
+    let line = state
+        .lines()
+        .find(|l| l.contains("button \"wl vision target\""))
+        .unwrap_or_else(|| panic!("the target's button among the elements: {state}"));
+    let index: u64 = line
+        .trim()
+        .trim_start_matches('[')
+        .split(']')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let clicked = mcp.call(
+        "computer",
+        json!({"verb": "computer_act", "action": "click", "element": index}),
+    );
+    let reply = result_text(&clicked);
+    assert_ne!(clicked["isError"], true, "{reply}");
+    assert!(
+        reply.contains("cannot ask an app whether it read"),
+        "{reply}"
+    );
+    wait_for(
+        "the click to reach the target",
+        Duration::from_secs(5),
+        || (read(&clicks) == "clicked\n").then_some(()),
+    );
+
+    // The terminal: clicked by where it shows in the screenshot, then typed into.
+    let scale = state
+        .split("scale ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse::<f64>().ok())
+        .unwrap_or_else(|| panic!("a scale in {state}"));
+    let (_, rect) = sway_window("wl vision foot").unwrap();
+    let at = |v: i64| (v as f64 / scale).round() as i64;
+    let text = "héllo ✓ 日本\n";
+    let acted = mcp.call(
+        "computer",
+        json!({"verb": "computer_act", "actions": [
+            {"action": "click", "x": at(rect[0] + 40), "y": at(rect[1] + 40)},
+            {"action": "type", "text": text}
+        ]}),
+    );
+    assert_ne!(acted["isError"], true, "{}", result_text(&acted));
+    wait_for(
+        "the terminal's shell to get the line",
+        Duration::from_secs(5),
+        || (read(&typed) == text).then_some(()),
+    );
+    assert_eq!(read(&bystander_log), "", "the bystander got a click");
+}
