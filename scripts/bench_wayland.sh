@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 RUNS=${RUNS:-30}
 export WAYLAND_DISPLAY=$SHUTTLE_RIG_WAYLAND XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
 cargo build --release -p shuttle-desk-wayland --example measure >/dev/null 2>&1
+cargo build --release -p shuttle >/dev/null 2>&1
 foot --title "bench wayland" sleep 600 >/dev/null 2>&1 &
 terminal=$!
 trap 'kill $terminal 2>/dev/null' EXIT
@@ -39,4 +40,39 @@ expected=$(printf '%.0s'"$text" $(seq "$RUNS"))
 if [ "$(cat "$shot/wtype.txt")" = "$expected" ]; then echo "wtype exact: true"; else
   echo "wtype exact: false ($(wc -m <"$shot/wtype.txt") of $(( ${#text} * RUNS )) characters)"; fi
 kill $wtype_entry
-rm -rf "$shot"
+
+# The whole path an agent's call takes: `shuttle desk VERB`, a process per call like the peers,
+# through a daemon started inside the sway session (WAYLAND_DISPLAY and SWAYSOCK set).
+daemon_dir=$(mktemp -d)
+chmod 700 "$daemon_dir"
+export SHUTTLE_SOCKET=$daemon_dir/desk.sock SHUTTLE_CONFIG=$daemon_dir/config.toml
+SWAYSOCK=$SHUTTLE_RIG_SWAYSOCK target/release/shuttle serve --foreground --display inherit \
+  >"$daemon_dir/log" 2>&1 &
+daemon=$!
+trap 'kill $terminal $daemon 2>/dev/null; rm -rf "$shot" "$daemon_dir"' EXIT
+for _ in $(seq 100); do [ -S "$SHUTTLE_SOCKET" ] && break; sleep 0.05; done
+desk() { target/release/shuttle desk "$@" --agent bench; }
+GDK_BACKEND=wayland /usr/bin/python3 "$entry" "daemon typing" "$shot/daemon.txt" >/dev/null 2>&1 &
+daemon_entry=$!
+for _ in $(seq 100); do
+  swaymsg -s "$SHUTTLE_RIG_SWAYSOCK" -t get_tree | grep -q '"daemon typing"' && break
+  sleep 0.05
+done
+desk windows >/dev/null
+echo "through the daemon (shuttle desk, a process per call) beside the peers:"
+hyperfine -N --warmup 3 --runs "$RUNS" \
+  "target/release/shuttle desk windows --agent bench" \
+  "swaymsg -s $SHUTTLE_RIG_SWAYSOCK -t get_tree -r" \
+  "target/release/shuttle desk shot --agent bench path=$shot/daemon.png" \
+  "grim -t png $shot/grim.png" \
+  "target/release/shuttle desk click --agent bench x=5 y=5" \
+  "swaymsg -s $SHUTTLE_RIG_SWAYSOCK seat - cursor set 5 5, seat - cursor press button1, seat - cursor release button1" \
+  2>/dev/null | grep -E "Benchmark|Time"
+: >"$shot/daemon.txt"
+hyperfine -N --runs "$RUNS" \
+  "target/release/shuttle desk type --agent bench window='daemon typing' text='$text'" \
+  2>/dev/null | grep -E "Benchmark|Time"
+sleep 1
+if [ "$(cat "$shot/daemon.txt")" = "$expected" ]; then echo "shuttle desk type exact: true"; else
+  echo "shuttle desk type exact: false ($(wc -m <"$shot/daemon.txt") of $(( ${#text} * RUNS )) characters)"; fi
+kill $daemon_entry

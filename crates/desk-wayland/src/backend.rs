@@ -36,6 +36,9 @@ const USED: [&str; 3] = [
     "zwlr_virtual_pointer_manager_v1",
 ];
 
+/// How long apps get to bind the keyboard and pointer a seat gains with ours.
+const SEAT_GRACE: Duration = Duration::from_millis(250);
+
 /// How many characters go out between two checks of the focus and of a cancel.
 const TYPING_BATCH: usize = 32;
 
@@ -74,13 +77,23 @@ impl WaylandBackend {
                 )
             })
             .collect();
+        // Made now, before the first input: apps bind their keyboard and pointer only once
+        // the seat has one, on their own time. When ours are the seat's first, they get a
+        // moment to; a failure shows on the first verb that needs the device.
+        let keyboard = session.keyboard();
+        let pointer = session.pointer();
+        if keyboard.as_ref().is_ok_and(|k| k.first_of_its_kind())
+            || pointer.as_ref().is_ok_and(|p| p.first_of_its_kind())
+        {
+            std::thread::sleep(SEAT_GRACE);
+        }
         Ok(Self {
             name: name.to_string(),
             session,
             sway,
             events,
-            keyboard: Mutex::new(None),
-            pointer: Mutex::new(None),
+            keyboard: Mutex::new(keyboard.ok()),
+            pointer: Mutex::new(pointer.ok()),
             lacking,
         })
     }

@@ -49,14 +49,15 @@ impl Device {
 
 impl Session {
     /// Makes a virtual device with `make` (given the queue and the compositor's first seat),
-    /// and answers it once the seat says it has `capability`. `needed_for` says what the
-    /// device is for, should the seat be missing.
+    /// and answers it once the seat says it has `capability`, with whether ours is the seat's
+    /// first device of that kind (apps then bind theirs only now, on their own time).
+    /// `needed_for` says what the device is for, should the seat be missing.
     pub(crate) fn device<D>(
         &self,
         capability: wl_seat::Capability,
         needed_for: &'static str,
         make: impl FnOnce(&QueueHandle<Seat>, &WlSeat) -> Result<D, WaylandError>,
-    ) -> Result<(Device, D), WaylandError> {
+    ) -> Result<(Device, D, bool), WaylandError> {
         let queue = self.conn.new_event_queue::<Seat>();
         let qh = queue.handle();
         let wl_seat: WlSeat =
@@ -66,16 +67,18 @@ impl Session {
                     protocol: "wl_seat",
                     needed_for,
                 })?;
-        let made = make(&qh, &wl_seat)?;
         let mut device = Device {
             queue,
             seat: Seat {
                 capabilities: wl_seat::Capability::empty(),
             },
         };
+        device.sync()?;
+        let first = !device.seat.capabilities.contains(capability);
+        let made = make(&qh, &wl_seat)?;
         while !device.seat.capabilities.contains(capability) {
             device.sync()?;
         }
-        Ok((device, made))
+        Ok((device, made, first))
     }
 }

@@ -28,6 +28,7 @@ ignore_events!(Seat: ZwpVirtualKeyboardManagerV1, ZwpVirtualKeyboardV1);
 pub struct Keyboard {
     device: Device,
     keyboard: ZwpVirtualKeyboardV1,
+    first: bool,
 }
 
 impl Session {
@@ -35,7 +36,7 @@ impl Session {
     /// it has a keyboard.
     pub fn keyboard(&self) -> Result<Keyboard, WaylandError> {
         let needed_for = "keys and typing";
-        let (device, keyboard) =
+        let (device, keyboard, first) =
             self.device(wl_seat::Capability::Keyboard, needed_for, |qh, seat| {
                 let manager: ZwpVirtualKeyboardManagerV1 = self
                     .globals
@@ -46,11 +47,21 @@ impl Session {
                     })?;
                 Ok(manager.create_virtual_keyboard(seat, qh, ()))
             })?;
-        Ok(Keyboard { device, keyboard })
+        Ok(Keyboard {
+            device,
+            keyboard,
+            first,
+        })
     }
 }
 
 impl Keyboard {
+    /// Whether it gave the seat its first device of its kind: apps running then bind theirs
+    /// only after, each on its own time, and input sent before that is lost to them.
+    pub fn first_of_its_kind(&self) -> bool {
+        self.first
+    }
+
     /// Types `text` exactly. The characters of the base layout keep their keys; the others get
     /// lent keys, batch by batch, each batch with its keymap.
     pub fn type_text(&mut self, text: &str) -> Result<(), WaylandError> {

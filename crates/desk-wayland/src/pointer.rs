@@ -24,6 +24,7 @@ ignore_events!(Seat: ZwlrVirtualPointerManagerV1, ZwlrVirtualPointerV1);
 pub struct Pointer {
     device: Device,
     pointer: ZwlrVirtualPointerV1,
+    first: bool,
 }
 
 impl Session {
@@ -31,7 +32,7 @@ impl Session {
     /// it has a pointer.
     pub fn pointer(&self) -> Result<Pointer, WaylandError> {
         let needed_for = "clicks, scrolls and drags";
-        let (device, pointer) =
+        let (device, pointer, first) =
             self.device(wl_seat::Capability::Pointer, needed_for, |qh, seat| {
                 let manager: ZwlrVirtualPointerManagerV1 = self
                     .globals
@@ -42,7 +43,11 @@ impl Session {
                     })?;
                 Ok(manager.create_virtual_pointer(Some(seat), qh, ()))
             })?;
-        Ok(Pointer { device, pointer })
+        Ok(Pointer {
+            device,
+            pointer,
+            first,
+        })
     }
 }
 
@@ -75,6 +80,12 @@ pub enum Wheel {
 const NOTCH: f64 = 15.0;
 
 impl Pointer {
+    /// Whether it gave the seat its first device of its kind: apps running then bind theirs
+    /// only after, each on its own time, and input sent before that is lost to them.
+    pub fn first_of_its_kind(&self) -> bool {
+        self.first
+    }
+
     /// Moves to (`x`, `y`) of an area `extent` (width, height) pixels large: the compositor
     /// maps it onto its whole layout.
     pub fn move_to(&mut self, x: u32, y: u32, extent: (u32, u32)) -> Result<(), WaylandError> {

@@ -10,6 +10,7 @@
 //! at-spi2-core.
 
 mod reap;
+mod sway;
 mod xauth;
 
 use std::os::unix::process::CommandExt;
@@ -178,45 +179,21 @@ impl PrivateDisplay {
                 display: format!(":{number}"),
                 group,
                 started,
+                runtime: None,
             },
             record_path,
             env: Vec::new(),
             children: vec![server],
         };
         auth.add(number).map_err(dir_error)?;
-        let bus = dir.join("bus");
-        let _ = std::fs::remove_file(&bus);
-        let bus_address = format!("unix:path={}", bus.display());
         display.env = vec![
             ("DISPLAY".into(), display.record.display.clone()),
             ("XAUTHORITY".into(), auth.file().display().to_string()),
-            ("DBUS_SESSION_BUS_ADDRESS".into(), bus_address.clone()),
             ("XDG_SESSION_TYPE".into(), "x11".into()),
             ("GDK_BACKEND".into(), "x11".into()),
             ("QT_QPA_PLATFORM".into(), "xcb".into()),
         ];
-
-        let dbus_child = display.spawn(
-            "session D-Bus",
-            Command::new(dbus).args([
-                "--session",
-                "--nofork",
-                "--nopidfile",
-                &format!("--address={bus_address}"),
-            ]),
-        )?;
-        display.children.push(dbus_child);
-        wait_until("session D-Bus", START_TIMEOUT, || {
-            std::os::unix::net::UnixStream::connect(&bus).is_ok()
-        })?;
-
-        let launcher_child = display.spawn(
-            "AT-SPI bus",
-            Command::new(launcher).arg("--launch-immediately"),
-        )?;
-        display.children.push(launcher_child);
-        let a11y = accessibility_bus(&bus_address)?;
-        display.env.push(("AT_SPI_BUS_ADDRESS".into(), a11y));
+        display.start_buses(dir, &dbus, &launcher)?;
 
         let config = dir.join("openbox.xml");
         std::fs::write(&config, OPENBOX_CONFIG).map_err(dir_error)?;
@@ -276,6 +253,42 @@ impl PrivateDisplay {
         ]
     }
 
+    /// Starts the session D-Bus (its socket `dir/bus`) and the AT-SPI bus in the display's
+    /// process group, and adds their addresses to its environment.
+    fn start_buses(
+        &mut self,
+        dir: &Path,
+        dbus: &Path,
+        launcher: &Path,
+    ) -> Result<(), DisplayError> {
+        let bus = dir.join("bus");
+        let _ = std::fs::remove_file(&bus);
+        let bus_address = format!("unix:path={}", bus.display());
+        self.env
+            .push(("DBUS_SESSION_BUS_ADDRESS".into(), bus_address.clone()));
+        let dbus_child = self.spawn(
+            "session D-Bus",
+            Command::new(dbus).args([
+                "--session",
+                "--nofork",
+                "--nopidfile",
+                &format!("--address={bus_address}"),
+            ]),
+        )?;
+        self.children.push(dbus_child);
+        wait_until("session D-Bus", START_TIMEOUT, || {
+            std::os::unix::net::UnixStream::connect(&bus).is_ok()
+        })?;
+        let launcher_child = self.spawn(
+            "AT-SPI bus",
+            Command::new(launcher).arg("--launch-immediately"),
+        )?;
+        self.children.push(launcher_child);
+        let a11y = accessibility_bus(&bus_address)?;
+        self.env.push(("AT_SPI_BUS_ADDRESS".into(), a11y));
+        Ok(())
+    }
+
     /// Spawns a part of the display in the X server's process group, with the display's
     /// environment and nothing of the person's session: the AT-SPI bus launcher, for one,
     /// hands AT_SPI_BUS_ADDRESS on to the registry it starts, which would then serve the
@@ -314,6 +327,7 @@ impl Drop for PrivateDisplay {
             }
         }
         let _ = std::fs::remove_file(&self.record_path);
+        self.record.remove_runtime();
         tracing::info!(display = %self.record.display, processes = ended, "private display ended");
     }
 }
@@ -335,6 +349,7 @@ pub fn reap(dir: &Path) -> Vec<Record> {
             continue;
         };
         let ended = reap::end(&record, END_GRACE, || {});
+        record.remove_runtime();
         tracing::warn!(display = %record.display, processes = ended, "ended a private display left by a daemon that did not exit");
         reaped.push(record);
     }
@@ -427,6 +442,7 @@ fn start_server(
             display: format!(":{number}"),
             group: server.id() as i32,
             started: reap::stat(server.id() as i32).map_or(0, |s| s.started),
+            runtime: None,
         };
         if let Ok(text) = serde_json::to_vec(&record) {
             let _ = std::fs::write(record_path, text);

@@ -18,6 +18,19 @@ pub struct Record {
     pub group: i32,
     /// The X server's start time, in clock ticks after boot (`/proc/PID/stat` field 22).
     pub started: u64,
+    /// A directory of the display's own outside its state directory (a headless sway's runtime
+    /// directory, which another user may need to own), removed when the display ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<std::path::PathBuf>,
+}
+
+impl Record {
+    /// Removes what the display left on disk outside its state directory.
+    pub(crate) fn remove_runtime(&self) {
+        if let Some(dir) = &self.runtime {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
 }
 
 /// A process as `/proc/PID/stat` describes it.
@@ -54,12 +67,14 @@ pub(crate) fn stat(pid: i32) -> Option<Stat> {
     parse_stat(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
 }
 
-/// Whether an environment block (`/proc/PID/environ`: NUL-separated) sets DISPLAY to `display`.
+/// Whether an environment block (`/proc/PID/environ`: NUL-separated) sets DISPLAY, or
+/// WAYLAND_DISPLAY for a Wayland seat (named by its socket's path), to `display`.
 pub(crate) fn names_display(environ: &[u8], display: &str) -> bool {
-    let wanted = format!("DISPLAY={display}");
+    let x11 = format!("DISPLAY={display}");
+    let wayland = format!("WAYLAND_DISPLAY={display}");
     environ
         .split(|b| *b == 0)
-        .any(|var| var == wanted.as_bytes())
+        .any(|var| var == x11.as_bytes() || var == wayland.as_bytes())
 }
 
 /// The running processes of this user that belong to `record`'s display, with their start
@@ -79,7 +94,8 @@ pub(crate) fn members(record: &Record) -> Vec<(i32, u64)> {
         else {
             continue;
         };
-        if pid == own || !owned_by(&entry.path(), me) {
+        // Under root a seat's compositor runs as another user (sway refuses root).
+        if pid == own || (me != 0 && !owned_by(&entry.path(), me)) {
             continue;
         }
         let Some(stat) = stat(pid) else { continue };
@@ -155,6 +171,14 @@ mod tests {
         assert!(names_display(environ, ":100"));
         assert!(!names_display(environ, ":10"));
         assert!(!names_display(b"XDISPLAY=:100\0", ":100"));
+        assert!(names_display(
+            b"WAYLAND_DISPLAY=/run/s/wayland-1\0",
+            "/run/s/wayland-1"
+        ));
+        assert!(!names_display(
+            b"WAYLAND_DISPLAY=/run/s/wayland-10\0",
+            "/run/s/wayland-1"
+        ));
     }
 
     #[test]

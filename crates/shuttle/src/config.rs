@@ -44,6 +44,29 @@ pub struct DaemonConfig {
     pub displays_max: usize,
     /// Under `per-agent`: a display no call used for this long is ended.
     pub display_idle_s: u64,
+    /// What a private display is (`private` and `per-agent`): an X server or a headless sway.
+    pub private_seat: SeatKind,
+}
+
+/// What the daemon's private displays are (`[daemon] private_seat`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SeatKind {
+    /// An Xvfb X server with openbox: apps run on X11.
+    #[default]
+    Xvfb,
+    /// A headless sway: apps run native on Wayland.
+    Sway,
+}
+
+impl SeatKind {
+    /// The kind's name as config.toml spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Xvfb => "xvfb",
+            Self::Sway => "sway",
+        }
+    }
 }
 
 /// Which display the daemon drives (`[daemon] display`, `shuttle serve --display`).
@@ -78,6 +101,7 @@ impl Default for DaemonConfig {
             display: None,
             displays_max: 4,
             display_idle_s: 900,
+            private_seat: SeatKind::Xvfb,
         }
     }
 }

@@ -130,16 +130,22 @@ impl Platform for LinuxX11 {
         combo: &str,
         pressed: Box<dyn Fn() + Send + Sync>,
     ) -> Result<Box<dyn Hotkey>, DeskError> {
-        let person = self
-            .person
-            .as_deref()
-            .ok_or_else(|| DeskError::Unreachable {
-                system: "x11",
-                reason: "the daemon started without a DISPLAY, so there is no person's display to \
-                     grab the kill hotkey on; use shuttle stop"
-                    .into(),
-            })?;
-        let hotkey = desk_x11::Hotkey::grab(person, combo, pressed)?;
-        Ok(Box::new(hotkey))
+        grab_on_persons_display(self.person.as_deref(), combo, pressed)
     }
+}
+
+/// Grabs the kill hotkey `combo` on the person's X display.
+fn grab_on_persons_display(
+    person: Option<&str>,
+    combo: &str,
+    pressed: Box<dyn Fn() + Send + Sync>,
+) -> Result<Box<dyn Hotkey>, DeskError> {
+    let person = person.ok_or_else(|| DeskError::Unreachable {
+        system: "x11",
+        reason: "the daemon started without a DISPLAY, so there is no person's display to grab \
+                 the kill hotkey on; use shuttle stop"
+            .into(),
+    })?;
+    let hotkey = desk_x11::Hotkey::grab(person, combo, pressed)?;
+    Ok(Box::new(hotkey))
 }

@@ -1,6 +1,7 @@
 //! Displays of the daemon's own for agents, one seat each: the daemon starts, reaches, watches
-//! and ends them without knowing what they are. On Linux today a seat is an Xvfb X server with
-//! openbox, a session D-Bus and an AT-SPI bus ([`private_display`]), driven by [`LinuxX11`].
+//! and ends them without knowing what they are. On Linux a seat is an Xvfb X server with
+//! openbox, driven by [`LinuxX11`], or a headless sway, driven by [`LinuxWayland`]; either
+//! with a session D-Bus and an AT-SPI bus ([`private_display`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -8,7 +9,8 @@ use std::sync::Arc;
 use desk::Platform;
 use private_display::{Auth, PrivateDisplay, Screen};
 
-use super::{LinuxX11, Session};
+use super::{LinuxWayland, LinuxX11, Session, WaylandSession};
+use crate::config::SeatKind;
 
 /// Ends the seats a killed daemon left under `dir`; answers their names.
 pub fn reap_seats(dir: &Path) -> Vec<String> {
@@ -24,16 +26,18 @@ pub struct PrivateSeats {
     auth: Auth,
     dir: PathBuf,
     person: Option<String>,
+    kind: SeatKind,
 }
 
 impl PrivateSeats {
-    /// Seats under `dir`, whose kill-hotkey and confirm dialogs go to `person`'s display.
+    /// Seats of `kind` under `dir`, whose kill-hotkey and confirm dialogs go to `person`'s
+    /// display.
     ///
     /// # Safety
     ///
     /// Sets XAUTHORITY in the process environment (to a file holding the person's cookies and
     /// the seats'), so call it before the program starts any thread.
-    pub unsafe fn new(dir: &Path, person: Option<String>) -> Result<Self, String> {
+    pub unsafe fn new(dir: &Path, person: Option<String>, kind: SeatKind) -> Result<Self, String> {
         let inherited = std::env::var_os("XAUTHORITY")
             .map(PathBuf::from)
             .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".Xauthority")))
@@ -46,33 +50,57 @@ impl PrivateSeats {
             auth,
             dir: dir.to_path_buf(),
             person,
+            kind,
         })
     }
 
     /// Starts a seat named `name` (its files in a directory of that name).
     pub fn start(&self, name: &str) -> Result<PrivateSeat, String> {
-        let display = PrivateDisplay::start(&self.dir.join(name), Screen::default(), &self.auth)
-            .map_err(|e| e.to_string())?;
+        let dir = self.dir.join(name);
+        let display = match self.kind {
+            SeatKind::Xvfb => PrivateDisplay::start(&dir, Screen::default(), &self.auth),
+            SeatKind::Sway => PrivateDisplay::start_sway(&dir, Screen::default()),
+        }
+        .map_err(|e| e.to_string())?;
         let env = display.env().to_vec();
         let unset: Vec<String> = PrivateDisplay::persons_session()
             .iter()
             .map(|v| v.to_string())
             .collect();
+        let value = |key: &str| env.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
         let session = Session {
             env: env.clone(),
             remove: unset.clone(),
-            accessibility: env
-                .iter()
-                .find(|(k, _)| k == "AT_SPI_BUS_ADDRESS")
-                .map(|(_, v)| v.clone()),
+            accessibility: value("AT_SPI_BUS_ADDRESS"),
         };
-        let platform = LinuxX11::private(display.name().to_string(), self.person.clone(), session);
+        let person = self.person.clone();
+        let platform: Arc<dyn Platform> = match (value("WAYLAND_DISPLAY"), value("SWAYSOCK")) {
+            (Some(socket), Some(ipc)) => Arc::new(LinuxWayland::private(
+                WaylandSession {
+                    name: socket.clone(),
+                    socket: socket.into(),
+                    ipc: ipc.into(),
+                },
+                person,
+                session,
+            )),
+            _ => Arc::new(LinuxX11::private(
+                display.name().to_string(),
+                person,
+                session,
+            )),
+        };
         Ok(PrivateSeat {
             display,
-            platform: Arc::new(platform),
+            platform,
             env,
             unset,
         })
+    }
+
+    /// What the seats are.
+    pub fn kind(&self) -> SeatKind {
+        self.kind
     }
 
     /// The file that holds the seats' credential, for `status`.
@@ -84,13 +112,14 @@ impl PrivateSeats {
 /// A running seat. Dropping it ends it, with every app on it.
 pub struct PrivateSeat {
     display: PrivateDisplay,
-    platform: Arc<LinuxX11>,
+    platform: Arc<dyn Platform>,
     env: Vec<(String, String)>,
     unset: Vec<String>,
 }
 
 impl PrivateSeat {
-    /// Its display's name, as `status`, the journal and `shuttle watch` name it.
+    /// Its display's name, as `status`, the journal and `shuttle watch` name it (a sway seat
+    /// by its socket's path).
     pub fn name(&self) -> &str {
         self.display.name()
     }
@@ -100,7 +129,7 @@ impl PrivateSeat {
         self.display.alive()
     }
 
-    /// The process that leads it (its X server), for `status`.
+    /// The process that leads it (its X server or compositor), for `status`.
     pub fn leader(&self) -> i32 {
         self.display.record().group
     }

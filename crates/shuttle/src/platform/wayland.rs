@@ -1,7 +1,10 @@
 //! A sway session, driven natively: the desk of `desk_wayland`, with `desk_linux` for the
 //! processes and the accessibility tree (its positions placed where sway shows each window).
+//! The person's own sway session under `inherit`, or a headless sway as a private seat.
 
 use std::path::PathBuf;
+
+use super::Session;
 use std::sync::Arc;
 
 use desk::{Backend, DeskError, Hotkey, Platform};
@@ -39,19 +42,38 @@ impl WaylandSession {
     }
 }
 
-/// The person's sway session.
+/// A sway session: the person's, or a headless one of the daemon's own (a private seat).
 #[derive(Debug, Clone)]
 pub struct LinuxWayland {
     session: WaylandSession,
-    /// The X display XWayland serves, where confirm questions are shown; none without
-    /// XWayland.
+    /// The person's X display (XWayland's, in a sway session), where confirm questions are
+    /// shown, and a private seat's kill hotkey is grabbed; none without one.
     person: Option<String>,
+    /// A private seat's session: what its apps get, and its accessibility bus.
+    private: Option<Session>,
 }
 
 impl LinuxWayland {
-    /// Drives `session`; asks the person on `person`, XWayland's display.
+    /// Drives the person's `session`; asks the person on `person`, XWayland's display.
     pub fn new(session: WaylandSession, person: Option<String>) -> Self {
-        Self { session, person }
+        Self {
+            session,
+            person,
+            private: None,
+        }
+    }
+
+    /// Drives the headless sway `session`, launching its apps into `private`.
+    pub(super) fn private(
+        session: WaylandSession,
+        person: Option<String>,
+        private: Session,
+    ) -> Self {
+        Self {
+            session,
+            person,
+            private: Some(private),
+        }
     }
 }
 
@@ -70,8 +92,19 @@ impl Platform for LinuxWayland {
             presence: Arc::new(desk_x11::AskThePerson {
                 person: self.person.clone(),
             }),
-            apps: Arc::new(LinuxApps::inherit()),
-            accessibility: Arc::new(Placed::new(Arc::new(OnDemand::default()), wayland.sway())),
+            apps: Arc::new(match &self.private {
+                Some(session) => LinuxApps::with_env(session.env.clone(), session.remove.clone()),
+                None => LinuxApps::inherit(),
+            }),
+            accessibility: Arc::new(Placed::new(
+                Arc::new(
+                    match self.private.as_ref().and_then(|s| s.accessibility.clone()) {
+                        Some(address) => OnDemand::at(address),
+                        None => OnDemand::default(),
+                    },
+                ),
+                wayland.sway(),
+            )),
         })
     }
 
@@ -80,6 +113,10 @@ impl Platform for LinuxWayland {
         combo: &str,
         pressed: Box<dyn Fn() + Send + Sync>,
     ) -> Result<Box<dyn Hotkey>, DeskError> {
+        // Nobody sits at a private seat: the person presses the hotkey where they are.
+        if self.private.is_some() {
+            return super::grab_on_persons_display(self.person.as_deref(), combo, pressed);
+        }
         Ok(Box::new(SwayHotkey::grab(
             &self.session.ipc,
             combo,

@@ -14,7 +14,7 @@ use desk::Platform;
 use serde_json::{Value, json};
 
 use super::seats::{PerAgentSettings, Seat, Seats};
-use crate::config::{DaemonConfig, DisplayMode};
+use crate::config::{DaemonConfig, DisplayMode, SeatKind};
 use crate::platform::{self, LinuxWayland, PrivateSeat, PrivateSeats, WaylandSession};
 
 /// The display the daemon settled on, kept for its whole life: dropping it ends a private one.
@@ -37,7 +37,12 @@ impl Settled {
     pub fn status(&self) -> Value {
         json!({
             "mode": self.mode.name(),
-            "system": if self.wayland.is_some() { "wayland" } else { "x11" },
+            "system": match (&self.wayland, &self.seats) {
+                (Some(_), _) => "wayland",
+                (None, Some(seats)) if seats.kind() == SeatKind::Sway => "wayland",
+                _ => "x11",
+            },
+            "seats": self.seats.as_ref().map(|s| s.kind().name()),
             "name": self.desk,
             "person": self.person,
             "group": self.private.as_ref().map(PrivateSeat::leader),
@@ -80,10 +85,14 @@ pub fn private_dir(socket: &Path) -> PathBuf {
 }
 
 /// Ends what a killed daemon left in `socket`'s directory, then settles the display: `chosen`
-/// (the command line's, else the config's), else `per-agent`.
+/// (the command line's, else the config's), else `per-agent`; private displays are of `kind`.
 ///
 /// Must run before the daemon starts any thread: it sets the process's environment.
-pub fn settle(socket: &Path, chosen: Option<DisplayMode>) -> anyhow::Result<Settled> {
+pub fn settle(
+    socket: &Path,
+    chosen: Option<DisplayMode>,
+    kind: SeatKind,
+) -> anyhow::Result<Settled> {
     let dir = private_dir(socket);
     for name in platform::reap_seats(&dir) {
         tracing::warn!(display = %name, "reaped the private display of a daemon that was killed");
@@ -107,7 +116,7 @@ pub fn settle(socket: &Path, chosen: Option<DisplayMode>) -> anyhow::Result<Sett
         return Ok(settled);
     }
     // SAFETY: called before the daemon starts any thread (see above).
-    let seats = unsafe { PrivateSeats::new(&dir, person) }.map_err(anyhow::Error::msg)?;
+    let seats = unsafe { PrivateSeats::new(&dir, person, kind) }.map_err(anyhow::Error::msg)?;
     if mode == DisplayMode::Private {
         let private = seats.start("shared").map_err(anyhow::Error::msg).context(
             "cannot start the private display (`[daemon] display = \"inherit\"` drives the \

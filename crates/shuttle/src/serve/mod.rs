@@ -96,7 +96,11 @@ pub fn run(foreground: bool, display: Option<DisplayMode>) -> anyhow::Result<()>
     if keys.names().next().is_some() {
         tracing::info!(keys = ?keys, "model keys taken out of the environment");
     }
-    let settled = display::settle(&socket, display.or(configured_display))?;
+    let settled = display::settle(
+        &socket,
+        display.or(configured_display),
+        config.last_good().daemon.private_seat,
+    )?;
     tracing::info!(mode = settled.mode.name(), display = ?settled.desk, "display settled");
     let seats = settled.seats(&config.last_good().daemon);
     let runtime = tokio::runtime::Builder::new_multi_thread()

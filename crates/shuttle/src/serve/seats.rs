@@ -256,7 +256,7 @@ impl Seats {
                     "agents": seats.iter().map(|(agent, seat)| json!({
                         "agent": agent,
                         "display": seat.display,
-                        "x_server_pid": seat.private.as_ref().map(PrivateSeat::leader),
+                        "server_pid": seat.private.as_ref().map(PrivateSeat::leader),
                         "idle_s": seat.idle().as_secs(),
                         "turn": seat.turn.describe_holder(),
                     })).collect::<Vec<_>>(),

@@ -193,7 +193,7 @@ pub(crate) fn seats(daemon: &Daemon) -> std::collections::HashMap<String, (Strin
                 a["agent"].as_str().unwrap().to_string(),
                 (
                     a["display"].as_str().unwrap().to_string(),
-                    a["x_server_pid"].as_i64().unwrap(),
+                    a["server_pid"].as_i64().unwrap(),
                 ),
             )
         })

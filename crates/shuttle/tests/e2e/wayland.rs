@@ -66,6 +66,35 @@ fn sway_window(title: &str) -> Option<(i64, [i64; 4])> {
     None
 }
 
+/// Floats window `title` at `rect` (x, y, width, height of its surface) and waits until sway
+/// has held it there for a while. An app may commit the size of an earlier configure after
+/// the latest, which a floating window then takes: the request is sent again until it holds.
+fn float(title: &str, rect: [i64; 4]) {
+    let [x, y, w, h] = rect;
+    let command = format!(
+        "[title=\"{title}\"] floating enable, resize set {w} {h}, move absolute position {x} {y}"
+    );
+    let mut asked: Option<std::time::Instant> = None;
+    let mut held: Option<std::time::Instant> = None;
+    wait_for(
+        "sway to hold the window in place",
+        Duration::from_secs(10),
+        || {
+            if asked.is_none_or(|at| at.elapsed() >= Duration::from_secs(1)) {
+                swaymsg(&[&command]);
+                asked = Some(std::time::Instant::now());
+            }
+            if sway_window(title).is_some_and(|(_, r)| r == rect) {
+                let since = *held.get_or_insert_with(std::time::Instant::now);
+                (since.elapsed() >= Duration::from_millis(300)).then_some(())
+            } else {
+                held = None;
+                None
+            }
+        },
+    );
+}
+
 /// A native GTK 3 window of `tests/fixture/wayland_entry.py`, ended (by pid) when dropped.
 struct Native(Child);
 
@@ -129,12 +158,13 @@ fn the_daemon_in_a_sway_session_lists_its_native_windows_as_sway_does() {
     let mut mcp = Mcp::start(&daemon.socket, &[]);
     mcp.initialize("2025-06-18");
 
+    let windows = desk(&mut mcp, json!({"verb": "windows"}));
+    // Read after the first call, which connects the desk.
     let status = mcp.call("status", json!({}));
     let status: Value = serde_json::from_str(&result_text(&status)).unwrap();
     assert_eq!(status["desk"]["system"], "wayland", "{status}");
     assert_eq!(status["display"]["system"], "wayland", "{status}");
 
-    let windows = desk(&mut mcp, json!({"verb": "windows"}));
     for title in ["wl list one", "wl list two"] {
         let (id, _) = sway_window(title).unwrap();
         let listed: Vec<&Value> = windows
@@ -196,12 +226,7 @@ fn press_clicks_a_control_found_by_accessibility_where_sway_shows_it() {
     let _bystander = Native::button("wl press bystander", &bystander_log);
     let _target = Native::button("wl press target", &log);
     // Floating away from the corner, so that a position relative to the window would miss.
-    swaymsg(&[
-        "[title=\"wl press target\"] floating enable, resize set 300 120, move absolute position 700 400",
-    ]);
-    wait_for("sway to move the window", Duration::from_secs(5), || {
-        sway_window("wl press target").filter(|(_, r)| r[0] == 700 && r[1] == 400)
-    });
+    float("wl press target", [700, 400, 300, 120]);
     let daemon = sway_daemon();
     let mut mcp = Mcp::start(&daemon.socket, &[]);
     mcp.initialize("2025-06-18");
@@ -247,12 +272,7 @@ fn a_window_shot_of_a_native_window_is_its_size_and_a_covered_one_is_refused() {
     let scratch = Scratch::new("wayland-shot");
     let _under = Native::button("wl shot under", &scratch.path("under"));
     let _over = Native::button("wl shot over", &scratch.path("over"));
-    swaymsg(&[
-        "[title=\"wl shot over\"] floating enable, resize set 320 200, move absolute position 100 100",
-    ]);
-    wait_for("sway to float the window", Duration::from_secs(5), || {
-        sway_window("wl shot over").filter(|(_, r)| r[0] == 100 && r[2] == 320)
-    });
+    float("wl shot over", [100, 100, 320, 200]);
     let daemon = sway_daemon();
     let mut mcp = Mcp::start(&daemon.socket, &[]);
     mcp.initialize("2025-06-18");
@@ -347,12 +367,7 @@ fn the_vision_verbs_see_and_act_on_native_windows_and_a_terminal() {
     let _bystander = Native::button("wl vision bystander", &bystander_log);
     let _terminal = Terminal::start("wl vision foot", &typed);
     let _target = Native::button("wl vision target", &clicks);
-    swaymsg(&[
-        "[title=\"wl vision target\"] floating enable, resize set 400 150, move absolute position 600 300",
-    ]);
-    wait_for("sway to float the window", Duration::from_secs(5), || {
-        sway_window("wl vision target").filter(|(_, r)| r[0] == 600 && r[2] == 400)
-    });
+    float("wl vision target", [600, 300, 400, 150]);
     let daemon = sway_daemon();
     let mut mcp = Mcp::start(&daemon.socket, &[]);
     mcp.initialize("2025-06-18");
@@ -417,4 +432,97 @@ fn the_vision_verbs_see_and_act_on_native_windows_and_a_terminal() {
         || (read(&typed) == text).then_some(()),
     );
     assert_eq!(read(&bystander_log), "", "the bystander got a click");
+}
+
+#[test]
+fn agents_on_sway_seats_type_at_once_natively_and_nothing_reaches_the_persons_sessions() {
+    use crate::private_display::{per_agent, seats};
+    let mut daemon = per_agent("private_seat = \"sway\"");
+    let scratch = Scratch::new("wayland-seats");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixture/wayland_entry.py");
+    let agents = [
+        ("agent-a", "Ålpha ✓ ünïcödé 一二三", scratch.path("a")),
+        ("agent-b", "βeta → ñ 四五六 😀", scratch.path("b")),
+    ];
+    let mut wires: Vec<common::Wire> = agents
+        .iter()
+        .map(|(agent, _, _)| common::Wire::connect_as(&daemon.socket, agent))
+        .collect();
+    for ((agent, _, file), wire) in agents.iter().zip(&mut wires) {
+        let title = format!("Entry of {agent}");
+        let launched = wire.call(
+            "desk_launch",
+            json!({"app": "/usr/bin/python3", "args": [script, title, file]}),
+        );
+        assert!(!launched.is_error, "{}", launched.text);
+        assert_eq!(
+            launched.json()["window"]["title"],
+            title,
+            "{}",
+            launched.text
+        );
+    }
+    let seats = seats(&daemon);
+    assert_eq!(seats.len(), 2, "{seats:?}");
+    assert_ne!(seats["agent-a"].0, seats["agent-b"].0);
+    let status = daemon.call("status", json!({})).json();
+    assert_eq!(status["display"]["seats"], "sway", "{status}");
+
+    let typers: Vec<_> = agents
+        .iter()
+        .zip(wires)
+        .map(|((agent, text, _), mut wire)| {
+            let (agent, text) = (agent.to_string(), text.to_string());
+            std::thread::spawn(move || {
+                let typed = wire.call(
+                    "desk_type",
+                    json!({"window": format!("Entry of {agent}"), "text": text}),
+                );
+                assert!(!typed.is_error, "{}", typed.text);
+                wire
+            })
+        })
+        .collect();
+    let mut wires: Vec<common::Wire> = typers.into_iter().map(|t| t.join().unwrap()).collect();
+    for ((agent, text, file), wire) in agents.iter().zip(&mut wires) {
+        wait_for(
+            "the agent's text in its entry",
+            Duration::from_secs(5),
+            || (read(file) == *text).then_some(()),
+        );
+        // The seat's own accessibility bus reads the same text back.
+        let tree = wire.call(
+            "desk_snapshot",
+            json!({"window": format!("Entry of {agent}")}),
+        );
+        assert!(tree.text.contains(text), "{}", tree.text);
+    }
+    // Neither the person's sway nor their X display shows an agent's window.
+    for (agent, _, _) in &agents {
+        let title = format!("Entry of {agent}");
+        assert!(
+            sway_window(&title).is_none(),
+            "{title} reached the person's sway"
+        );
+        assert!(
+            !common::window_list().contains(&title),
+            "{title} reached the person's X display"
+        );
+    }
+
+    // A daemon killed outright leaves its seats behind; the next one ends them.
+    let leaders: Vec<i64> = seats.values().map(|(_, pid)| *pid).collect();
+    let runtimes: Vec<std::path::PathBuf> = seats
+        .values()
+        .map(|(socket, _)| Path::new(socket).parent().unwrap().to_path_buf())
+        .collect();
+    daemon.kill_and_restart();
+    wait_for(
+        "the seats' compositors to end",
+        Duration::from_secs(10),
+        || leaders.iter().all(|pid| !common::alive(pid)).then_some(()),
+    );
+    for runtime in runtimes {
+        assert!(!runtime.exists(), "{} was left behind", runtime.display());
+    }
 }
