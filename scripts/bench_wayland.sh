@@ -17,6 +17,17 @@ for _ in $(seq 100); do
   sleep 0.05
 done
 shot=$(mktemp -d)
+# still FILE: waits until FILE has not changed for a second (the app has read every key; it
+# writes its whole text on every change, so a long text takes it a while).
+still() {
+  local before="" now
+  for _ in $(seq 60); do
+    now=$(md5sum <"$1")
+    [ "$now" = "$before" ] && return
+    before=$now
+    sleep 1
+  done
+}
 # 100 characters: layout keys, accents, symbols, CJK and emoji.
 text='Hello, wörld! Ça va? ½ ✓ 日本語のテキスト 😀🎉 naïve café — 42 × 7 = 294; Ωμέγα ßtraße ¿qué? ok, all done now!'
 entry=tests/fixture/wayland_entry.py
@@ -35,7 +46,7 @@ for _ in $(seq 100); do
   sleep 0.05
 done
 hyperfine -N --runs "$RUNS" "wtype '$text'" 2>/dev/null | grep -E "Benchmark|Time"
-sleep 1
+still "$shot/wtype.txt"
 expected=$(printf '%.0s'"$text" $(seq "$RUNS"))
 if [ "$(cat "$shot/wtype.txt")" = "$expected" ]; then echo "wtype exact: true"; else
   echo "wtype exact: false ($(wc -m <"$shot/wtype.txt") of $(( ${#text} * RUNS )) characters)"; fi
@@ -72,7 +83,7 @@ hyperfine -N --warmup 3 --runs "$RUNS" \
 hyperfine -N --runs "$RUNS" \
   "target/release/shuttle desk type --agent bench window='daemon typing' text='$text'" \
   2>/dev/null | grep -E "Benchmark|Time"
-sleep 1
+still "$shot/daemon.txt"
 if [ "$(cat "$shot/daemon.txt")" = "$expected" ]; then echo "shuttle desk type exact: true"; else
   echo "shuttle desk type exact: false ($(wc -m <"$shot/daemon.txt") of $(( ${#text} * RUNS )) characters)"; fi
 kill $daemon_entry

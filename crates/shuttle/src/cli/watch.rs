@@ -81,6 +81,13 @@ pub fn run(
     }
     let status: Value = serde_json::from_str(&status.text).context("status is not JSON")?;
     let (display, whose) = pick(&status, agent.as_deref())?;
+    if display.starts_with('/') {
+        bail!(
+            "{whose}'s display is a headless sway ({display}), and shuttle watch shows X displays \
+             only; see it with `shuttle desk shot --agent AGENT path=FILE`, or set [daemon] \
+             private_seat = \"xvfb\" to watch agents live"
+        );
+    }
     let viewer = std::env::var("DISPLAY")
         .ok()
         .filter(|d| !d.is_empty())
