@@ -705,10 +705,16 @@ pub(super) fn press(desk: &Desk, args: &PressArgs) -> Result<Pressed, DeskError>
     } else {
         Vec::new()
     };
-    // A menu entry runs its action; a menu is clicked at its centre like any other control,
-    // where it shows now that the menus above it are open.
+    // A menu entry is clicked where its open menu shows it, and runs its action only where it
+    // cannot be: the toolkit runs an action inside the accessibility call, so an entry that
+    // opens a modal dialog (Save As...) leaves the app deaf to accessibility until the dialog
+    // closes. A menu is clicked at its centre like any other control, where it shows now that
+    // the menus above it are open.
     let mut done = if menu_item {
-        pressed.run_action(&nodes)?
+        match click_in_menu(desk, &nodes, &pressed)? {
+            Some(clicked) => clicked,
+            None => pressed.run_action(&nodes)?,
+        }
     } else if opened.is_empty() {
         click_or_action(desk, &nodes, &pressed, &pressed.node)?
     } else {
@@ -752,6 +758,64 @@ fn click_or_action(
         done.note = Some(format!("not clicked: {why}; pressed by its action instead"));
     }
     Ok(done)
+}
+
+/// Clicks a menu entry at its centre when its open menu shows it there, over its window (a
+/// menu is a popup of its own on X11); `None`, with nothing sent, when it cannot tell.
+fn click_in_menu(
+    desk: &Desk,
+    nodes: &Nodes<'_>,
+    pressed: &AdmittedNode<'_>,
+) -> Result<Option<Pressed>, DeskError> {
+    let id = pressed.node.id.as_str();
+    let shown = nodes.node(
+        id,
+        Want {
+            bounds: true,
+            ..Want::default()
+        },
+    )?;
+    let Some(point) = centre(desk, &shown)? else {
+        return Ok(None);
+    };
+    let Some(menu) = nodes.ancestors(id)?.into_iter().find(|n| n.role == MENU) else {
+        return Ok(None);
+    };
+    let (dx, dy) = pressed.moved;
+    if nodes
+        .at_point(&menu.id, point.0 - dx, point.1 - dy)?
+        .as_deref()
+        != Some(id)
+    {
+        return Ok(None);
+    }
+    let Some(window) = pressed.window.clone() else {
+        return Ok(None);
+    };
+    // Not raised: that would close the menu. The spot is the window's own, or a popup of its
+    // app over it (the menu).
+    let spot = Spot {
+        x: point.0,
+        y: point.1,
+        on: Seen::Window(window),
+        raise: false,
+    };
+    match pressed
+        .admitted
+        .click(&spot, desk_core::call::Button::Left, 1)
+    {
+        Err(DeskError::Changed(_)) => return Ok(None),
+        clicked => clicked?,
+    }
+    let confirmed = spot
+        .on
+        .window()
+        .is_some_and(|w| pressed.admitted.settle(w, SETTLE_WAIT));
+    Ok(Some(Pressed {
+        at: Some([point.0, point.1]),
+        confirmed: Some(confirmed),
+        ..Pressed::new(id, PressHow::Clicked)
+    }))
 }
 
 pub(super) fn act(desk: &Desk, args: &ActArgs) -> Result<Pressed, DeskError> {

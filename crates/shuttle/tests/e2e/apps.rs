@@ -902,8 +902,9 @@ fn reported(daemon: &Daemon, reply: &Value, key: &str, title: &str) -> Value {
     )
 }
 
-/// A GTK 3 file chooser (mousepad's Save As), driven as an agent that trusts the replies: the
-/// dialog's opening and closing come in the window news, never from `windows`; its unnamed
+/// A GTK 3 file chooser (mousepad's Save As, opened from its menu), driven as an agent that
+/// trusts the replies: the dialog's opening and closing come in the window news, never from
+/// `windows`; the app still answers accessibility while the modal dialog runs; its unnamed
 /// name entry is found by its label's name ("Name", from "Name:"); the file lands on disk.
 #[test]
 fn a_gtk3_save_dialog_is_reported_in_replies_and_its_name_entry_named_by_its_label() {
@@ -932,12 +933,19 @@ fn a_gtk3_save_dialog_is_reported_in_replies_and_its_name_entry_named_by_its_lab
             json!({"window": editor, "text": "saved from replies"}),
         )
         .json();
-    let asked = daemon
+    // Pressed from its closed File menu, as an agent that found it in a snapshot would. The
+    // entry is clicked where the opened menu shows it: run as an accessibility action, it would
+    // open the modal dialog inside that call and leave the app deaf until the dialog closed.
+    let menu_item = daemon
         .call(
-            "desk_key",
-            json!({"window": editor, "keys": "ctrl+shift+s"}),
+            "desk_find",
+            json!({"window": editor, "name": "Save As...", "role": "menu item"}),
         )
         .json();
+    let asked = daemon
+        .call("desk_press", json!({"id": menu_item["nodes"][0]["id"]}))
+        .json();
+    assert_eq!(asked["how"], "clicked", "{asked}");
     let dialog = reported(&daemon, &asked, "opened", "Save As")["id"].clone();
 
     let found = answered(
