@@ -7,8 +7,8 @@
 //! pixels cannot be told from what covers it, and the clipboard is not served yet.
 
 use std::hash::{Hash, Hasher};
-use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Duration;
 
 use desk::image::{RgbImage, shrink};
@@ -21,6 +21,7 @@ use desk_core::window::{Window, role};
 
 use crate::events::WindowStream;
 use crate::keyboard::Keyboard;
+use crate::marker::Marker;
 use crate::pointer::{Pointer, PointerButton, Wheel};
 use crate::session::{Session, WaylandError, desk_protocols};
 use crate::sway::{Sway, SwayWindow};
@@ -54,6 +55,9 @@ pub struct WaylandBackend {
     keyboard: Mutex<Option<Keyboard>>,
     pointer: Mutex<Option<Pointer>>,
     lacking: Vec<String>,
+    socket: Option<PathBuf>,
+    /// Made on first use; `None` inside when the compositor cannot show it.
+    marker: OnceLock<Option<Marker>>,
 }
 
 impl WaylandBackend {
@@ -95,7 +99,34 @@ impl WaylandBackend {
             keyboard: Mutex::new(keyboard.ok()),
             pointer: Mutex::new(pointer.ok()),
             lacking,
+            socket: socket.map(Path::to_path_buf),
+            marker: OnceLock::new(),
         })
+    }
+
+    /// Shows (`true`) or, after a linger, hides the marker that tells the person an agent is
+    /// acting.
+    pub fn indicate(&self, acting: bool) {
+        let marker = self
+            .marker
+            .get_or_init(|| match Marker::start(self.socket.as_deref()) {
+                Ok(marker) => Some(marker),
+                Err(e) => {
+                    tracing::warn!(error = %e, "could not create the acting marker");
+                    None
+                }
+            });
+        if let Some(marker) = marker {
+            marker.set(acting);
+        }
+    }
+
+    /// Where the marker is drawn, once it exists.
+    pub fn overlays(&self) -> Vec<Rect> {
+        match (self.marker.get(), self.sway.layout()) {
+            (Some(Some(_)), Ok(layout)) => vec![Marker::rect(layout)],
+            _ => Vec::new(),
+        }
     }
 
     /// sway's IPC, for the hotkey and the accessibility positions.

@@ -2,7 +2,7 @@
 //! wants (format, size, stride), the client shares that much memory, asks for a copy and waits
 //! for `ready`.
 
-use std::os::fd::{AsFd, FromRawFd, OwnedFd};
+use std::os::fd::AsFd;
 
 use desk::image::RgbImage;
 use wayland_client::protocol::{
@@ -18,6 +18,7 @@ use wayland_protocols_wlr::screencopy::v1::client::{
 };
 
 use crate::session::{Session, WaylandError};
+use crate::shm::SharedMemory;
 
 /// What the frame's events said so far.
 #[derive(Default)]
@@ -98,7 +99,7 @@ impl Session {
             return Err(WaylandError::Refused("a screen capture".into()));
         };
         let size = stride as usize * height as usize;
-        let memory = SharedMemory::new(size)?;
+        let memory = SharedMemory::new(size, "a capture")?;
         let pool = shm.create_pool(memory.fd.as_fd(), size as i32, &qh, ());
         let buffer = pool.create_buffer(
             0,
@@ -129,37 +130,6 @@ impl Session {
         )?;
         Ok(image)
     }
-}
-
-/// Unnamed shared memory, mapped.
-struct SharedMemory {
-    fd: OwnedFd,
-    map: memmap2::MmapMut,
-}
-
-impl SharedMemory {
-    fn new(size: usize) -> Result<Self, WaylandError> {
-        let name = c"shuttle-capture";
-        // SAFETY: a valid C string and flags; the returned descriptor is checked.
-        let raw = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
-        if raw < 0 {
-            return Err(WaylandError::Refused(format!(
-                "shared memory for a capture ({})",
-                std::io::Error::last_os_error()
-            )));
-        }
-        // SAFETY: `raw` is a descriptor just opened and owned by nothing else.
-        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
-        let file = std::fs::File::from(fd.try_clone().map_err(io_error)?);
-        file.set_len(size as u64).map_err(io_error)?;
-        // SAFETY: the memory is ours; the compositor writes it only between copy and ready.
-        let map = unsafe { memmap2::MmapMut::map_mut(&file) }.map_err(io_error)?;
-        Ok(Self { fd, map })
-    }
-}
-
-fn io_error(e: std::io::Error) -> WaylandError {
-    WaylandError::Refused(format!("shared memory for a capture ({e})"))
 }
 
 /// The copy as RGB rows, top first. wl_shm's formats name their channels from the highest

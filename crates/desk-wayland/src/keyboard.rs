@@ -4,7 +4,7 @@
 //! of other characters gets the keys after it, lent for that batch's keymap. Nobody else's
 //! layout is touched, and a character no layout has is typed like any other.
 
-use std::os::fd::{AsFd, FromRawFd, OwnedFd};
+use std::os::fd::AsFd;
 use std::sync::LazyLock;
 
 use wayland_client::protocol::wl_seat;
@@ -15,6 +15,7 @@ use wayland_protocols_misc::zwp_virtual_keyboard_v1::client::{
 
 use crate::device::{Device, Seat};
 use crate::session::{Session, WaylandError, timestamp};
+use crate::shm::SharedMemory;
 
 /// The first keycode given out (8 is the lowest XKB allows; evdev's code is 8 less).
 const FIRST_KEYCODE: u32 = 9;
@@ -117,8 +118,9 @@ impl Keyboard {
     fn upload(&mut self, keymap: &str) -> Result<(), WaylandError> {
         let mut bytes = keymap.as_bytes().to_vec();
         bytes.push(0);
-        let fd = shared_text(&bytes)?;
-        self.keyboard.keymap(XKB_V1, fd.as_fd(), bytes.len() as u32);
+        let memory = SharedMemory::holding(&bytes, "a keymap")?;
+        self.keyboard
+            .keymap(XKB_V1, memory.fd.as_fd(), bytes.len() as u32);
         self.device.sync()
     }
 }
@@ -219,21 +221,6 @@ fn modifier_name(keysym: u32) -> Option<&'static str> {
 
 fn modifier_mask(keysym: u32) -> Option<u32> {
     modifier(keysym).map(|(_, mask)| mask)
-}
-
-/// Unnamed memory holding `bytes`, for the compositor to read.
-fn shared_text(bytes: &[u8]) -> Result<OwnedFd, WaylandError> {
-    let failed = |e: std::io::Error| WaylandError::Refused(format!("a keymap's memory ({e})"));
-    // SAFETY: a valid C string and flags; the returned descriptor is checked.
-    let raw = unsafe { libc::memfd_create(c"shuttle-keymap".as_ptr(), libc::MFD_CLOEXEC) };
-    if raw < 0 {
-        return Err(failed(std::io::Error::last_os_error()));
-    }
-    // SAFETY: `raw` is a descriptor just opened and owned by nothing else.
-    let fd = unsafe { OwnedFd::from_raw_fd(raw) };
-    let mut file = std::fs::File::from(fd.try_clone().map_err(failed)?);
-    std::io::Write::write_all(&mut file, bytes).map_err(failed)?;
-    Ok(fd)
 }
 
 #[cfg(test)]

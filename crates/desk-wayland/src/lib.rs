@@ -34,9 +34,11 @@ mod device;
 pub mod events;
 pub mod hotkey;
 pub mod keyboard;
+pub mod marker;
 pub mod placed;
 pub mod pointer;
 pub mod session;
+mod shm;
 pub mod sway;
 pub mod toplevels;
 

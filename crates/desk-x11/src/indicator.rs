@@ -5,8 +5,8 @@
 //! and its input shape is empty, so clicks pass through it to whatever is below. A thread of
 //! its own, on a connection of its own, maps it, keeps it on top and hides it after the linger.
 
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::time::{Duration, Instant};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::time::Duration;
 
 use crate::patient::Conn;
 use desk_core::geometry::Rect;
@@ -26,8 +26,6 @@ const MARGIN: i32 = 4;
 /// Red, in a 24-bit TrueColor visual.
 const RED: u32 = 0x00e0_1b24;
 const WHITE: u32 = 0x00ff_ffff;
-/// How long it stays after an action ends, so a quick run of actions does not flicker.
-pub(super) const LINGER: Duration = Duration::from_millis(1000);
 /// How often it re-raises itself while shown, over windows raised since.
 const RAISE_EVERY: Duration = Duration::from_millis(200);
 
@@ -103,43 +101,19 @@ fn create(conn: &Conn, screen_num: usize, rect: Rect) -> Result<u32, Box<dyn std
     Ok(window)
 }
 
-/// The marker's thread: shows it on `true`, hides it `LINGER` after `false`, until the handle
-/// is dropped or the display goes away.
+/// The marker's thread: shows it while acting (re-raising it over windows raised since),
+/// hides it a linger after, until the handle is dropped or the display goes away.
 fn show_while_acting(conn: Conn, window: u32, told: Receiver<bool>) {
-    let mut acting = false;
-    let mut shown = false;
-    let mut hide_at: Option<Instant> = None;
-    loop {
-        let wait = match (acting, hide_at) {
-            (true, _) => RAISE_EVERY,
-            (false, Some(at)) => at.saturating_duration_since(Instant::now()),
-            (false, None) => Duration::from_secs(3600),
-        };
-        match told.recv_timeout(wait) {
-            Ok(now_acting) => {
-                acting = now_acting;
-                hide_at = (!acting).then(|| Instant::now() + LINGER);
-            }
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => return,
-        }
-        let result = if acting {
-            shown = true;
+    desk::marker::show_while_acting(&told, RAISE_EVERY, |acting| {
+        if acting {
             raise(&conn, window)
-        } else if shown && hide_at.is_some_and(|at| Instant::now() >= at) {
-            shown = false;
-            hide_at = None;
+        } else {
             conn.unmap_window(window)
                 .map(drop)
                 .and_then(|()| conn.flush())
                 .map_err(Into::into)
-        } else {
-            Ok(())
-        };
-        if result.is_err() {
-            return;
         }
-    }
+    });
 }
 
 fn raise(conn: &Conn, window: u32) -> Result<(), Box<dyn std::error::Error>> {

@@ -24,6 +24,7 @@ pub mod guard;
 pub mod image;
 pub mod intent;
 pub mod keys;
+pub mod marker;
 pub mod news;
 mod run;
 pub mod system;

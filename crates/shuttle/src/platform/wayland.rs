@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use super::Session;
 use std::sync::Arc;
 
-use desk::{Backend, DeskError, Hotkey, Platform};
+use desk::{Answer, Backend, Cancel, DeskError, Hotkey, Platform, Presence, Question};
+use desk_core::geometry::Rect;
 use desk_linux::LinuxApps;
 use desk_linux::atspi::OnDemand;
 use desk_wayland::hotkey::SwayHotkey;
@@ -84,14 +85,21 @@ impl Platform for LinuxWayland {
             Some(&self.session.socket),
             &self.session.ipc,
         )?);
+        // Questions go to the person's X display (XWayland's, in their sway session).
+        let asker = desk_x11::AskThePerson {
+            person: self.person.clone(),
+        };
         Ok(Backend {
             display: wayland.clone(),
             input: wayland.clone(),
-            // No marker is drawn yet (it needs a layer-shell surface); questions go to the
-            // person through XWayland.
-            presence: Arc::new(desk_x11::AskThePerson {
-                person: self.person.clone(),
-            }),
+            presence: match &self.private {
+                // Nobody watches a private seat: the person is asked on their own display.
+                Some(_) => Arc::new(asker) as Arc<dyn Presence>,
+                None => Arc::new(SwayPresence {
+                    asker,
+                    desk: wayland.clone(),
+                }),
+            },
             apps: Arc::new(match &self.private {
                 Some(session) => LinuxApps::with_env(session.env.clone(), session.remove.clone()),
                 None => LinuxApps::inherit(),
@@ -122,5 +130,26 @@ impl Platform for LinuxWayland {
             combo,
             pressed,
         )?))
+    }
+}
+
+/// The person's side of their sway session: the acting marker on the session itself, and
+/// questions through XWayland.
+struct SwayPresence {
+    asker: desk_x11::AskThePerson,
+    desk: Arc<WaylandBackend>,
+}
+
+impl Presence for SwayPresence {
+    fn ask(&self, question: &Question, cancel: &Cancel) -> Result<Answer, DeskError> {
+        self.asker.ask(question, cancel)
+    }
+
+    fn indicate(&self, acting: bool) {
+        self.desk.indicate(acting);
+    }
+
+    fn overlays(&self) -> Vec<Rect> {
+        self.desk.overlays()
     }
 }

@@ -526,3 +526,68 @@ fn agents_on_sway_seats_type_at_once_natively_and_nothing_reaches_the_persons_se
         assert!(!runtime.exists(), "{} was left behind", runtime.display());
     }
 }
+
+/// How many pixels of the marker's red the top right corner of the screen shows.
+fn red_in_corner(mcp: &mut Mcp) -> usize {
+    let shot = mcp.call(
+        "desk",
+        json!({"verb": "shot", "x": 1920 - 40, "y": 0, "w": 40, "h": 40}),
+    );
+    let png = shot["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["type"] == "image")
+        .unwrap_or_else(|| panic!("an image in {shot}"))["data"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    use base64::Engine as _;
+    let (_, _, pixels) = decode_png(
+        &base64::engine::general_purpose::STANDARD
+            .decode(png)
+            .unwrap(),
+    );
+    pixels
+        .chunks(3)
+        .filter(|p| p[0] > 200 && p[1] < 60 && p[2] < 60)
+        .count()
+}
+
+#[test]
+fn the_marker_shows_on_sway_while_an_agent_acts_and_lets_clicks_through() {
+    let scratch = Scratch::new("wayland-marker");
+    let clicks = scratch.path("clicks");
+    let _button = Native::button("wl marker", &clicks);
+    let daemon = sway_daemon();
+    let mut mcp = Mcp::start(&daemon.socket, &[]);
+    mcp.initialize("2025-06-18");
+    desk(&mut mcp, json!({"verb": "still"}));
+    assert_eq!(red_in_corner(&mut mcp), 0, "no marker before any action");
+
+    desk(
+        &mut mcp,
+        json!({"verb": "key", "window": "wl marker", "keys": "shift"}),
+    );
+    wait_for("the marker to show", Duration::from_secs(3), || {
+        (red_in_corner(&mut mcp) > 100).then_some(())
+    });
+    // A click on the marker reaches the window under it.
+    let (_, rect) = sway_window("wl marker").unwrap();
+    assert!(
+        rect[0] + rect[2] >= 1920 && rect[1] <= 4,
+        "the window reaches under the marker: {rect:?}"
+    );
+    desk(
+        &mut mcp,
+        json!({"verb": "click", "x": 1920 - 4 - 9, "y": 4 + 9}),
+    );
+    wait_for(
+        "the click to reach the window under the marker",
+        Duration::from_secs(5),
+        || (read(&clicks) == "clicked\n").then_some(()),
+    );
+    wait_for("the marker to go", Duration::from_secs(5), || {
+        (red_in_corner(&mut mcp) == 0).then_some(())
+    });
+}
