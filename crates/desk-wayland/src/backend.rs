@@ -71,16 +71,7 @@ impl WaylandBackend {
         .map_err(unreachable)?;
         let sway = Arc::new(Sway::connect(ipc).map_err(unreachable)?);
         let events = WindowStream::start(&sway).map_err(unreachable)?;
-        let lacking = desk_protocols(&session.advertised())
-            .into_iter()
-            .filter(|p| p.version.is_none() && USED.contains(&p.interface))
-            .map(|p| {
-                format!(
-                    "{} are refused: the compositor does not offer {}",
-                    p.needed_for, p.interface
-                )
-            })
-            .collect();
+        let lacking = lacking(&session.advertised());
         // Made now, before the first input: apps bind their keyboard and pointer only once
         // the seat has one, on their own time. When ours are the seat's first, they get a
         // moment to; a failure shows on the first verb that needs the device.
@@ -179,6 +170,21 @@ impl WaylandBackend {
             .find(|w| w.focused)
             .map(|w| w.id.to_string()))
     }
+}
+
+/// What a compositor advertising `advertised` (interface, version) makes this desk refuse,
+/// and why.
+fn lacking(advertised: &[(String, u32)]) -> Vec<String> {
+    desk_protocols(advertised)
+        .into_iter()
+        .filter(|p| p.version.is_none() && USED.contains(&p.interface))
+        .map(|p| {
+            format!(
+                "{} are refused: the compositor does not offer {}",
+                p.needed_for, p.interface
+            )
+        })
+        .collect()
 }
 
 /// Moves the pointer to desk point (x, y) of `layout`.
@@ -565,5 +571,41 @@ impl Input for WaylandBackend {
 
     fn write_clipboard(&self, _clip: Clip) -> Result<(), DeskError> {
         Err(no_clipboard())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_protocol_names_the_verbs_it_refuses_and_a_list_it_does_not_use_is_no_loss() {
+        let offered = |names: &[&str]| -> Vec<(String, u32)> {
+            names.iter().map(|n| (n.to_string(), 1)).collect()
+        };
+        assert!(lacking(&offered(&USED)).is_empty());
+        let no_pointer = lacking(&offered(&[
+            "zwlr_screencopy_manager_v1",
+            "zwp_virtual_keyboard_manager_v1",
+        ]));
+        assert_eq!(
+            no_pointer,
+            [
+                "clicks, scrolls and drags are refused: the compositor does not offer \
+              zwlr_virtual_pointer_manager_v1"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_crop_keeps_the_part_inside_the_image() {
+        let image = RgbImage {
+            width: 4,
+            height: 2,
+            pixels: (0..24).collect(),
+        };
+        let part = crop(&image, Rect::new(3, 1, 5, 5));
+        assert_eq!((part.width, part.height), (1, 1));
+        assert_eq!(part.pixels, [21, 22, 23]);
     }
 }
