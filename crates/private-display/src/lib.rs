@@ -367,23 +367,27 @@ pub struct Requirement {
     pub found: Option<PathBuf>,
 }
 
-/// What a private display runs: the X server, the window manager, the session bus and the
+/// What a private X display runs: the X server, the window manager, the session bus and the
 /// AT-SPI bus launcher, each with where it was found.
 pub fn requirements() -> [Requirement; 4] {
-    let on_path = |program: &'static str, package: &'static str| {
-        let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into());
-        let found = std::env::split_paths(&path)
-            .map(|dir| dir.join(program))
-            .find(|p| p.is_file());
-        Requirement {
-            program,
-            package,
-            found,
-        }
-    };
+    let [dbus, launcher] = buses();
     [
         on_path("Xvfb", "xvfb"),
         on_path("openbox", "openbox"),
+        dbus,
+        launcher,
+    ]
+}
+
+/// What a private sway seat runs: sway, the session bus and the AT-SPI bus launcher.
+pub fn sway_requirements() -> [Requirement; 3] {
+    let [dbus, launcher] = buses();
+    [on_path("sway", "sway"), dbus, launcher]
+}
+
+/// The session bus and the AT-SPI bus launcher, which every kind of private display runs.
+fn buses() -> [Requirement; 2] {
+    [
         on_path("dbus-daemon", "dbus-daemon"),
         Requirement {
             program: "at-spi-bus-launcher",
@@ -394,6 +398,19 @@ pub fn requirements() -> [Requirement; 4] {
                 .find(|p| p.exists()),
         },
     ]
+}
+
+/// `program` (from Debian's `package`), looked up on PATH.
+fn on_path(program: &'static str, package: &'static str) -> Requirement {
+    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into());
+    let found = std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file());
+    Requirement {
+        program,
+        package,
+        found,
+    }
 }
 
 /// Starts Xvfb on the first free display number, leading a new process group, and records it

@@ -11,13 +11,10 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use crate::reap::{self, Record};
-use crate::{DisplayError, PrivateDisplay, START_TIMEOUT, Screen, create_dir, requirements};
+use crate::{DisplayError, PrivateDisplay, START_TIMEOUT, Screen, create_dir, sway_requirements};
 
 /// The user and group a root daemon runs sway as.
 const NOBODY: u32 = 65534;
-
-/// The compositor's program, found on PATH.
-const SWAY: &str = "sway";
 
 impl PrivateDisplay {
     /// Starts a headless sway whose state (record, bus socket, log) lives in `dir`, with one
@@ -29,17 +26,13 @@ impl PrivateDisplay {
             source,
         };
         create_dir(dir)?;
-        let sway = on_path(SWAY).ok_or(DisplayError::Missing {
-            program: SWAY,
-            package: "sway",
-        })?;
-        let [_, _, dbus, launcher] = requirements().map(|needed| {
+        let [sway, dbus, launcher] = sway_requirements().map(|needed| {
             needed.found.ok_or(DisplayError::Missing {
                 program: needed.program,
                 package: needed.package,
             })
         });
-        let (dbus, launcher) = (dbus?, launcher?);
+        let (sway, dbus, launcher) = (sway?, dbus?, launcher?);
         let root = unsafe { libc::geteuid() } == 0;
         let runtime = runtime_dir(dir, root)?;
         let config = runtime.join("sway.conf");
@@ -144,13 +137,6 @@ impl PrivateDisplay {
             let _ = std::fs::write(&self.record_path, text);
         }
     }
-}
-
-fn on_path(program: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into());
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(program))
-        .find(|p| p.is_file())
 }
 
 /// sway's runtime directory: inside `dir`, or under root a directory in the system's temporary
