@@ -4,6 +4,7 @@
 //! [`X11Backend`] is the [`Display`], [`Input`] and [`Presence`] of one X display; the
 //! accessibility tree and processes come from `desk_linux`, which a Wayland backend shares.
 
+pub mod agent_seat;
 mod at;
 mod atoms;
 mod capture;

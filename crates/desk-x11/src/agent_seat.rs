@@ -1,0 +1,198 @@
+//! An agent's seat on the person's X display (issue 29, a first step): a master pointer and
+//! keyboard pair of the agent's own, made with XInput 2's hierarchy requests. Input sent
+//! through it comes from the pair's own XTEST devices, so it moves the agent's cursor and
+//! goes to the agent keyboard's focus, never the person's pointer or focus.
+//!
+//! XTEST sends core events through the client pointer of the connection that asks (and the
+//! keyboard paired with it), so the seat has a connection of its own whose client pointer is
+//! the agent's. The pair is named `shuttle-agent-PID`, so that what a daemon that died left can
+//! be told from the pairs of one that runs.
+
+use x11rb::connection::{Connection, RequestConnection};
+use x11rb::protocol::xinput::{
+    self, ChangeMode, ConnectionExt as _, DeviceType, HierarchyChange, HierarchyChangeData,
+    HierarchyChangeDataAddMaster, HierarchyChangeDataRemoveMaster,
+};
+use x11rb::protocol::xproto::{self, ConnectionExt as _};
+use x11rb::protocol::xtest::ConnectionExt as _;
+use x11rb::rust_connection::RustConnection;
+
+use desk::DeskError;
+
+/// The prefix of every agent pair's name; the daemon's pid follows.
+const PREFIX: &str = "shuttle-agent-";
+
+/// A master pointer and keyboard of the agent's own, removed when dropped.
+pub struct AgentSeat {
+    conn: RustConnection,
+    root: xproto::Window,
+    pointer: u16,
+    keyboard: u16,
+}
+
+fn failed(what: &str, e: impl std::fmt::Display) -> DeskError {
+    DeskError::Unsupported(format!(
+        "cannot make the agent's own seat on this display ({what}: {e}); background input needs \
+         XInput 2.2"
+    ))
+}
+
+impl AgentSeat {
+    /// Makes the pair on `display`.
+    pub fn create(display: &str) -> Result<Self, DeskError> {
+        let (conn, screen) = x11rb::connect(Some(display)).map_err(|e| failed("connecting", e))?;
+        let root = conn.setup().roots[screen].root;
+        if conn
+            .extension_information(xinput::X11_EXTENSION_NAME)
+            .map_err(|e| failed("asking for XInput", e))?
+            .is_none()
+        {
+            return Err(failed("XInput", "the X server does not offer it"));
+        }
+        let version = conn
+            .xinput_xi_query_version(2, 2)
+            .map_err(|e| failed("XInput's version", e))?
+            .reply()
+            .map_err(|e| failed("XInput's version", e))?;
+        if (version.major_version, version.minor_version) < (2, 2) {
+            return Err(failed(
+                "XInput",
+                format!(
+                    "the X server offers {}.{}",
+                    version.major_version, version.minor_version
+                ),
+            ));
+        }
+        let name = format!("{PREFIX}{}", std::process::id());
+        let padded = name.len().div_ceil(4) * 4;
+        let add = HierarchyChange {
+            len: ((8 + padded) / 4) as u16,
+            data: HierarchyChangeData::AddMaster(HierarchyChangeDataAddMaster {
+                send_core: true,
+                enable: true,
+                name: name.clone().into_bytes(),
+            }),
+        };
+        conn.xinput_xi_change_hierarchy(&[add])
+            .map_err(|e| failed("adding the pair", e))?
+            .check()
+            .map_err(|e| failed("adding the pair", e))?;
+        let (pointer, keyboard) =
+            masters(&conn, &name)?.ok_or_else(|| failed("adding the pair", "it did not appear"))?;
+        let seat = Self {
+            conn,
+            root,
+            pointer,
+            keyboard,
+        };
+        seat.conn
+            .xinput_xi_set_client_pointer(x11rb::NONE, seat.pointer)
+            .map_err(|e| failed("taking its pointer", e))?
+            .check()
+            .map_err(|e| failed("taking its pointer", e))?;
+        Ok(seat)
+    }
+
+    /// The agent keyboard's focus goes to `window`; the person's stays where it is.
+    pub fn focus(&self, window: xproto::Window) -> Result<(), DeskError> {
+        self.conn
+            .xinput_xi_set_focus(window, x11rb::CURRENT_TIME, self.keyboard)
+            .map_err(|e| failed("focusing", e))?
+            .check()
+            .map_err(|e| failed("focusing", e))
+    }
+
+    /// Presses (`down`) or releases the key `keycode` on the agent's keyboard.
+    pub fn key(&self, keycode: u8, down: bool) -> Result<(), DeskError> {
+        let kind = if down {
+            xproto::KEY_PRESS_EVENT
+        } else {
+            xproto::KEY_RELEASE_EVENT
+        };
+        self.fake(kind, keycode, 0, 0)
+    }
+
+    /// Moves the agent's pointer to (x, y) of the screen.
+    pub fn move_to(&self, x: i16, y: i16) -> Result<(), DeskError> {
+        self.fake(xproto::MOTION_NOTIFY_EVENT, 0, x, y)
+    }
+
+    /// Presses (`down`) or releases `button` of the agent's pointer.
+    pub fn button(&self, button: u8, down: bool) -> Result<(), DeskError> {
+        let kind = if down {
+            xproto::BUTTON_PRESS_EVENT
+        } else {
+            xproto::BUTTON_RELEASE_EVENT
+        };
+        self.fake(kind, button, 0, 0)
+    }
+
+    /// Where the agent's pointer is on the screen.
+    pub fn pointer_at(&self) -> Result<(i32, i32), DeskError> {
+        let at = self
+            .conn
+            .xinput_xi_query_pointer(self.root, self.pointer)
+            .map_err(|e| failed("reading its pointer", e))?
+            .reply()
+            .map_err(|e| failed("reading its pointer", e))?;
+        // Fixed point, 16.16.
+        Ok((at.root_x >> 16, at.root_y >> 16))
+    }
+
+    /// Waits until the server has handled everything sent.
+    pub fn sync(&self) -> Result<(), DeskError> {
+        self.conn
+            .get_input_focus()
+            .map_err(|e| failed("a round trip", e))?
+            .reply()
+            .map(drop)
+            .map_err(|e| failed("a round trip", e))
+    }
+
+    fn fake(&self, kind: u8, detail: u8, x: i16, y: i16) -> Result<(), DeskError> {
+        self.conn
+            .xtest_fake_input(kind, detail, x11rb::CURRENT_TIME, self.root, x, y, 0)
+            .map_err(|e| failed("sending input", e))?;
+        self.conn.flush().map_err(|e| failed("sending input", e))
+    }
+}
+
+impl Drop for AgentSeat {
+    fn drop(&mut self) {
+        let _ = remove(&self.conn, self.pointer);
+    }
+}
+
+/// The pair named `name`: its master pointer and keyboard.
+fn masters(conn: &RustConnection, name: &str) -> Result<Option<(u16, u16)>, DeskError> {
+    let devices = conn
+        .xinput_xi_query_device(xinput::Device::ALL_MASTER)
+        .map_err(|e| failed("listing devices", e))?
+        .reply()
+        .map_err(|e| failed("listing devices", e))?
+        .infos;
+    let find = |kind: DeviceType, suffix: &str| {
+        devices
+            .iter()
+            .find(|d| d.type_ == kind && d.name == format!("{name} {suffix}").as_bytes())
+            .map(|d| d.deviceid)
+    };
+    Ok(find(DeviceType::MASTER_POINTER, "pointer")
+        .zip(find(DeviceType::MASTER_KEYBOARD, "keyboard")))
+}
+
+fn remove(conn: &RustConnection, pointer: u16) -> Result<(), DeskError> {
+    let change = HierarchyChange {
+        len: 3,
+        data: HierarchyChangeData::RemoveMaster(HierarchyChangeDataRemoveMaster {
+            deviceid: pointer,
+            return_mode: ChangeMode::FLOAT,
+            return_pointer: 0,
+            return_keyboard: 0,
+        }),
+    };
+    conn.xinput_xi_change_hierarchy(&[change])
+        .map_err(|e| failed("removing the pair", e))?
+        .check()
+        .map_err(|e| failed("removing the pair", e))
+}
