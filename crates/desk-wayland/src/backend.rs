@@ -302,7 +302,8 @@ impl Display for WaylandBackend {
         let window = &windows[at];
         if !window.shown {
             return Err(DeskError::Unsupported(format!(
-                "window {id} {:?} is not on the screen (hidden, or on a workspace not shown),                  and Wayland gives no window's own pixels; focus it first",
+                "window {id} {:?} is not on the screen (hidden, or on a workspace not shown), \
+                 and Wayland gives no window's own pixels; focus it first",
                 window.title
             )));
         }
@@ -316,7 +317,8 @@ impl Display for WaylandBackend {
             .find(|w| w.shown && w.frame.intersect(&wanted).is_some())
         {
             return Err(DeskError::Unsupported(format!(
-                "window {id} {:?} is partly covered by window {} {:?}, and Wayland gives no                  window's own pixels; focus it first, or shoot the screen",
+                "window {id} {:?} is partly covered by window {} {:?}, and Wayland gives no \
+                 window's own pixels; focus it first, or shoot the screen",
                 window.title, cover.id, cover.title
             )));
         }

@@ -74,17 +74,24 @@ pub struct Marker {
 }
 
 impl Marker {
-    /// Creates the (transparent) marker on the compositor at `socket`, and its thread.
+    /// Starts the marker's thread, which makes the (transparent) marker on the compositor at
+    /// `socket` and then shows it when told; a compositor that cannot show it is logged once,
+    /// and the marker stays away.
     pub fn start(socket: Option<&Path>) -> Result<Self, WaylandError> {
-        let session = match socket {
-            Some(path) => Session::connect_to(path)?,
-            None => Session::connect()?,
-        };
-        let drawn = Drawn::new(session)?;
+        let socket = socket.map(Path::to_path_buf);
         let (tell, told) = mpsc::channel();
         std::thread::Builder::new()
             .name("shuttle-wayland-marker".into())
-            .spawn(move || show_while_acting(drawn, &told))
+            .spawn(move || {
+                let session = match &socket {
+                    Some(path) => Session::connect_to(path),
+                    None => Session::connect(),
+                };
+                match session.and_then(Drawn::new) {
+                    Ok(drawn) => show_while_acting(drawn, &told),
+                    Err(e) => tracing::warn!(error = %e, "could not create the acting marker"),
+                }
+            })
             .map_err(|e| WaylandError::Broken(format!("cannot start the marker's thread: {e}")))?;
         Ok(Self { tell })
     }

@@ -48,12 +48,7 @@ impl Placed {
             several => {
                 let name = match window_name {
                     Some(name) => name.to_string(),
-                    None => self
-                        .inner
-                        .ancestors(id)?
-                        .last()
-                        .map(|top| top.name.clone())
-                        .unwrap_or_default(),
+                    None => self.window_name(id)?,
                 };
                 let Some(window) = several.iter().find(|w| w.title == name) else {
                     return Err(DeskError::Accessibility(format!(
@@ -67,6 +62,17 @@ impl Placed {
             }
         };
         Ok((window.content.x, window.content.y))
+    }
+}
+
+impl Placed {
+    /// The name of the top-level window node `id` is in: its outermost ancestor's, or its own
+    /// when it is that window.
+    fn window_name(&self, id: &str) -> Result<String, DeskError> {
+        if let Some(top) = self.inner.ancestors(id)?.pop() {
+            return Ok(top.name);
+        }
+        Ok(self.inner.node(id, Want::default())?.name)
     }
 }
 

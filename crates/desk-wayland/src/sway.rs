@@ -11,6 +11,9 @@ use swayipc::{Connection, Node, NodeLayout, NodeType, ShellType};
 
 use crate::session::WaylandError;
 
+/// How long sway may take to answer a request.
+const ANSWER_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// The workspace sway keeps its hidden scratchpad windows on.
 const SCRATCHPAD: &str = "__i3_scratch";
 
@@ -180,8 +183,15 @@ fn connect_stream(path: &Path) -> Result<UnixStream, WaylandError> {
     })
 }
 
+/// A connection for requests: a sway that stops answering fails the request after
+/// [`ANSWER_LIMIT`] instead of holding every verb.
 fn open(path: &Path) -> Result<Connection, WaylandError> {
-    connect_stream(path).map(Connection::from)
+    let stream = connect_stream(path)?;
+    stream
+        .set_read_timeout(Some(ANSWER_LIMIT))
+        .and_then(|()| stream.set_write_timeout(Some(ANSWER_LIMIT)))
+        .map_err(|e| WaylandError::Broken(format!("sway's IPC socket: {e}")))?;
+    Ok(Connection::from(stream))
 }
 
 /// Adds the windows under `node` (its tiled children; sway keeps floating windows on the

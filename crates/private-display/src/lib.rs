@@ -180,6 +180,8 @@ impl PrivateDisplay {
                 group,
                 started,
                 runtime: None,
+                owner: None,
+                boot: reap::boot_id(),
             },
             record_path,
             env: Vec::new(),
@@ -233,7 +235,8 @@ impl PrivateDisplay {
     }
 
     /// The variables that name the person's session (their X server, session and
-    /// accessibility buses, Wayland compositor, session manager): a client of a private display
+    /// accessibility buses, Wayland compositor and its IPC, runtime directory, session
+    /// manager): a client of a private display
     /// inherits none of them, whatever the daemon started with, so nothing on it reaches the
     /// person's. Those the display has its own of are then set in [`PrivateDisplay::env`].
     pub fn persons_session() -> &'static [&'static str] {
@@ -246,6 +249,10 @@ impl PrivateDisplay {
             "AT_SPI_BUS_ADDRESS",
             "WAYLAND_DISPLAY",
             "WAYLAND_SOCKET",
+            "SWAYSOCK",
+            "I3SOCK",
+            "HYPRLAND_INSTANCE_SIGNATURE",
+            "XDG_RUNTIME_DIR",
             "SESSION_MANAGER",
             "DESKTOP_STARTUP_ID",
             "XDG_ACTIVATION_TOKEN",
@@ -253,14 +260,19 @@ impl PrivateDisplay {
         ]
     }
 
-    /// Starts the session D-Bus (its socket `dir/bus`) and the AT-SPI bus in the display's
-    /// process group, and adds their addresses to its environment.
+    /// Gives the display's clients a runtime directory of their own (`dir/runtime`, so none
+    /// reaches the person's), then starts the session D-Bus (its socket `dir/bus`) and the
+    /// AT-SPI bus in the display's process group, and adds their addresses to its environment.
     fn start_buses(
         &mut self,
         dir: &Path,
         dbus: &Path,
         launcher: &Path,
     ) -> Result<(), DisplayError> {
+        let runtime = dir.join("runtime");
+        create_dir(&runtime)?;
+        self.env
+            .push(("XDG_RUNTIME_DIR".into(), runtime.display().to_string()));
         let bus = dir.join("bus");
         let _ = std::fs::remove_file(&bus);
         let bus_address = format!("unix:path={}", bus.display());
@@ -460,6 +472,8 @@ fn start_server(
             group: server.id() as i32,
             started: reap::stat(server.id() as i32).map_or(0, |s| s.started),
             runtime: None,
+            owner: None,
+            boot: reap::boot_id(),
         };
         if let Ok(text) = serde_json::to_vec(&record) {
             let _ = std::fs::write(record_path, text);

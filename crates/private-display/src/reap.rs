@@ -22,6 +22,20 @@ pub struct Record {
     /// directory, which another user may need to own), removed when the display ends.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runtime: Option<std::path::PathBuf>,
+    /// The user its server runs as when not the daemon's (sway under root runs as nobody).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<u32>,
+    /// The boot it was made in (`/proc/sys/kernel/random/boot_id`): after a reboot its pids
+    /// and start times name other processes, so nothing is ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boot: Option<String>,
+}
+
+/// This boot's id.
+pub(crate) fn boot_id() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+        .ok()
+        .map(|id| id.trim().to_string())
 }
 
 impl Record {
@@ -80,8 +94,16 @@ pub(crate) fn names_display(environ: &[u8], display: &str) -> bool {
 /// The running processes of this user that belong to `record`'s display, with their start
 /// times.
 pub(crate) fn members(record: &Record) -> Vec<(i32, u64)> {
+    if record.boot.is_some() && record.boot != boot_id() {
+        return Vec::new();
+    }
+    // SAFETY: getuid cannot fail.
     let me = unsafe { libc::getuid() };
     let own = std::process::id() as i32;
+    // A group id is a pid while its leader lives; a leader that started at another time means
+    // the id was reused, and the group is someone else's.
+    let group_ours =
+        !running(record.group) || stat(record.group).is_some_and(|s| s.started == record.started);
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -94,15 +116,18 @@ pub(crate) fn members(record: &Record) -> Vec<(i32, u64)> {
         else {
             continue;
         };
-        // Under root a seat's compositor runs as another user (sway refuses root).
-        if pid == own || (me != 0 && !owned_by(&entry.path(), me)) {
+        // The daemon's own processes, and a seat's server run as another user (sway refuses
+        // root, so a root daemon runs it as nobody).
+        let owner_ok = owned_by(&entry.path(), me)
+            || record.owner.is_some_and(|uid| owned_by(&entry.path(), uid));
+        if pid == own || !owner_ok {
             continue;
         }
         let Some(stat) = stat(pid) else { continue };
         if stat.started < record.started || !running(pid) {
             continue;
         }
-        let in_group = stat.group == record.group;
+        let in_group = group_ours && stat.group == record.group;
         let on_display = || {
             std::fs::read(entry.path().join("environ"))
                 .is_ok_and(|environ| names_display(&environ, &record.display))

@@ -1,9 +1,10 @@
 //! A private Wayland desktop: a headless sway (software rendering, one output, no XWayland)
 //! with a session D-Bus and an AT-SPI bus, started and ended together like an X one.
 //!
-//! sway will not run as root. Under root it runs as `nobody`, in a runtime directory of its
+//! sway will not run as root. Under root it runs as `nobody`, with a runtime directory of its
 //! own outside the daemon's private state directory (which nobody else may enter); the
-//! daemon, as root, still reaches its sockets, and so do the apps it starts there.
+//! daemon, as root, still reaches its sockets, and so do the apps it starts there. The apps
+//! get a runtime directory of the daemon's own (see `PrivateDisplay::start_buses`).
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -12,9 +13,6 @@ use std::time::Instant;
 
 use crate::reap::{self, Record};
 use crate::{DisplayError, PrivateDisplay, START_TIMEOUT, Screen, create_dir, sway_requirements};
-
-/// The user and group a root daemon runs sway as.
-const NOBODY: u32 = 65534;
 
 impl PrivateDisplay {
     /// Starts a headless sway whose state (record, bus socket, log) lives in `dir`, with one
@@ -33,10 +31,20 @@ impl PrivateDisplay {
             })
         });
         let (sway, dbus, launcher) = (sway?, dbus?, launcher?);
-        let root = unsafe { libc::geteuid() } == 0;
-        let runtime = runtime_dir(dir, root)?;
-        let config = runtime.join("sway.conf");
-        std::fs::write(&config, sway_config(screen)).map_err(dir_error)?;
+        let user = sway_user()?;
+        let home = sway_home(dir, user)?;
+        let runtime = home.join("run");
+        let config = home.join("sway.conf");
+        let home_error = |source| DisplayError::Dir {
+            dir: home.clone(),
+            source,
+        };
+        // Written by the daemon where sway's user cannot change it.
+        std::fs::write(&config, sway_config(screen)).map_err(home_error)?;
+        make_dir(&runtime, 0o700).map_err(home_error)?;
+        if let Some((uid, gid)) = user {
+            std::os::unix::fs::chown(&runtime, Some(uid), Some(gid)).map_err(home_error)?;
+        }
         let log = std::fs::File::create(dir.join("sway.log")).map_err(dir_error)?;
         let mut command = Command::new(&sway);
         command
@@ -56,8 +64,8 @@ impl PrivateDisplay {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(log);
-        if root {
-            command.uid(NOBODY).gid(NOBODY);
+        if let Some((uid, gid)) = user {
+            command.uid(uid).gid(gid);
         }
         let server = command.spawn().map_err(|e| DisplayError::Start {
             part: "sway",
@@ -70,7 +78,9 @@ impl PrivateDisplay {
                 display: runtime.display().to_string(),
                 group,
                 started: reap::stat(group).map_or(0, |s| s.started),
-                runtime: Some(runtime.clone()),
+                runtime: (home != dir.join("sway")).then(|| home.clone()),
+                owner: user.map(|(uid, _)| uid),
+                boot: reap::boot_id(),
             },
             record_path,
             env: Vec::new(),
@@ -82,7 +92,8 @@ impl PrivateDisplay {
         while !ready.exists() {
             if let Ok(Some(status)) = display.children[0].try_wait() {
                 let said = std::fs::read_to_string(dir.join("sway.log")).unwrap_or_default();
-                let last: Vec<&str> = said.lines().rev().take(5).collect();
+                let mut last: Vec<&str> = said.lines().rev().take(5).collect();
+                last.reverse();
                 return Err(DisplayError::Start {
                     part: "sway",
                     reason: format!("it exited ({status}): {}", last.join(" / ")),
@@ -122,7 +133,6 @@ impl PrivateDisplay {
         display.env = vec![
             ("WAYLAND_DISPLAY".into(), socket.display().to_string()),
             ("SWAYSOCK".into(), ipc.display().to_string()),
-            ("XDG_RUNTIME_DIR".into(), runtime.display().to_string()),
             ("XDG_SESSION_TYPE".into(), "wayland".into()),
             ("GDK_BACKEND".into(), "wayland".into()),
             ("QT_QPA_PLATFORM".into(), "wayland".into()),
@@ -139,33 +149,81 @@ impl PrivateDisplay {
     }
 }
 
-/// sway's runtime directory: inside `dir`, or under root a directory in the system's temporary
-/// directory owned by nobody (sway's user), mode 0700.
-fn runtime_dir(dir: &Path, root: bool) -> Result<PathBuf, DisplayError> {
-    use std::os::unix::fs::DirBuilderExt;
-    let runtime = if root {
-        let name = dir
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("seat")
-            .to_string();
-        std::env::temp_dir().join(format!("shuttle-sway-{}-{name}", std::process::id()))
-    } else {
-        dir.join("run")
-    };
-    let failed = |source| DisplayError::Dir {
-        dir: runtime.clone(),
-        source,
-    };
-    let _ = std::fs::remove_dir_all(&runtime);
-    std::fs::DirBuilder::new()
-        .mode(0o700)
-        .create(&runtime)
-        .map_err(failed)?;
-    if root {
-        std::os::unix::fs::chown(&runtime, Some(NOBODY), Some(NOBODY)).map_err(failed)?;
+/// The user a root daemon runs sway as (sway refuses root): `nobody`; `None` when the daemon
+/// is not root, and sway runs as the daemon's user.
+fn sway_user() -> Result<Option<(u32, u32)>, DisplayError> {
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        return Ok(None);
     }
-    Ok(runtime)
+    // SAFETY: a valid C string; the entry is read at once, before another lookup.
+    let entry = unsafe { libc::getpwnam(c"nobody".as_ptr()) };
+    if entry.is_null() {
+        return Err(DisplayError::Start {
+            part: "sway",
+            reason: "sway will not run as root, and there is no user nobody to run it as; run \
+                     the daemon as your own user"
+                .into(),
+        });
+    }
+    // SAFETY: checked non-null above.
+    let entry = unsafe { &*entry };
+    Ok(Some((entry.pw_uid, entry.pw_gid)))
+}
+
+/// The directory that holds sway's config and its runtime directory `run`. For a daemon of
+/// the seat's own user it is `dir/sway`. Under root, sway's user must reach it, and `dir` is
+/// closed to others, so it is a new directory in the system's temporary directory, under a
+/// random name (never one made beforehand), owned by root and readable by all; only `run` in
+/// it belongs to sway's user.
+fn sway_home(dir: &Path, user: Option<(u32, u32)>) -> Result<PathBuf, DisplayError> {
+    if user.is_none() {
+        let home = dir.join("sway");
+        let _ = std::fs::remove_dir_all(&home);
+        make_dir(&home, 0o700).map_err(|source| DisplayError::Dir {
+            dir: home.clone(),
+            source,
+        })?;
+        return Ok(home);
+    }
+    let mut last = None;
+    for _ in 0..8 {
+        let home = std::env::temp_dir().join(format!("shuttle-sway-{}", random_name()?));
+        match make_dir(&home, 0o755) {
+            Ok(()) => return Ok(home),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(source) => return Err(DisplayError::Dir { dir: home, source }),
+        }
+    }
+    Err(DisplayError::Dir {
+        dir: std::env::temp_dir(),
+        source: last.unwrap_or_else(|| std::io::Error::other("no free name")),
+    })
+}
+
+/// Makes one directory with `mode`, failing when it exists.
+fn make_dir(path: &Path, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    std::fs::DirBuilder::new().mode(mode).create(path)?;
+    // The umask may have taken bits away.
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+}
+
+/// 16 random hex digits.
+fn random_name() -> Result<String, DisplayError> {
+    let mut bytes = [0u8; 8];
+    std::io::Read::read_exact(
+        &mut std::fs::File::open("/dev/urandom").map_err(|source| DisplayError::Dir {
+            dir: "/dev/urandom".into(),
+            source,
+        })?,
+        &mut bytes,
+    )
+    .map_err(|source| DisplayError::Dir {
+        dir: "/dev/urandom".into(),
+        source,
+    })?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// One output of `screen`'s size, no XWayland (a seat's apps run native), no borders, and a

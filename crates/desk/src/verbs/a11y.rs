@@ -290,7 +290,8 @@ fn tree_changes(
             Vec::new(),
             0,
             Some(
-                "no earlier snapshot of this window in this view (with the same bounds and keys)                  to compare with: every node is listed"
+                "no earlier snapshot of this window in this view (with the same bounds and keys) \
+                 to compare with: every node is listed"
                     .to_string(),
             ),
         ),

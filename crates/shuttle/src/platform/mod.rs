@@ -43,9 +43,20 @@ pub fn started_for_agent(pid: u32) -> bool {
     desk_linux::lineage::started_here(pid)
 }
 
-/// The desktop on `display` (none: the daemon has none), whose kill hotkey is grabbed on
-/// `person`'s display.
-pub fn desktop(display: Option<String>, person: Option<String>) -> Arc<dyn Platform> {
+/// Where the person is: their X display (where confirm questions open) and, when they work
+/// in sway, its IPC socket, where the kill hotkey is bound (an X grab would hear the keys only
+/// while an XWayland window has the focus).
+#[derive(Debug, Clone, Default)]
+pub struct Person {
+    /// Their X display (XWayland's, in a sway session).
+    pub display: Option<String>,
+    /// Their sway's IPC socket.
+    pub sway: Option<std::path::PathBuf>,
+}
+
+/// The desktop on `display` (none: the daemon has none), whose kill hotkey is grabbed where
+/// `person` is.
+pub fn desktop(display: Option<String>, person: Person) -> Arc<dyn Platform> {
     Arc::new(LinuxX11::new(display, person))
 }
 
@@ -53,7 +64,7 @@ pub fn desktop(display: Option<String>, person: Option<String>) -> Arc<dyn Platf
 #[derive(Debug, Clone)]
 pub struct LinuxX11 {
     display: Option<String>,
-    person: Option<String>,
+    person: Person,
     session: Option<Session>,
 }
 
@@ -69,9 +80,9 @@ struct Session {
 }
 
 impl LinuxX11 {
-    /// Drives `display` with the daemon's environment; grabs the kill hotkey on `person`, the
-    /// display the person uses.
-    pub fn new(display: Option<String>, person: Option<String>) -> Self {
+    /// Drives `display` with the daemon's environment; grabs the kill hotkey where `person`
+    /// is.
+    pub fn new(display: Option<String>, person: Person) -> Self {
         Self {
             display,
             person,
@@ -80,7 +91,7 @@ impl LinuxX11 {
     }
 
     /// Drives the private display `display`, launching its apps into `session`.
-    fn private(display: String, person: Option<String>, session: Session) -> Self {
+    fn private(display: String, person: Person, session: Session) -> Self {
         Self {
             display: Some(display),
             person,
@@ -110,7 +121,7 @@ impl Platform for LinuxX11 {
             presence: match &self.session {
                 // Nobody watches a private display: the person is asked on their own.
                 Some(_) => Arc::new(desk_x11::AskThePerson {
-                    person: self.person.clone(),
+                    person: self.person.display.clone(),
                 }) as Arc<dyn Presence>,
                 None => x11,
             },
@@ -132,22 +143,31 @@ impl Platform for LinuxX11 {
         combo: &str,
         pressed: Box<dyn Fn() + Send + Sync>,
     ) -> Result<Box<dyn Hotkey>, DeskError> {
-        grab_on_persons_display(self.person.as_deref(), combo, pressed)
+        grab_where_the_person_is(&self.person, combo, pressed)
     }
 }
 
-/// Grabs the kill hotkey `combo` on the person's X display.
-fn grab_on_persons_display(
-    person: Option<&str>,
+/// Grabs the kill hotkey `combo` where `person` is: a binding in their sway, else a grab on
+/// their X display.
+fn grab_where_the_person_is(
+    person: &Person,
     combo: &str,
     pressed: Box<dyn Fn() + Send + Sync>,
 ) -> Result<Box<dyn Hotkey>, DeskError> {
-    let person = person.ok_or_else(|| DeskError::Unreachable {
-        system: "x11",
-        reason: "the daemon started without a DISPLAY, so there is no person's display to grab \
-                 the kill hotkey on; use shuttle stop"
-            .into(),
-    })?;
-    let hotkey = desk_x11::Hotkey::grab(person, combo, pressed)?;
+    if let Some(ipc) = &person.sway {
+        return Ok(Box::new(desk_wayland::hotkey::SwayHotkey::grab(
+            ipc, combo, pressed,
+        )?));
+    }
+    let display = person
+        .display
+        .as_deref()
+        .ok_or_else(|| DeskError::Unreachable {
+            system: "x11",
+            reason: "the daemon started without a DISPLAY, so there is no person's display to \
+                     grab the kill hotkey on; use shuttle stop"
+                .into(),
+        })?;
+    let hotkey = desk_x11::Hotkey::grab(display, combo, pressed)?;
     Ok(Box::new(hotkey))
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use desk::Platform;
 use private_display::{Auth, PrivateDisplay, Screen};
 
-use super::{LinuxWayland, LinuxX11, Session, WaylandSession};
+use super::{LinuxWayland, LinuxX11, Person, Session, WaylandSession};
 use crate::config::SeatKind;
 
 /// Ends the seats a killed daemon left under `dir`; answers their names.
@@ -25,19 +25,19 @@ pub fn reap_seats(dir: &Path) -> Vec<String> {
 pub struct PrivateSeats {
     auth: Auth,
     dir: PathBuf,
-    person: Option<String>,
+    person: Person,
     kind: SeatKind,
 }
 
 impl PrivateSeats {
-    /// Seats of `kind` under `dir`, whose kill-hotkey and confirm dialogs go to `person`'s
-    /// display.
+    /// Seats of `kind` under `dir`, whose kill hotkey and confirm dialogs go where `person`
+    /// is.
     ///
     /// # Safety
     ///
     /// Sets XAUTHORITY in the process environment (to a file holding the person's cookies and
     /// the seats'), so call it before the program starts any thread.
-    pub unsafe fn new(dir: &Path, person: Option<String>, kind: SeatKind) -> Result<Self, String> {
+    pub unsafe fn new(dir: &Path, person: Person, kind: SeatKind) -> Result<Self, String> {
         let inherited = std::env::var_os("XAUTHORITY")
             .map(PathBuf::from)
             .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".Xauthority")))

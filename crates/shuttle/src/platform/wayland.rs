@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use super::Session;
+use super::{Person, Session};
 use std::sync::Arc;
 
 use desk::{Answer, Backend, Cancel, DeskError, Hotkey, Platform, Presence, Question};
@@ -47,16 +47,16 @@ impl WaylandSession {
 #[derive(Debug, Clone)]
 pub struct LinuxWayland {
     session: WaylandSession,
-    /// The person's X display (XWayland's, in a sway session), where confirm questions are
-    /// shown, and a private seat's kill hotkey is grabbed; none without one.
-    person: Option<String>,
+    /// Where the person is: confirm questions go to their X display, and a private seat's
+    /// kill hotkey is grabbed where they are.
+    person: Person,
     /// A private seat's session: what its apps get, and its accessibility bus.
     private: Option<Session>,
 }
 
 impl LinuxWayland {
     /// Drives the person's `session`; asks the person on `person`, XWayland's display.
-    pub fn new(session: WaylandSession, person: Option<String>) -> Self {
+    pub fn new(session: WaylandSession, person: Person) -> Self {
         Self {
             session,
             person,
@@ -65,11 +65,7 @@ impl LinuxWayland {
     }
 
     /// Drives the headless sway `session`, launching its apps into `private`.
-    pub(super) fn private(
-        session: WaylandSession,
-        person: Option<String>,
-        private: Session,
-    ) -> Self {
+    pub(super) fn private(session: WaylandSession, person: Person, private: Session) -> Self {
         Self {
             session,
             person,
@@ -87,7 +83,7 @@ impl Platform for LinuxWayland {
         )?);
         // Questions go to the person's X display (XWayland's, in their sway session).
         let asker = desk_x11::AskThePerson {
-            person: self.person.clone(),
+            person: self.person.display.clone(),
         };
         Ok(Backend {
             display: wayland.clone(),
@@ -123,7 +119,7 @@ impl Platform for LinuxWayland {
     ) -> Result<Box<dyn Hotkey>, DeskError> {
         // Nobody sits at a private seat: the person presses the hotkey where they are.
         if self.private.is_some() {
-            return super::grab_on_persons_display(self.person.as_deref(), combo, pressed);
+            return super::grab_where_the_person_is(&self.person, combo, pressed);
         }
         Ok(Box::new(SwayHotkey::grab(
             &self.session.ipc,

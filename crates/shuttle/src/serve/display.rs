@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::seats::{PerAgentSettings, Seat, Seats};
 use crate::config::{DaemonConfig, DisplayMode, SeatKind};
-use crate::platform::{self, LinuxWayland, PrivateSeat, PrivateSeats, WaylandSession};
+use crate::platform::{self, LinuxWayland, Person, PrivateSeat, PrivateSeats, WaylandSession};
 
 /// The display the daemon settled on, kept for its whole life: dropping it ends a private one.
 pub struct Settled {
@@ -28,6 +28,8 @@ pub struct Settled {
     pub person: Option<String>,
     /// Under `inherit`, the person's sway session, driven natively instead of through X11.
     pub wayland: Option<WaylandSession>,
+    /// The person's sway session, whatever the mode: the kill hotkey is bound there.
+    persons_sway: Option<WaylandSession>,
     private: Option<PrivateSeat>,
     seats: Option<Arc<PrivateSeats>>,
 }
@@ -55,10 +57,16 @@ impl Settled {
     pub fn platform(&self) -> Arc<dyn Platform> {
         match (&self.private, &self.wayland) {
             (Some(private), _) => private.platform(),
-            (None, Some(session)) => {
-                Arc::new(LinuxWayland::new(session.clone(), self.person.clone()))
-            }
-            (None, None) => platform::desktop(self.desk.clone(), self.person.clone()),
+            (None, Some(session)) => Arc::new(LinuxWayland::new(session.clone(), self.persons())),
+            (None, None) => platform::desktop(self.desk.clone(), self.persons()),
+        }
+    }
+
+    /// Where the person is.
+    fn persons(&self) -> Person {
+        Person {
+            display: self.person.clone(),
+            sway: self.persons_sway.as_ref().map(|s| s.ipc.clone()),
         }
     }
 
@@ -98,25 +106,29 @@ pub fn settle(
         tracing::warn!(display = %name, "reaped the private display of a daemon that was killed");
     }
     let person = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty());
+    // Read before a private display's settings replace the person's in the environment.
+    let persons_sway = WaylandSession::from_env();
     let mode = chosen.unwrap_or(DisplayMode::PerAgent);
     let mut settled = Settled {
         mode,
         desk: person.clone(),
         person: person.clone(),
         wayland: None,
+        persons_sway: persons_sway.clone(),
         private: None,
         seats: None,
     };
     if mode == DisplayMode::Inherit {
         // A sway session is driven natively: its native windows are beyond XWayland's reach.
-        if let Some(session) = WaylandSession::from_env() {
+        if let Some(session) = persons_sway {
             settled.desk = Some(session.name.clone());
             settled.wayland = Some(session);
         }
         return Ok(settled);
     }
     // SAFETY: called before the daemon starts any thread (see above).
-    let seats = unsafe { PrivateSeats::new(&dir, person, kind) }.map_err(anyhow::Error::msg)?;
+    let seats =
+        unsafe { PrivateSeats::new(&dir, settled.persons(), kind) }.map_err(anyhow::Error::msg)?;
     if mode == DisplayMode::Private {
         let private = seats.start("shared").map_err(anyhow::Error::msg).context(
             "cannot start the private display (`[daemon] display = \"inherit\"` drives the \

@@ -591,3 +591,60 @@ fn the_marker_shows_on_sway_while_an_agent_acts_and_lets_clicks_through() {
         (red_in_corner(&mut mcp) == 0).then_some(())
     });
 }
+
+#[test]
+fn a_daemon_with_seats_of_its_own_in_a_sway_session_binds_the_hotkey_there_and_its_apps_get_nothing_of_sway()
+ {
+    let daemon = Daemon::start_configured(
+        Some("[daemon]\ndisplay = \"per-agent\"\n"),
+        &[
+            ("WAYLAND_DISPLAY", &rig("SHUTTLE_RIG_WAYLAND")),
+            ("SWAYSOCK", &rig("SHUTTLE_RIG_SWAYSOCK")),
+            ("I3SOCK", &rig("SHUTTLE_RIG_SWAYSOCK")),
+        ],
+    );
+    // An app on an agent's X display sees nothing of the person's sway session.
+    let scratch = Scratch::new("wayland-seat-env");
+    let env_file = scratch.path("env");
+    let mut wire = common::Wire::connect_as(&daemon.socket, "agent-env");
+    wire.call(
+        "desk_launch",
+        json!({"app": "/bin/sh", "args": ["-c", format!("env > '{}'", env_file.display())]}),
+    );
+    let env = wait_for("the app's environment", Duration::from_secs(10), || {
+        Some(read(&env_file)).filter(|e| e.contains("DISPLAY="))
+    });
+    let persons_runtime = std::env::var("XDG_RUNTIME_DIR").unwrap_or_default();
+    for line in env.lines() {
+        let (key, value) = line.split_once('=').unwrap_or((line, ""));
+        assert!(
+            !["WAYLAND_DISPLAY", "SWAYSOCK", "I3SOCK"].contains(&key),
+            "{line} reached an agent's app"
+        );
+        if key == "XDG_RUNTIME_DIR" {
+            assert_ne!(
+                value, persons_runtime,
+                "the person's runtime directory reached an agent's app"
+            );
+        }
+    }
+
+    // The kill hotkey is bound in the person's sway, where they press it.
+    let status = || -> Value {
+        serde_json::from_slice(&daemon.cli(&["status"]).stdout).expect("status answers JSON")
+    };
+    wait_for("the hotkey to be bound", Duration::from_secs(10), || {
+        (status()["safety"]["kill_hotkey"]["grabbed"] == true).then_some(())
+    });
+    let pressed = Command::new("wtype")
+        .args([
+            "-M", "logo", "-M", "shift", "-k", "Escape", "-m", "shift", "-m", "logo",
+        ])
+        .env("WAYLAND_DISPLAY", rig("SHUTTLE_RIG_WAYLAND"))
+        .status()
+        .expect("wtype runs: run scripts/deps.sh");
+    assert!(pressed.success());
+    wait_for("the daemon to stop", Duration::from_secs(5), || {
+        (status()["stopped"] == true).then_some(())
+    });
+}
