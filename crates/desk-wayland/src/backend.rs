@@ -55,6 +55,8 @@ pub struct WaylandBackend {
     keyboard: Mutex<Option<Keyboard>>,
     pointer: Mutex<Option<Pointer>>,
     lacking: Vec<String>,
+    /// Why captures are refused, when they are (several outputs, a scaled or turned one).
+    capture_obstacle: Option<String>,
     socket: Option<PathBuf>,
     /// Made on first use; `None` inside when the compositor cannot show it.
     marker: OnceLock<Option<Marker>>,
@@ -71,7 +73,11 @@ impl WaylandBackend {
         .map_err(unreachable)?;
         let sway = Arc::new(Sway::connect(ipc).map_err(unreachable)?);
         let events = WindowStream::start(&sway).map_err(unreachable)?;
-        let lacking = lacking(&session.advertised());
+        let mut lacking = lacking(&session.advertised());
+        let capture_obstacle = sway.capture_obstacle().map_err(unreachable)?;
+        if let Some(why) = &capture_obstacle {
+            lacking.push(format!("screenshots and the acting marker are refused: {why}"));
+        }
         // Made now, before the first input: apps bind their keyboard and pointer only once
         // the seat has one, on their own time. When ours are the seat's first, they get a
         // moment to; a failure shows on the first verb that needs the device.
@@ -90,6 +96,7 @@ impl WaylandBackend {
             keyboard: Mutex::new(keyboard.ok()),
             pointer: Mutex::new(pointer.ok()),
             lacking,
+            capture_obstacle,
             socket: socket.map(Path::to_path_buf),
             marker: OnceLock::new(),
         })
@@ -98,6 +105,9 @@ impl WaylandBackend {
     /// Shows (`true`) or, after a linger, hides the marker that tells the person an agent is
     /// acting.
     pub fn indicate(&self, acting: bool) {
+        if self.capture_obstacle.is_some() {
+            return;
+        }
         let marker = self
             .marker
             .get_or_init(|| match Marker::start(self.socket.as_deref()) {
@@ -276,6 +286,11 @@ impl Display for WaylandBackend {
     }
 
     fn capture(&self, rect: Rect) -> Result<RgbImage, DeskError> {
+        if let Some(why) = &self.capture_obstacle {
+            return Err(DeskError::Unsupported(format!(
+                "screenshots are refused on this Wayland desktop: {why}"
+            )));
+        }
         let screen = self.session.capture_output().map_err(desk_error)?;
         let layout = self.sway.layout().map_err(desk_error)?;
         Ok(crop(
@@ -548,16 +563,21 @@ impl Input for WaylandBackend {
                 width,
                 height,
             } => {
+                // sway places and sizes the whole frame; the desk asks for the app's area.
+                let SwayWindow { frame, content, .. } = window;
+                let (left, top) = (content.x - frame.x, content.y - frame.y);
+                let (wide, high) = (frame.w - content.w, frame.h - content.h);
                 let mut parts = vec![format!("{con} floating enable")];
-                if x.is_some() || y.is_some() {
-                    let x = x.unwrap_or(window.frame.x);
-                    let y = y.unwrap_or(window.frame.y);
-                    parts.push(format!("{con} move absolute position {x} {y}"));
-                }
+                // Sized first: sway resizes a floating window about its centre.
                 if width.is_some() || height.is_some() {
-                    let width = width.unwrap_or(window.content.w);
-                    let height = height.unwrap_or(window.content.h);
+                    let width = width.unwrap_or(content.w) + wide;
+                    let height = height.unwrap_or(content.h) + high;
                     parts.push(format!("{con} resize set {width} px {height} px"));
+                }
+                if x.is_some() || y.is_some() {
+                    let x = x.map_or(frame.x, |x| x - left);
+                    let y = y.map_or(frame.y, |y| y - top);
+                    parts.push(format!("{con} move absolute position {x} {y}"));
                 }
                 parts.join("; ")
             }

@@ -28,7 +28,7 @@ pub struct SwayWindow {
     pub app_id: String,
     /// Its process.
     pub pid: Option<u32>,
-    /// Where it is, decorations included, in layout coordinates.
+    /// Where it is, decorations (title bar, borders) included, in layout coordinates.
     pub frame: Rect,
     /// Where its own surface is, in layout coordinates.
     pub content: Rect,
@@ -133,6 +133,30 @@ impl Sway {
         })
     }
 
+    /// Why captures cannot map the layout onto an output's pixels one to one, when they
+    /// cannot: the desk captures the first output, and takes its pixels as layout points.
+    pub fn capture_obstacle(&self) -> Result<Option<String>, WaylandError> {
+        let outputs = self.ask(|c| c.get_outputs(), "the outputs")?;
+        let active: Vec<_> = outputs.iter().filter(|o| o.active).collect();
+        Ok(match active.as_slice() {
+            [one] if one.scale.unwrap_or(1.0) != 1.0 => Some(format!(
+                "output {} is scaled {}, and captures read only unscaled outputs",
+                one.name,
+                one.scale.unwrap_or(1.0)
+            )),
+            [one] if one.transform.as_deref().is_some_and(|t| t != "normal") => Some(format!(
+                "output {} is turned ({}), and captures read only unturned outputs",
+                one.name,
+                one.transform.as_deref().unwrap_or_default()
+            )),
+            [_] => None,
+            several => Some(format!(
+                "{} outputs are active, and captures read only one",
+                several.len()
+            )),
+        })
+    }
+
     /// Runs sway command `command` (`[con_id=7] focus`), failing with sway's own reason.
     pub fn command(&self, command: &str) -> Result<(), WaylandError> {
         let outcomes = self.ask(|c| c.run_command(command), "a command")?;
@@ -217,7 +241,11 @@ fn window(node: &Node, shown: bool, floating: bool, hidden: bool) -> SwayWindow 
         w: r.width.max(0) as u32,
         h: r.height.max(0) as u32,
     };
-    let frame = rect(node.rect);
+    // sway's rect leaves out the title bar, which deco_rect gives just above it.
+    let mut frame = rect(node.rect);
+    let title = node.deco_rect.height.max(0);
+    frame.y -= title;
+    frame.h += title as u32;
     let inner = node.window_rect;
     let properties = node.window_properties.as_ref();
     SwayWindow {
@@ -231,8 +259,8 @@ fn window(node: &Node, shown: bool, floating: bool, hidden: bool) -> SwayWindow 
         pid: node.pid.and_then(|p| u32::try_from(p).ok()),
         frame,
         content: Rect {
-            x: frame.x + inner.x,
-            y: frame.y + inner.y,
+            x: node.rect.x + inner.x,
+            y: node.rect.y + inner.y,
             w: inner.width.max(0) as u32,
             h: inner.height.max(0) as u32,
         },

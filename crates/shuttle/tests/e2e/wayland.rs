@@ -648,3 +648,47 @@ fn a_daemon_with_seats_of_its_own_in_a_sway_session_binds_the_hotkey_there_and_i
         (status()["stopped"] == true).then_some(())
     });
 }
+
+#[test]
+fn set_frame_places_a_titled_native_window_exactly_as_sway_shows_it() {
+    let scratch = Scratch::new("wayland-frame");
+    let _window = Native::button("wl frame", &scratch.path("clicks"));
+    swaymsg(&["[title=\"wl frame\"] border normal 2"]);
+    let daemon = sway_daemon();
+    let mut mcp = Mcp::start(&daemon.socket, &[]);
+    mcp.initialize("2025-06-18");
+    let set = desk(
+        &mut mcp,
+        json!({"verb": "set_frame", "window": "wl frame", "x": 400, "y": 300, "width": 300, "height": 200}),
+    );
+    assert_eq!(set["frame"], json!([400, 300, 300, 200]), "{set}");
+    // What sway itself shows: the title bar at the top left asked, the whole frame that size.
+    let tree: Value = serde_json::from_str(&swaymsg(&["-t", "get_tree", "-r"])).unwrap();
+    let mut stack = vec![tree];
+    let node = loop {
+        let node = stack.pop().expect("the window in sway's tree");
+        if node["name"] == "wl frame" && node["pid"].is_number() {
+            break node;
+        }
+        for key in ["nodes", "floating_nodes"] {
+            stack.extend(node[key].as_array().cloned().unwrap_or_default());
+        }
+    };
+    let (rect, deco) = (&node["rect"], &node["deco_rect"]);
+    assert_eq!(
+        (deco["x"].as_i64(), deco["y"].as_i64()),
+        (Some(400), Some(300)),
+        "{node}"
+    );
+    assert_eq!(rect["width"], 300, "{node}");
+    assert_eq!(
+        rect["height"].as_i64().unwrap() + deco["height"].as_i64().unwrap(),
+        200,
+        "{node}"
+    );
+    let client = set["client"].as_array().unwrap();
+    assert_eq!(
+        client[1],
+        rect["y"].as_i64().unwrap() + node["window_rect"]["y"].as_i64().unwrap()
+    );
+}
