@@ -76,7 +76,9 @@ impl WaylandBackend {
         let mut lacking = lacking(&session.advertised());
         let capture_obstacle = sway.capture_obstacle().map_err(unreachable)?;
         if let Some(why) = &capture_obstacle {
-            lacking.push(format!("screenshots and the acting marker are refused: {why}"));
+            lacking.push(format!(
+                "screenshots and the acting marker are refused: {why}"
+            ));
         }
         // Made now, before the first input: apps bind their keyboard and pointer only once
         // the seat has one, on their own time. When ours are the seat's first, they get a
