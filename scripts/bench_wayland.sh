@@ -9,13 +9,17 @@ RUNS=${RUNS:-30}
 export WAYLAND_DISPLAY=$SHUTTLE_RIG_WAYLAND XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
 cargo build --release -p shuttle-desk-wayland --example measure >/dev/null 2>&1
 cargo build --release -p shuttle >/dev/null 2>&1
+# await_window TITLE: waits up to 5 s for sway to show a window titled TITLE.
+await_window() {
+  for _ in $(seq 100); do
+    swaymsg -s "$SHUTTLE_RIG_SWAYSOCK" -t get_tree | grep -q "\"$1\"" && return
+    sleep 0.05
+  done
+}
 foot --title "bench wayland" sleep 600 >/dev/null 2>&1 &
 terminal=$!
 trap 'kill $terminal 2>/dev/null' EXIT
-for _ in $(seq 100); do
-  swaymsg -s "$SHUTTLE_RIG_SWAYSOCK" -t get_tree | grep -q '"bench wayland"' && break
-  sleep 0.05
-done
+await_window "bench wayland"
 shot=$(mktemp -d)
 # still FILE: waits until FILE has not changed for a second (the app has read every key; it
 # writes its whole text on every change, so a long text takes it a while).
@@ -41,10 +45,7 @@ hyperfine -N --warmup 3 --runs "$RUNS" \
 # wtype makes a virtual keyboard per run, into the same kind of entry.
 GDK_BACKEND=wayland /usr/bin/python3 "$entry" "wtype typing" "$shot/wtype.txt" >/dev/null 2>&1 &
 wtype_entry=$!
-for _ in $(seq 100); do
-  swaymsg -s "$SHUTTLE_RIG_SWAYSOCK" -t get_tree | grep -q '"wtype typing"' && break
-  sleep 0.05
-done
+await_window "wtype typing"
 hyperfine -N --runs "$RUNS" "wtype '$text'" 2>/dev/null | grep -E "Benchmark|Time"
 still "$shot/wtype.txt"
 expected=$(printf '%.0s'"$text" $(seq "$RUNS"))
@@ -65,10 +66,7 @@ for _ in $(seq 100); do [ -S "$SHUTTLE_SOCKET" ] && break; sleep 0.05; done
 desk() { target/release/shuttle desk "$@" --agent bench; }
 GDK_BACKEND=wayland /usr/bin/python3 "$entry" "daemon typing" "$shot/daemon.txt" >/dev/null 2>&1 &
 daemon_entry=$!
-for _ in $(seq 100); do
-  swaymsg -s "$SHUTTLE_RIG_SWAYSOCK" -t get_tree | grep -q '"daemon typing"' && break
-  sleep 0.05
-done
+await_window "daemon typing"
 desk windows >/dev/null
 echo "through the daemon (shuttle desk, a process per call) beside the peers:"
 hyperfine -N --warmup 3 --runs "$RUNS" \

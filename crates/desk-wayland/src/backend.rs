@@ -507,13 +507,18 @@ impl Input for WaylandBackend {
             Direction::Left => Wheel::Left,
             Direction::Right => Wheel::Right,
         };
-        for done in 0..amount {
-            if cancel.is_cancelled() {
-                return Err(DeskError::Cancelled {
-                    done: format!("{done} of {amount} notches were scrolled"),
-                });
+        let mut done = 0;
+        self.with_pointer(|pointer, _| {
+            while done < amount && !cancel.is_cancelled() {
+                pointer.notch(wheel)?;
+                done += 1;
             }
-            self.with_pointer(|pointer, _| pointer.notch(wheel))?;
+            Ok(())
+        })?;
+        if done < amount {
+            return Err(DeskError::Cancelled {
+                done: format!("{done} of {amount} notches were scrolled"),
+            });
         }
         Ok(())
     }

@@ -613,6 +613,24 @@ pub fn result_text(result: &Value) -> String {
         .join("\n")
 }
 
+/// The image block of a tools/call result, decoded: width, height and RGB pixels.
+pub fn result_png(result: &Value) -> (u32, u32, Vec<u8>) {
+    use base64::Engine as _;
+    let data = result["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["type"] == "image")
+        .unwrap_or_else(|| panic!("an image in {result}"))["data"]
+        .as_str()
+        .unwrap();
+    decode_png(
+        &base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .unwrap(),
+    )
+}
+
 /// Whether `pid` is a live process (a zombie nobody reaped yet counts as gone).
 pub fn alive(pid: impl std::fmt::Display) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::{Daemon, Mcp, Scratch, decode_png, result_text, wait_for};
+use common::{Daemon, Mcp, Scratch, result_png, result_text, wait_for};
 use serde_json::{Value, json};
 
 fn rig(name: &str) -> String {
@@ -41,29 +41,35 @@ fn swaymsg(args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// What sway's own IPC says of the window titled `title`: its id and where its surface is.
-fn sway_window(title: &str) -> Option<(i64, [i64; 4])> {
+/// The node of sway's own tree for the window titled `title`.
+fn sway_node(title: &str) -> Option<Value> {
     let tree: Value = serde_json::from_str(&swaymsg(&["-t", "get_tree", "-r"])).ok()?;
     let mut stack = vec![tree];
     while let Some(node) = stack.pop() {
         if node["name"] == title && node["pid"].is_number() {
-            let (rect, inner) = (&node["rect"], &node["window_rect"]);
-            let at = |k: &str| rect[k].as_i64().unwrap() + inner[k].as_i64().unwrap();
-            return Some((
-                node["id"].as_i64().unwrap(),
-                [
-                    at("x"),
-                    at("y"),
-                    inner["width"].as_i64().unwrap(),
-                    inner["height"].as_i64().unwrap(),
-                ],
-            ));
+            return Some(node);
         }
         for key in ["nodes", "floating_nodes"] {
             stack.extend(node[key].as_array().cloned().unwrap_or_default());
         }
     }
     None
+}
+
+/// What sway's own IPC says of the window titled `title`: its id and where its surface is.
+fn sway_window(title: &str) -> Option<(i64, [i64; 4])> {
+    let node = sway_node(title)?;
+    let (rect, inner) = (&node["rect"], &node["window_rect"]);
+    let at = |k: &str| rect[k].as_i64().unwrap() + inner[k].as_i64().unwrap();
+    Some((
+        node["id"].as_i64().unwrap(),
+        [
+            at("x"),
+            at("y"),
+            inner["width"].as_i64().unwrap(),
+            inner["height"].as_i64().unwrap(),
+        ],
+    ))
 }
 
 /// Floats window `title` at `rect` (x, y, width, height of its surface) and waits until sway
@@ -278,22 +284,7 @@ fn a_window_shot_of_a_native_window_is_its_size_and_a_covered_one_is_refused() {
     mcp.initialize("2025-06-18");
     desk(&mut mcp, json!({"verb": "still"}));
 
-    let shot = mcp.call("screenshot", json!({"window": "wl shot over"}));
-    let png = shot["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["type"] == "image")
-        .unwrap_or_else(|| panic!("an image in {shot}"))["data"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    use base64::Engine as _;
-    let image = decode_png(
-        &base64::engine::general_purpose::STANDARD
-            .decode(png)
-            .unwrap(),
-    );
+    let image = result_png(&mcp.call("screenshot", json!({"window": "wl shot over"})));
     assert_eq!((image.0, image.1), (320, 200));
 
     let refused = mcp.call("screenshot", json!({"window": "wl shot under"}));
@@ -305,16 +296,15 @@ fn a_window_shot_of_a_native_window_is_its_size_and_a_covered_one_is_refused() {
     );
 }
 
-#[test]
-fn the_kill_hotkey_is_bound_in_sway_and_stops_the_daemon() {
-    let daemon = sway_daemon();
+/// Waits for `daemon` to bind its kill hotkey, presses it in sway as the person would, on a
+/// keyboard of their own, and waits for the daemon to stop.
+fn the_kill_hotkey_stops(daemon: &Daemon) {
     let status = || -> Value {
         serde_json::from_slice(&daemon.cli(&["status"]).stdout).expect("status answers JSON")
     };
     wait_for("the hotkey to be bound", Duration::from_secs(10), || {
         (status()["safety"]["kill_hotkey"]["grabbed"] == true).then_some(())
     });
-    // The person presses super+shift+Escape on a keyboard of their own.
     let pressed = Command::new("wtype")
         .args([
             "-M", "logo", "-M", "shift", "-k", "Escape", "-m", "shift", "-m", "logo",
@@ -326,6 +316,12 @@ fn the_kill_hotkey_is_bound_in_sway_and_stops_the_daemon() {
     wait_for("the daemon to stop", Duration::from_secs(5), || {
         (status()["stopped"] == true).then_some(())
     });
+}
+
+#[test]
+fn the_kill_hotkey_is_bound_in_sway_and_stops_the_daemon() {
+    let daemon = sway_daemon();
+    the_kill_hotkey_stops(&daemon);
 }
 
 /// A foot terminal whose shell copies what is typed into `file`, ended (by pid) when dropped.
@@ -529,25 +525,10 @@ fn agents_on_sway_seats_type_at_once_natively_and_nothing_reaches_the_persons_se
 
 /// How many pixels of the marker's red the top right corner of the screen shows.
 fn red_in_corner(mcp: &mut Mcp) -> usize {
-    let shot = mcp.call(
+    let (_, _, pixels) = result_png(&mcp.call(
         "desk",
         json!({"verb": "shot", "x": 1920 - 40, "y": 0, "w": 40, "h": 40}),
-    );
-    let png = shot["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["type"] == "image")
-        .unwrap_or_else(|| panic!("an image in {shot}"))["data"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    use base64::Engine as _;
-    let (_, _, pixels) = decode_png(
-        &base64::engine::general_purpose::STANDARD
-            .decode(png)
-            .unwrap(),
-    );
+    ));
     pixels
         .chunks(3)
         .filter(|p| p[0] > 200 && p[1] < 60 && p[2] < 60)
@@ -630,23 +611,7 @@ fn a_daemon_with_seats_of_its_own_in_a_sway_session_binds_the_hotkey_there_and_i
     }
 
     // The kill hotkey is bound in the person's sway, where they press it.
-    let status = || -> Value {
-        serde_json::from_slice(&daemon.cli(&["status"]).stdout).expect("status answers JSON")
-    };
-    wait_for("the hotkey to be bound", Duration::from_secs(10), || {
-        (status()["safety"]["kill_hotkey"]["grabbed"] == true).then_some(())
-    });
-    let pressed = Command::new("wtype")
-        .args([
-            "-M", "logo", "-M", "shift", "-k", "Escape", "-m", "shift", "-m", "logo",
-        ])
-        .env("WAYLAND_DISPLAY", rig("SHUTTLE_RIG_WAYLAND"))
-        .status()
-        .expect("wtype runs: run scripts/deps.sh");
-    assert!(pressed.success());
-    wait_for("the daemon to stop", Duration::from_secs(5), || {
-        (status()["stopped"] == true).then_some(())
-    });
+    the_kill_hotkey_stops(&daemon);
 }
 
 #[test]
@@ -663,17 +628,7 @@ fn set_frame_places_a_titled_native_window_exactly_as_sway_shows_it() {
     );
     assert_eq!(set["frame"], json!([400, 300, 300, 200]), "{set}");
     // What sway itself shows: the title bar at the top left asked, the whole frame that size.
-    let tree: Value = serde_json::from_str(&swaymsg(&["-t", "get_tree", "-r"])).unwrap();
-    let mut stack = vec![tree];
-    let node = loop {
-        let node = stack.pop().expect("the window in sway's tree");
-        if node["name"] == "wl frame" && node["pid"].is_number() {
-            break node;
-        }
-        for key in ["nodes", "floating_nodes"] {
-            stack.extend(node[key].as_array().cloned().unwrap_or_default());
-        }
-    };
+    let node = sway_node("wl frame").expect("the window in sway's tree");
     let (rect, deco) = (&node["rect"], &node["deco_rect"]);
     assert_eq!(
         (deco["x"].as_i64(), deco["y"].as_i64()),
@@ -692,3 +647,4 @@ fn set_frame_places_a_titled_native_window_exactly_as_sway_shows_it() {
         rect["y"].as_i64().unwrap() + node["window_rect"]["y"].as_i64().unwrap()
     );
 }
+
