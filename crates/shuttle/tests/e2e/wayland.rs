@@ -115,6 +115,11 @@ impl Native {
         Self::start(title, file, &["button"])
     }
 
+    /// An area; each wheel notch adds its direction as a line to `file`.
+    fn wheel(title: &str, file: &Path) -> Self {
+        Self::start(title, file, &["scroll"])
+    }
+
     fn start(title: &str, file: &Path, mode: &[&str]) -> Self {
         let script =
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixture/wayland_entry.py");
@@ -648,3 +653,28 @@ fn set_frame_places_a_titled_native_window_exactly_as_sway_shows_it() {
     );
 }
 
+#[test]
+fn scroll_turns_the_wheel_notch_by_notch_in_the_native_window_under_the_point() {
+    let scratch = Scratch::new("wayland-scroll");
+    let (notches, bystander_log) = (scratch.path("notches"), scratch.path("bystander"));
+    let _bystander = Native::button("wl scroll bystander", &bystander_log);
+    let _area = Native::wheel("wl scroll area", &notches);
+    float("wl scroll area", [500, 300, 400, 300]);
+    let daemon = sway_daemon();
+    let mut mcp = Mcp::start(&daemon.socket, &[]);
+    mcp.initialize("2025-06-18");
+    desk(&mut mcp, json!({"verb": "still"}));
+    for (direction, amount) in [("down", 3), ("up", 2)] {
+        let scrolled = desk(
+            &mut mcp,
+            json!({"verb": "scroll", "direction": direction, "amount": amount, "x": 700, "y": 450}),
+        );
+        assert_eq!(scrolled["amount"], amount, "{scrolled}");
+    }
+    wait_for(
+        "the area to count every notch",
+        Duration::from_secs(5),
+        || (read(&notches) == "down\ndown\ndown\nup\nup\n").then_some(()),
+    );
+    assert_eq!(read(&bystander_log), "", "the bystander got input");
+}
