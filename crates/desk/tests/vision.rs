@@ -100,6 +100,41 @@ fn an_element_index_clicks_the_element_it_names() {
 }
 
 #[test]
+fn an_unconfirmed_click_says_why() {
+    let fake = desktop();
+    let click = |fake: &desk::fake::FakeDesk| {
+        run(fake, &open(), "computer_state", json!({"max_edge": 500}));
+        text(&run(
+            fake,
+            &open(),
+            "computer_act",
+            json!({"action": "click", "element": 0}),
+        ))
+    };
+    let all_silent = |silent: bool| {
+        for window in &mut fake.state().windows {
+            window.silent = silent;
+        }
+    };
+    // An app that does not answer yet.
+    all_silent(true);
+    let unanswered = click(&fake);
+    assert!(
+        unanswered.contains("not confirmed (the app did not answer a ping yet)"),
+        "{unanswered}"
+    );
+    // A desktop that cannot ask at all (Wayland).
+    all_silent(false);
+    fake.state().confirms = false;
+    let unaskable = click(&fake);
+    assert!(
+        unaskable
+            .contains("not confirmed (this desktop cannot ask an app whether it read its input)"),
+        "{unaskable}"
+    );
+}
+
+#[test]
 fn screenshot_pixels_map_by_the_scale() {
     let fake = desktop();
     run(&fake, &open(), "computer_state", json!({"max_edge": 500}));

@@ -4,12 +4,13 @@ use super::*;
 
 impl Display for FakeDesk {
     fn info(&self) -> DisplayInfo {
+        let state = self.state();
         DisplayInfo {
             system: "fake",
             display: "memory".into(),
             capture: "memory",
-            window_pixels: self.state().window_pixels,
-            confirms: true,
+            window_pixels: state.window_pixels,
+            confirms: state.confirms,
             lacking: Vec::new(),
         }
     }

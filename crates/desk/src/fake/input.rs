@@ -138,7 +138,8 @@ impl Input for FakeDesk {
     }
 
     fn settle(&self, id: &str, _limit: Duration) -> bool {
-        self.state().window(id).is_ok_and(|w| !w.silent)
+        let state = self.state();
+        state.confirms && state.window(id).is_ok_and(|w| !w.silent)
     }
 
     fn release(&self) -> Result<(), DeskError> {

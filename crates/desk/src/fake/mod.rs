@@ -257,6 +257,8 @@ pub struct State {
     pub stop_typing_after: Option<usize>,
     /// Whether the display can read a window's own pixels.
     pub window_pixels: bool,
+    /// Whether an app can be asked if it has read its input (Wayland cannot).
+    pub confirms: bool,
     /// The process shuttle's own windows belong to.
     pub own_pid: u32,
     /// Programs that can be launched, with the title of the window each opens (below the
@@ -494,6 +496,7 @@ impl FakeDesk {
             marker: Vec::new(),
             stop_typing_after: None,
             window_pixels: true,
+            confirms: true,
             own_pid: 1,
             programs: HashMap::new(),
             focus_lag: 0,
