@@ -20,7 +20,7 @@ PACKAGES=(
   # `open`: the XDG MIME associations
   xdg-utils
   # independent readings in tests, and the peer tools in the benchmarks
-  xdotool wmctrl imagemagick hyperfine python3-pyatspi xclip
+  xdotool wmctrl imagemagick hyperfine python3-pyatspi xclip xinput
   # build (a C compiler for the TLS crate), the pinned Node's download, the licence list
   gcc libc6-dev curl ca-certificates python3
 )

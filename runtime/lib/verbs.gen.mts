@@ -252,6 +252,10 @@ export interface Clicked {
   window?: string | null;
   /** Whether its app answered a ping sent after the click. */
   confirmed: boolean;
+  /** How the input went; present when `[daemon] input` is background or auto. */
+  input?: InputWay | null;
+  /** Present when the input was sent in the background and its effect was not read back. */
+  unverified?: Unverified | null;
 }
 
 /** What `clipboard_read` asks for. */
@@ -442,6 +446,10 @@ export interface Dragged {
   window?: string | null;
   /** Whether its app answered a ping sent after the drag. */
   confirmed: boolean;
+  /** How the input went; present when `[daemon] input` is background or auto. */
+  input?: InputWay | null;
+  /** Present when the input was sent in the background and its effect was not read back. */
+  unverified?: Unverified | null;
 }
 
 /** `set_value` and `insert_text`: what the field holds now. */
@@ -525,6 +533,9 @@ export interface Framed {
   note?: string | null;
 }
 
+/** How the input went: on the person's own pointer and keyboard, or on the agent's seat, which leaves the person's pointer, focus and stacking as they were (`[daemon] input`). */
+export type InputWay = "foreground" | "background";
+
 /** Insert text at a character position (default: the end); answers holds, as_asked, how. */
 export interface InsertTextArgs {
   /** A node id from snapshot or find. */
@@ -541,7 +552,7 @@ export interface InsertTextArgs {
 export interface KeyArgs {
   /** The combination: modifiers and one key joined by +. */
   keys: string;
-  /** Focus this window first. */
+  /** Focus this window first; with background input, the window the keys go to (required). */
   window?: string | null;
   /** Focus this process's window first. */
   pid?: number | null;
@@ -559,6 +570,10 @@ export interface Keyed {
   window?: string | null;
   /** Whether its app answered a ping sent after the keys. */
   confirmed: boolean;
+  /** How the input went; present when `[daemon] input` is background or auto. */
+  input?: InputWay | null;
+  /** Present when the input was sent in the background and its effect was not read back. */
+  unverified?: Unverified | null;
 }
 
 /** Start an app; answers pid, main window (null after 15 s) and its dialogs, or the output of one that exits first. */
@@ -727,6 +742,10 @@ export interface Pressed {
   opened?: string[] | null;
   /** Why it was pressed another way than a click. */
   note?: string | null;
+  /** How the input went; present when `[daemon] input` is background or auto. */
+  input?: InputWay | null;
+  /** Present when the input was sent in the background and its effect was not read back. */
+  unverified?: Unverified | null;
 }
 
 /** `quit`: how the app ended. */
@@ -855,6 +874,10 @@ export interface Scrolled {
   confirmed: boolean;
   /** Why fewer notches went than asked. */
   note?: string | null;
+  /** How the input went; present when `[daemon] input` is background or auto. */
+  input?: InputWay | null;
+  /** Present when the input was sent in the background and its effect was not read back. */
+  unverified?: Unverified | null;
 }
 
 /** Pick an item of a combo box or list by name; answers holds, as_asked, how. */
@@ -1091,7 +1114,7 @@ export interface Truncated {
 export interface TypeArgs {
   /** The text to type. */
   text: string;
-  /** Focus this window first. */
+  /** Focus this window first; with background input, the window the text goes to (required). */
   window?: string | null;
   /** Focus this process's window first. */
   pid?: number | null;
@@ -1107,6 +1130,10 @@ export interface Typed {
   window?: string | null;
   /** Whether its app answered a ping sent after the text. */
   confirmed: boolean;
+  /** How the input went; present when `[daemon] input` is background or auto. */
+  input?: InputWay | null;
+  /** Present when the input was sent in the background and its effect was not read back. */
+  unverified?: Unverified | null;
 }
 
 /** `unanswered`: the focused window whose app does not answer accessibility. */
@@ -1125,6 +1152,16 @@ export interface Unanswered {
 
 /** The focused window whose app stopped answering accessibility, or null. */
 export type UnansweredArgs = Record<string, never>;
+
+/** Input that went out but whose effect was not read back: it may or may not have landed. */
+export interface Unverified {
+  /** What was sent, and where. */
+  effect: string;
+  /** What to do before relying on it. */
+  note: string;
+  /** What to try when it did not land. */
+  escalation: string;
+}
 
 /** Which nodes of a window a snapshot answers. */
 export type View = "all" | "shown" | "interactive";

@@ -1,12 +1,12 @@
-//! An agent's seat on the person's X display (issue 29, a first step): a master pointer and
-//! keyboard pair of the agent's own, made with XInput 2's hierarchy requests. Input sent
-//! through it comes from the pair's own XTEST devices, so it moves the agent's cursor and
-//! goes to the agent keyboard's focus, never the person's pointer or focus.
+//! An agent's seat on the person's X display: a master pointer and keyboard pair of the
+//! agent's own, made with XInput 2's hierarchy requests. Input sent through it comes from the
+//! pair's own XTEST devices, so it moves the agent's cursor and goes to the agent keyboard's
+//! focus, never the person's pointer or focus.
 //!
 //! XTEST sends core events through the client pointer of the connection that asks (and the
 //! keyboard paired with it), so the seat has a connection of its own whose client pointer is
-//! the agent's. The pair is named `shuttle-agent-PID`, so that what a daemon that died left can
-//! be told from the pairs of one that runs.
+//! the agent's. A pair outlives the connection that made it, so it is named
+//! `shuttle-agent-PID-N` after the daemon's pid: [`reap`] removes those of daemons that died.
 
 use x11rb::connection::{Connection, RequestConnection};
 use x11rb::protocol::xinput::{
@@ -40,6 +40,8 @@ fn failed(what: &str, e: impl std::fmt::Display) -> DeskError {
 impl AgentSeat {
     /// Makes the pair on `display`.
     pub fn create(display: &str) -> Result<Self, DeskError> {
+        static MADE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let (conn, screen) = x11rb::connect(Some(display)).map_err(|e| failed("connecting", e))?;
         let root = conn.setup().roots[screen].root;
         if conn
@@ -63,7 +65,7 @@ impl AgentSeat {
                 ),
             ));
         }
-        let name = format!("{PREFIX}{}", std::process::id());
+        let name = format!("{PREFIX}{}-{n}", std::process::id());
         let padded = name.len().div_ceil(4) * 4;
         let add = HierarchyChange {
             len: ((8 + padded) / 4) as u16,
@@ -100,6 +102,17 @@ impl AgentSeat {
             .map_err(|e| failed("focusing", e))?
             .check()
             .map_err(|e| failed("focusing", e))
+    }
+
+    /// The window the agent keyboard's focus is on (0: none).
+    pub fn focused(&self) -> Result<xproto::Window, DeskError> {
+        Ok(self
+            .conn
+            .xinput_xi_get_focus(self.keyboard)
+            .map_err(|e| failed("reading its focus", e))?
+            .reply()
+            .map_err(|e| failed("reading its focus", e))?
+            .focus)
     }
 
     /// Presses (`down`) or releases the key `keycode` on the agent's keyboard.
@@ -150,11 +163,58 @@ impl AgentSeat {
     }
 
     fn fake(&self, kind: u8, detail: u8, x: i16, y: i16) -> Result<(), DeskError> {
+        self.send(kind, detail, x, y)?;
+        self.flush()
+    }
+
+    /// Queues one XTEST event from the pair (`kind` an X event type, `detail` a keycode or
+    /// button); [`AgentSeat::flush`] sends what is queued.
+    pub fn send(&self, kind: u8, detail: u8, x: i16, y: i16) -> Result<(), DeskError> {
         self.conn
             .xtest_fake_input(kind, detail, x11rb::CURRENT_TIME, self.root, x, y, 0)
             .map_err(|e| failed("sending input", e))?;
+        Ok(())
+    }
+
+    /// Sends what is queued.
+    pub fn flush(&self) -> Result<(), DeskError> {
         self.conn.flush().map_err(|e| failed("sending input", e))
     }
+}
+
+/// Removes the pairs on the display of `conn` that daemons no longer running left behind;
+/// returns how many.
+pub fn reap(conn: &impl Connection) -> Result<usize, DeskError> {
+    let devices = conn
+        .xinput_xi_query_device(xinput::Device::ALL_MASTER)
+        .map_err(|e| failed("listing devices", e))?
+        .reply()
+        .map_err(|e| failed("listing devices", e))?
+        .infos;
+    let mut removed = 0;
+    for device in devices {
+        if device.type_ != DeviceType::MASTER_POINTER {
+            continue;
+        }
+        let name = String::from_utf8_lossy(&device.name);
+        let Some(pid) = owner(&name) else {
+            continue;
+        };
+        if std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        remove(conn, device.deviceid)?;
+        removed += 1;
+    }
+    Ok(removed)
+}
+
+/// The pid of the daemon that made the pair whose pointer is named `name`, if shuttle did.
+fn owner(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix(PREFIX)?.strip_suffix(" pointer")?;
+    let (pid, n) = rest.split_once('-')?;
+    n.parse::<u32>().ok()?;
+    pid.parse().ok()
 }
 
 impl Drop for AgentSeat {
@@ -181,7 +241,7 @@ fn masters(conn: &RustConnection, name: &str) -> Result<Option<(u16, u16)>, Desk
         .zip(find(DeviceType::MASTER_KEYBOARD, "keyboard")))
 }
 
-fn remove(conn: &RustConnection, pointer: u16) -> Result<(), DeskError> {
+fn remove(conn: &impl Connection, pointer: u16) -> Result<(), DeskError> {
     let change = HierarchyChange {
         len: 3,
         data: HierarchyChangeData::RemoveMaster(HierarchyChangeDataRemoveMaster {
@@ -195,4 +255,19 @@ fn remove(conn: &RustConnection, pointer: u16) -> Result<(), DeskError> {
         .map_err(|e| failed("removing the pair", e))?
         .check()
         .map_err(|e| failed("removing the pair", e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_shuttles_pairs_name_an_owner() {
+        assert_eq!(owner("shuttle-agent-4242-0 pointer"), Some(4242));
+        assert_eq!(owner("shuttle-agent-4242-17 pointer"), Some(4242));
+        assert_eq!(owner("shuttle-agent-4242-0 keyboard"), None);
+        assert_eq!(owner("shuttle-agent-4242 pointer"), None);
+        assert_eq!(owner("Virtual core pointer"), None);
+        assert_eq!(owner("shuttle-agent-x-0 pointer"), None);
+    }
 }

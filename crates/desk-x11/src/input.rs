@@ -1,4 +1,5 @@
-//! Synthetic input over XTest: keys, typing, buttons, wheel and pointer motion.
+//! Synthetic input over XTest: keys, typing, buttons, wheel and pointer motion, from the core
+//! devices or from an agent's own pair ([`Via`]).
 //!
 //! Every press goes through [`Held`], which releases whatever is still down when it is dropped,
 //! so an error or a cancel never leaves a key or button stuck.
@@ -19,6 +20,7 @@ use desk::Cancel;
 use desk::DeskError;
 use desk::keys::char_keysym;
 
+use super::agent_seat::AgentSeat;
 use super::foreign_keys::{self, Blocked, WAIT_FOR_RELEASE};
 use super::keymap::Keymap;
 use super::leftover;
@@ -41,11 +43,20 @@ pub(super) struct Seat {
     pub(super) held: leftover::Record,
 }
 
+/// Which devices fake input comes from.
+#[derive(Clone, Copy)]
+pub(super) enum Via<'a> {
+    /// The core pointer and keyboard: the person's own.
+    Core(Seat),
+    /// An agent's own pair, whose keyboard focus is its own. What it holds down needs no
+    /// record: a pair a killed daemon left behind is removed whole by the next one.
+    Agent(&'a AgentSeat),
+}
+
 /// Keys and buttons currently held down by us; all released on drop.
 struct Held<'c> {
     conn: &'c Conn,
-    root: Xid,
-    record: leftover::Record,
+    via: Via<'c>,
     keys: Vec<Keycode>,
     buttons: Vec<u8>,
     /// Whether the record lists something.
@@ -53,11 +64,10 @@ struct Held<'c> {
 }
 
 impl<'c> Held<'c> {
-    fn new(conn: &'c Conn, seat: Seat) -> Self {
+    fn new(conn: &'c Conn, via: Via<'c>) -> Self {
         Self {
             conn,
-            root: seat.root,
-            record: seat.held,
+            via,
             keys: Vec::new(),
             buttons: Vec::new(),
             recorded: false,
@@ -65,10 +75,15 @@ impl<'c> Held<'c> {
     }
 
     fn fake(&self, kind: u8, detail: u8) -> Result<(), DeskError> {
-        self.conn
-            .xtest_fake_input(kind, detail, 0, self.root, 0, 0, 0)
-            .map_err(lost)?;
-        Ok(())
+        match self.via {
+            Via::Core(seat) => {
+                self.conn
+                    .xtest_fake_input(kind, detail, 0, seat.root, 0, 0, 0)
+                    .map_err(lost)?;
+                Ok(())
+            }
+            Via::Agent(agent) => agent.send(kind, detail, 0, 0),
+        }
     }
 
     fn key_down(&mut self, code: Keycode) -> Result<(), DeskError> {
@@ -85,8 +100,10 @@ impl<'c> Held<'c> {
     /// the batch reach the server only in part (the daemon killed while writing it), the next
     /// daemon releases whichever of them is left down. The record goes when the batch is done.
     fn announce(&mut self, codes: &[Keycode]) {
-        self.record.hold(self.conn, codes, &self.buttons);
-        self.recorded = true;
+        if let Via::Core(seat) = self.via {
+            seat.held.hold(self.conn, codes, &self.buttons);
+            self.recorded = true;
+        }
     }
 
     fn tap(&mut self, code: Keycode) -> Result<(), DeskError> {
@@ -108,15 +125,21 @@ impl<'c> Held<'c> {
     /// the next daemon to release should this one be killed meanwhile.
     fn flush(&mut self) -> Result<(), DeskError> {
         self.note();
-        self.conn.flush().map_err(lost)
+        match self.via {
+            Via::Core(_) => self.conn.flush().map_err(lost),
+            Via::Agent(agent) => agent.flush(),
+        }
     }
 
     fn note(&mut self) {
+        let Via::Core(seat) = self.via else {
+            return;
+        };
         if !self.keys.is_empty() || !self.buttons.is_empty() {
-            self.record.hold(self.conn, &self.keys, &self.buttons);
+            seat.held.hold(self.conn, &self.keys, &self.buttons);
             self.recorded = true;
         } else if self.recorded {
-            self.record.clear(self.conn);
+            seat.held.clear(self.conn);
             self.recorded = false;
         }
     }
@@ -130,8 +153,15 @@ impl Drop for Held<'_> {
         for button in std::mem::take(&mut self.buttons).into_iter().rev() {
             let _ = self.fake(BUTTON_RELEASE_EVENT, button);
         }
-        self.note();
-        let _ = self.conn.flush();
+        let _ = self.flush();
+    }
+}
+
+/// Waits until the X server has handled every request sent so far, the agent's included.
+fn sync_via(conn: &Conn, via: Via<'_>) -> Result<(), DeskError> {
+    match via {
+        Via::Core(_) => sync(conn),
+        Via::Agent(agent) => agent.sync(),
     }
 }
 
@@ -154,22 +184,48 @@ pub(super) struct Typing<'a> {
 }
 
 /// Refuses to send when the keyboard focus has left `focused`, the window keys must go to.
-fn check_focus(conn: &Conn, root: Xid, focused: Option<Xid>) -> Result<(), DeskError> {
-    match focused {
-        Some(window) if !wm::focus_within(conn, root, window)? => Err(DeskError::Changed(format!(
+fn check_focus(conn: &Conn, via: Via<'_>, focused: Option<Xid>) -> Result<(), DeskError> {
+    let Some(window) = focused else {
+        return Ok(());
+    };
+    let within = match via {
+        Via::Core(seat) => wm::focus_within(conn, seat.root, window)?,
+        Via::Agent(agent) => agent.focused()? == window,
+    };
+    if within {
+        Ok(())
+    } else {
+        Err(DeskError::Changed(format!(
             "the keyboard focus left window 0x{window:x}, where the keys were going"
-        ))),
-        _ => Ok(()),
+        )))
+    }
+}
+
+/// Sends a batch of keys once `check` passes. On the core keyboard that waits until no one
+/// else holds a modifier (see [`foreign_keys`]); an agent's keyboard has modifiers of its own.
+fn when_free<T>(
+    conn: &Conn,
+    via: Via<'_>,
+    cancel: &Cancel,
+    check: impl Fn() -> Result<(), DeskError>,
+    send: impl FnOnce() -> Result<T, DeskError>,
+) -> Result<T, Blocked> {
+    match via {
+        Via::Core(_) => foreign_keys::when_free(conn, cancel, check, send),
+        Via::Agent(_) if cancel.is_cancelled() => Err(Blocked::Cancelled),
+        Via::Agent(_) => {
+            check().map_err(Blocked::Failed)?;
+            send().map_err(Blocked::SendFailed)
+        }
     }
 }
 
 pub(super) fn press_keys(
     conn: &Conn,
-    seat: Seat,
+    via: Via<'_>,
     keysyms: &[u32],
     typing: Typing<'_>,
 ) -> Result<(), DeskError> {
-    let root = seat.root;
     let unsent = DeskError::unsent;
     let mut keymap = Keymap::read(conn).map_err(unsent)?;
     let wanted = missing(&keymap, keysyms);
@@ -186,12 +242,13 @@ pub(super) fn press_keys(
         codes.push(code);
     }
     let lender = &mut *typing.lender;
-    foreign_keys::when_free(
+    when_free(
         conn,
+        via,
         typing.cancel,
-        || check_focus(conn, root, typing.focused),
+        || check_focus(conn, via, typing.focused),
         || {
-            let mut held = Held::new(conn, seat);
+            let mut held = Held::new(conn, via);
             held.announce(&codes);
             for &code in &codes {
                 held.key_down(code)?;
@@ -211,7 +268,7 @@ pub(super) fn press_keys(
         Blocked::Failed(e) => unsent(e),
         Blocked::SendFailed(e) => e,
     })?;
-    sync(conn)
+    sync_via(conn, via)
 }
 
 /// The error for modifiers someone else kept down.
@@ -232,11 +289,10 @@ const PACE_EVERY: usize = 32;
 /// everything already queued in the X server.
 pub(super) fn type_text(
     conn: &Conn,
-    seat: Seat,
+    via: Via<'_>,
     text: &str,
     typing: Typing<'_>,
 ) -> Result<usize, DeskError> {
-    let root = seat.root;
     let unsent = DeskError::unsent;
     let mut keymap = Keymap::read(conn).map_err(unsent)?;
     let shift = keymap.find(SHIFT_L).map(|(code, _)| code);
@@ -252,19 +308,23 @@ pub(super) fn type_text(
         })
         .collect::<Result<_, _>>()?;
     let total = chars.len();
-    // Caps Lock would invert the case of every letter: switch it off while typing.
-    let caps = caps_lock_on(conn, root)
-        .map_err(unsent)?
-        .then(|| keymap.find(CAPS_LOCK).map(|(code, _)| code))
-        .flatten();
+    // Caps Lock would invert the case of every letter: switch it off while typing. (An
+    // agent's keyboard has a lock of its own, which shuttle never turns on.)
+    let caps = match via {
+        Via::Core(seat) => caps_lock_on(conn, seat.root)
+            .map_err(unsent)?
+            .then(|| keymap.find(CAPS_LOCK).map(|(code, _)| code))
+            .flatten(),
+        Via::Agent(_) => None,
+    };
     if let Some(code) = caps {
-        Held::new(conn, seat).tap(code).map_err(unsent)?;
+        Held::new(conn, via).tap(code).map_err(unsent)?;
     }
     let mut sent = 0;
     let result = (|| {
         while sent < total {
             if sent > 0 {
-                sync(conn).map_err(Blocked::Failed)?;
+                sync_via(conn, via).map_err(Blocked::Failed)?;
                 (typing.settle)();
             }
             if typing.cancel.is_cancelled() {
@@ -291,12 +351,13 @@ pub(super) fn type_text(
                 keys.push((code, shift));
             }
             let lender = &mut *typing.lender;
-            foreign_keys::when_free(
+            when_free(
                 conn,
+                via,
                 typing.cancel,
-                || check_focus(conn, root, typing.focused),
+                || check_focus(conn, via, typing.focused),
                 || {
-                    let mut held = Held::new(conn, seat);
+                    let mut held = Held::new(conn, via);
                     let codes: Vec<Keycode> = keys
                         .iter()
                         .flat_map(|&(code, shift)| [Some(code), shift])
@@ -321,9 +382,9 @@ pub(super) fn type_text(
         Ok(())
     })();
     if let Some(code) = caps {
-        Held::new(conn, seat).tap(code)?;
+        Held::new(conn, via).tap(code)?;
     }
-    sync(conn)?;
+    sync_via(conn, via)?;
     let (why, maybe_more) = match result {
         Ok(()) => return Ok(sent),
         Err(Blocked::Cancelled) => ("cancelled before it finished".to_string(), false),
@@ -397,7 +458,7 @@ pub(super) fn move_pointer(conn: &Conn, root: Xid, x: i32, y: i32) -> Result<(),
     conn.flush().map_err(lost)
 }
 
-fn clamp16(v: i32) -> i16 {
+pub(super) fn clamp16(v: i32) -> i16 {
     v.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16
 }
 
@@ -410,7 +471,7 @@ fn button_number(button: Button) -> u8 {
 }
 
 pub(super) fn click(conn: &Conn, seat: Seat, button: Button, count: u8) -> Result<(), DeskError> {
-    let mut held = Held::new(conn, seat);
+    let mut held = Held::new(conn, Via::Core(seat));
     let number = button_number(button);
     for _ in 0..count {
         held.button_down(number)?;
@@ -423,7 +484,7 @@ pub(super) fn click(conn: &Conn, seat: Seat, button: Button, count: u8) -> Resul
 
 pub(super) fn scroll(
     conn: &Conn,
-    seat: Seat,
+    via: Via<'_>,
     direction: Direction,
     amount: u32,
     cancel: &Cancel,
@@ -435,7 +496,7 @@ pub(super) fn scroll(
         Direction::Left => 6,
         Direction::Right => 7,
     };
-    let mut held = Held::new(conn, seat);
+    let mut held = Held::new(conn, via);
     for done in 0..amount {
         if cancel.is_cancelled() {
             return Err(DeskError::Cancelled {
@@ -447,7 +508,7 @@ pub(super) fn scroll(
     }
     held.flush()?;
     drop(held);
-    sync(conn)
+    sync_via(conn, via)
 }
 
 pub(super) fn drag(
@@ -459,7 +520,7 @@ pub(super) fn drag(
 ) -> Result<(), DeskError> {
     let root = seat.root;
     move_pointer(conn, root, from.0, from.1)?;
-    let mut held = Held::new(conn, seat);
+    let mut held = Held::new(conn, Via::Core(seat));
     held.button_down(1)?;
     held.flush()?;
     for step in 1..=DRAG_STEPS {

@@ -41,15 +41,18 @@ use x11rb::errors::{ConnectError, ConnectionError, ReplyError};
 use x11rb::protocol::xproto::{self, ConnectionExt as _};
 
 use desk::image::RgbImage;
-use desk::{Answer, Cancel, DeskError, Display, DisplayInfo, Input, Presence, Question};
+use desk::{
+    Answer, Background, Cancel, DeskError, Display, DisplayInfo, Input, Presence, Question,
+};
 
 pub use hotkey::Hotkey;
 pub use probe::{Probe, probe};
 
+use agent_seat::AgentSeat;
 use atoms::Atoms;
 use capture::Capturer;
 use indicator::Indicator;
-use input::Typing;
+use input::{Typing, Via};
 use lender::Lender;
 use sync::Pinger;
 
@@ -80,7 +83,12 @@ pub struct X11Backend {
     indicator: std::sync::OnceLock<Option<Indicator>>,
     /// The window events, recorded as they happen (`None` if the stream could not start).
     events: Option<events::Stream>,
+    /// Each agent's own seat, made on its first background input, most recently used last.
+    agents: Mutex<Vec<(String, Arc<AgentSeat>)>>,
 }
+
+/// At most this many agents have seats at once; the seat used longest ago goes first.
+const AGENT_SEATS_MAX: usize = 8;
 
 /// Whether this is the process's first connection to `display`. Loans on record are given
 /// back only then: a later connection (a reconnect after a break) could find loans that a call
@@ -119,6 +127,11 @@ impl X11Backend {
         let mut lender = Lender::new(root, atoms._SHUTTLE_LENT_KEYCODES);
         if first_connection_to(display) {
             lender.reclaim(&conn)?;
+            match agent_seat::reap(&conn) {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(pairs = n, "removed agent seats a stopped daemon left"),
+                Err(e) => tracing::warn!(error = %e, "could not look for agent seats left behind"),
+            }
         }
         let events = events::Stream::start(display)
             .map_err(|e| tracing::warn!(error = %e, "no window event stream; replies will read the window list instead"))
@@ -137,6 +150,49 @@ impl X11Backend {
             window_pixels,
             indicator: std::sync::OnceLock::new(),
             events,
+            agents: Mutex::default(),
+        })
+    }
+
+    /// `agent`'s own seat, made on first use.
+    fn agent_seat(&self, agent: &str) -> Result<Arc<AgentSeat>, DeskError> {
+        let mut agents = self.agents.lock().unwrap_or_else(|e| e.into_inner());
+        let seat = match agents.iter().position(|(a, _)| a == agent) {
+            Some(i) => agents.remove(i).1,
+            None => {
+                if agents.len() >= AGENT_SEATS_MAX {
+                    agents.remove(0);
+                }
+                Arc::new(AgentSeat::create(&self.display)?)
+            }
+        };
+        agents.push((agent.to_string(), seat.clone()));
+        Ok(seat)
+    }
+
+    /// Runs `input` on `agent`'s seat, its keyboard focused on window `into`.
+    fn behind<T>(
+        &self,
+        agent: &str,
+        into: &Window,
+        cancel: &Cancel,
+        input: impl FnOnce(Via<'_>, Typing<'_>) -> Result<T, DeskError>,
+    ) -> Result<T, DeskError> {
+        let window = parse_window_id(&into.id).ok_or_else(|| {
+            DeskError::Invalid(format!("{:?} is not an X window id", into.id)).unsent()
+        })?;
+        let seat = self.agent_seat(agent).map_err(DeskError::unsent)?;
+        seat.focus(window).map_err(|_| {
+            DeskError::WindowGone {
+                id: into.id.clone(),
+            }
+            .unsent()
+        })?;
+        // The agent's focus stays on the window afterwards: when it leaves, a window manager
+        // that is not MPX-aware (openbox) thinks the focus went nowhere and falls back on a
+        // window of its choosing, with the person's keyboard.
+        self.with_typing(Some(into), cancel, |typing| {
+            input(Via::Agent(&seat), typing)
         })
     }
 
@@ -290,7 +346,7 @@ impl Display for X11Backend {
     }
 
     fn has_focus(&self, id: &str) -> Result<bool, DeskError> {
-        wm::has_focus(&self.conn, self.root, &self.atoms, id)
+        wm::has_focus(&self.conn, self.root, id)
     }
 }
 
@@ -318,7 +374,7 @@ impl Input for X11Backend {
         cancel: &Cancel,
     ) -> Result<(), DeskError> {
         self.with_typing(focused, cancel, |typing| {
-            input::press_keys(&self.conn, self.seat, keysyms, typing)
+            input::press_keys(&self.conn, Via::Core(self.seat), keysyms, typing)
         })
     }
 
@@ -329,7 +385,7 @@ impl Input for X11Backend {
         cancel: &Cancel,
     ) -> Result<usize, DeskError> {
         self.with_typing(focused, cancel, |typing| {
-            input::type_text(&self.conn, self.seat, text, typing)
+            input::type_text(&self.conn, Via::Core(self.seat), text, typing)
         })
     }
 
@@ -342,7 +398,7 @@ impl Input for X11Backend {
     }
 
     fn scroll(&self, direction: Direction, amount: u32, cancel: &Cancel) -> Result<(), DeskError> {
-        input::scroll(&self.conn, self.seat, direction, amount, cancel)
+        input::scroll(&self.conn, Via::Core(self.seat), direction, amount, cancel)
     }
 
     fn drag(&self, from: (i32, i32), to: (i32, i32), cancel: &Cancel) -> Result<(), DeskError> {
@@ -354,7 +410,62 @@ impl Input for X11Backend {
     }
 
     fn release(&self) -> Result<(), DeskError> {
+        // Dropping a seat removes its pair: the X server would keep it past the daemon.
+        self.agents
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
         self.lender().give_back(&self.conn, Duration::ZERO)
+    }
+}
+
+impl Background for X11Backend {
+    fn aim(&self, agent: &str, into: &Window) -> Result<(), DeskError> {
+        let window = parse_window_id(&into.id)
+            .ok_or_else(|| DeskError::Invalid(format!("{:?} is not an X window id", into.id)))?;
+        let seat = self.agent_seat(agent)?;
+        seat.focus(window).map_err(|_| DeskError::WindowGone {
+            id: into.id.clone(),
+        })?;
+        seat.sync()
+    }
+
+    fn press_keys(
+        &self,
+        agent: &str,
+        keysyms: &[u32],
+        into: &Window,
+        cancel: &Cancel,
+    ) -> Result<(), DeskError> {
+        self.behind(agent, into, cancel, |via, typing| {
+            input::press_keys(&self.conn, via, keysyms, typing)
+        })
+    }
+
+    fn type_text(
+        &self,
+        agent: &str,
+        text: &str,
+        into: &Window,
+        cancel: &Cancel,
+    ) -> Result<usize, DeskError> {
+        self.behind(agent, into, cancel, |via, typing| {
+            input::type_text(&self.conn, via, text, typing)
+        })
+    }
+
+    fn scroll(
+        &self,
+        agent: &str,
+        at: (i32, i32),
+        direction: Direction,
+        amount: u32,
+        cancel: &Cancel,
+    ) -> Result<(), DeskError> {
+        let seat = self.agent_seat(agent).map_err(DeskError::unsent)?;
+        seat.move_to(input::clamp16(at.0), input::clamp16(at.1))
+            .map_err(DeskError::unsent)?;
+        input::scroll(&self.conn, Via::Agent(&seat), direction, amount, cancel)
     }
 }
 

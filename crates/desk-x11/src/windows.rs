@@ -15,7 +15,7 @@ use x11rb::protocol::xproto::{
 };
 
 use super::atoms::Atoms;
-use super::{lost, parse_window_id, reply_error};
+use super::{lost, parse_window_id, reply_error, wm};
 use desk::DeskError;
 
 /// Longest title read, in 32-bit units (4 KiB).
@@ -81,6 +81,9 @@ pub(super) fn list(conn: &Conn, root: Xid, atoms: &Atoms) -> Result<Vec<Window>,
             ));
         }
     };
+    // The window with the person's keyboard focus is the active one, whatever the window
+    // manager last published: another seat's focus (background input) can leave that stale.
+    let active = wm::focused_among(conn, root, &ids)?.or(active);
     let topmost_first: Vec<Xid> = ids.into_iter().rev().collect();
     records(conn, atoms, &topmost_first, active)
 }

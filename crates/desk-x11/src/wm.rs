@@ -16,44 +16,27 @@ use desk::DeskError;
 /// managers honour without focus-stealing prevention.
 const SOURCE_PAGER: u32 = 2;
 
-/// The window `_NET_ACTIVE_WINDOW` names.
-pub(super) fn active(conn: &Conn, root: Xid, atoms: &Atoms) -> Result<Option<Xid>, DeskError> {
-    let reply = conn
-        .get_property(
-            false,
-            root,
-            atoms._NET_ACTIVE_WINDOW,
-            AtomEnum::WINDOW,
-            0,
-            1,
-        )
-        .map_err(lost)?
-        .reply()
-        .map_err(|e| reply_error("the active window", e))?;
-    Ok(reply
-        .value32()
-        .and_then(|mut v| v.next())
-        .filter(|&w| w != 0))
-}
-
-/// Whether `id` is the active window and the X input focus is inside it.
-pub(super) fn has_focus(
-    conn: &Conn,
-    root: Xid,
-    atoms: &Atoms,
-    id: &str,
-) -> Result<bool, DeskError> {
-    let Some(xid) = parse_window_id(id) else {
-        return Ok(false);
-    };
-    if active(conn, root, atoms)? != Some(xid) {
-        return Ok(false);
+/// Whether the person's keyboard focus (the core one) is inside window `id`. The window
+/// manager's `_NET_ACTIVE_WINDOW` is not asked: it goes stale when another seat's keyboard
+/// moves its own focus (background input), while the core focus stays the person's.
+pub(super) fn has_focus(conn: &Conn, root: Xid, id: &str) -> Result<bool, DeskError> {
+    match parse_window_id(id) {
+        Some(xid) => focus_within(conn, root, xid),
+        None => Ok(false),
     }
-    focus_within(conn, root, xid)
 }
 
 /// Whether the X input focus is window `xid` or inside it.
 pub(super) fn focus_within(conn: &Conn, root: Xid, xid: Xid) -> Result<bool, DeskError> {
+    Ok(focused_among(conn, root, &[xid])?.is_some())
+}
+
+/// Which of `windows` the X input focus (the core keyboard's, the person's) is in, if any.
+pub(super) fn focused_among(
+    conn: &Conn,
+    root: Xid,
+    windows: &[Xid],
+) -> Result<Option<Xid>, DeskError> {
     let mut focus = conn
         .get_input_focus()
         .map_err(lost)?
@@ -62,15 +45,15 @@ pub(super) fn focus_within(conn: &Conn, root: Xid, xid: Xid) -> Result<bool, Des
         .focus;
     // The focus may sit on a child of the client window; walk up to the root.
     while focus != root && focus > 1 {
-        if focus == xid {
-            return Ok(true);
+        if windows.contains(&focus) {
+            return Ok(Some(focus));
         }
         match conn.query_tree(focus).map_err(lost)?.reply() {
             Ok(tree) => focus = tree.parent,
-            Err(_) => return Ok(false),
+            Err(_) => return Ok(None),
         }
     }
-    Ok(false)
+    Ok(None)
 }
 
 /// Sends an EWMH request about `window` to the window manager.

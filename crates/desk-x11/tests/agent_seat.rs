@@ -1,7 +1,7 @@
 //! The agent's own seat on the virtual desktop's X display (scripts/desktop.sh): keys from it
 //! reach a GTK 3 window in the background, while the person's focus (a bystander window),
-//! pointer and stacking stay as they were. (Clicks are not here yet: openbox's passive button
-//! grab, which is not MPX-aware, holds the agent pointer's press; see issue 29.)
+//! pointer and stacking stay as they were. (No clicks: openbox's click-to-focus grab answers
+//! the agent pointer's press too, and focuses and raises the window; see docs/background.md.)
 #![cfg(feature = "e2e")]
 
 use std::path::{Path, PathBuf};

@@ -40,8 +40,8 @@ pub use error::{DeskError, Link};
 pub use intent::{Intent, Target};
 pub use run::run;
 pub use system::{
-    Answer, Apps, Backend, Clip, Display, DisplayInfo, Ending, Exit, FORCE_ACCESSIBILITY,
-    FrameChange, Hotkey, Input, Launched, Opener, Platform, Presence, Question, WindowEvent,
-    WindowEventKind, WindowEvents, WindowState,
+    Answer, Apps, Backend, Background, Clip, Display, DisplayInfo, Ending, Exit,
+    FORCE_ACCESSIBILITY, FrameChange, Hotkey, Input, Launched, Opener, Platform, Presence,
+    Question, WindowEvent, WindowEventKind, WindowEvents, WindowState,
 };
 pub use window_log::WindowLog;

@@ -201,6 +201,44 @@ pub trait Input: Send + Sync {
     fn write_clipboard(&self, clip: Clip) -> Result<(), DeskError>;
 }
 
+/// Input sent from an agent's own seat (`[daemon] input = "background"`): it reaches one window
+/// while the person's pointer, keyboard focus and stacking stay as they were. Each agent gets a
+/// seat of its own, named by `agent`, made on its first background input.
+pub trait Background: Send + Sync {
+    /// Gives the agent's keyboard focus to window `into`, where the keys that follow go.
+    fn aim(&self, agent: &str, into: &Window) -> Result<(), DeskError>;
+
+    /// Gives the agent's keyboard focus to window `into`, then presses `keysyms` in order and
+    /// releases them in reverse order.
+    fn press_keys(
+        &self,
+        agent: &str,
+        keysyms: &[u32],
+        into: &Window,
+        cancel: &Cancel,
+    ) -> Result<(), DeskError>;
+
+    /// Gives the agent's keyboard focus to window `into` and types `text` there, checking
+    /// `cancel` as it goes; returns how many characters were sent.
+    fn type_text(
+        &self,
+        agent: &str,
+        text: &str,
+        into: &Window,
+        cancel: &Cancel,
+    ) -> Result<usize, DeskError>;
+
+    /// Moves the agent's pointer to a desk point and turns its wheel `amount` notches there.
+    fn scroll(
+        &self,
+        agent: &str,
+        at: (i32, i32),
+        direction: Direction,
+        amount: u32,
+        cancel: &Cancel,
+    ) -> Result<(), DeskError>;
+}
+
 /// Clipboard contents.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Clip {
@@ -379,6 +417,8 @@ pub struct Backend {
     pub apps: Arc<dyn Apps>,
     /// The accessibility tree; connects on first use.
     pub accessibility: Arc<dyn Accessibility>,
+    /// Input from agents' own seats, where the desktop has them.
+    pub background: Option<Arc<dyn Background>>,
 }
 
 /// A grabbed kill hotkey; dropping it lets the key go.

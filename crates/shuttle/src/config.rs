@@ -46,6 +46,44 @@ pub struct DaemonConfig {
     pub display_idle_s: u64,
     /// What a private display is (`private` and `per-agent`): an X server or a headless sway.
     pub private_seat: SeatKind,
+    /// How input reaches windows on the person's own display (`inherit`); a private display
+    /// is the agent's alone, so input there always goes in the foreground.
+    pub input: InputSetting,
+}
+
+/// How input reaches windows on the person's display (`[daemon] input`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum InputSetting {
+    /// On the person's pointer and keyboard, raising and focusing windows as needed.
+    #[default]
+    Foreground,
+    /// From the agent's own seat, leaving the person's pointer, focus and stacking alone;
+    /// what cannot go that way is refused.
+    Background,
+    /// In the background where it can, else in the foreground, and the result says so.
+    Auto,
+}
+
+impl InputSetting {
+    /// The setting's name as config.toml spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Foreground => "foreground",
+            Self::Background => "background",
+            Self::Auto => "auto",
+        }
+    }
+}
+
+impl From<InputSetting> for desk::guard::InputMode {
+    fn from(setting: InputSetting) -> Self {
+        match setting {
+            InputSetting::Foreground => Self::Foreground,
+            InputSetting::Background => Self::Background,
+            InputSetting::Auto => Self::Auto,
+        }
+    }
 }
 
 /// What the daemon's private displays are (`[daemon] private_seat`).
@@ -102,6 +140,7 @@ impl Default for DaemonConfig {
             displays_max: 4,
             display_idle_s: 900,
             private_seat: SeatKind::Xvfb,
+            input: InputSetting::Foreground,
         }
     }
 }
@@ -186,6 +225,8 @@ impl From<&SafetyConfig> for desk::guard::Policy {
                     Some("the clipboard verbs are off ([safety] clipboard = \"off\")".into())
                 }
             },
+            // The daemon sets it for calls on the person's display.
+            input: desk::guard::InputMode::Foreground,
         }
     }
 }

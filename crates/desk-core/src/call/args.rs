@@ -276,7 +276,7 @@ impl Args for AtArgs {}
 pub struct KeyArgs {
     /// The combination: modifiers and one key joined by +.
     pub keys: String,
-    /// Focus this window first.
+    /// Focus this window first; with background input, the window the keys go to (required).
     pub window: Option<String>,
     /// Focus this process's window first.
     pub pid: Option<u32>,
@@ -310,7 +310,7 @@ impl Args for KeyArgs {
 pub struct TypeArgs {
     /// The text to type.
     pub text: String,
-    /// Focus this window first.
+    /// Focus this window first; with background input, the window the text goes to (required).
     pub window: Option<String>,
     /// Focus this process's window first.
     pub pid: Option<u32>,

@@ -192,6 +192,9 @@ pub struct Pressed {
     /// Why it was pressed another way than a click.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// How the press went (background input only).
+    #[serde(flatten)]
+    pub route: super::Route,
 }
 
 impl Pressed {
@@ -205,6 +208,7 @@ impl Pressed {
             confirmed: None,
             opened: None,
             note: None,
+            route: super::Route::default(),
         }
     }
 }

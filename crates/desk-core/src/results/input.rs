@@ -4,6 +4,40 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
+/// How the input went: on the person's own pointer and keyboard, or on the agent's seat, which
+/// leaves the person's pointer, focus and stacking as they were (`[daemon] input`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum InputWay {
+    /// The person's pointer and keyboard: windows were raised and focused as needed.
+    Foreground,
+    /// The agent's own seat, behind the person's back.
+    Background,
+}
+
+/// Input that went out but whose effect was not read back: it may or may not have landed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Unverified {
+    /// What was sent, and where.
+    pub effect: String,
+    /// What to do before relying on it.
+    pub note: String,
+    /// What to try when it did not land.
+    pub escalation: String,
+}
+
+/// Where an action's input went when the daemon may send it in the background; empty (and
+/// left out of the reply) under foreground input.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Route {
+    /// How the input went; present when `[daemon] input` is background or auto.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input: Option<InputWay>,
+    /// Present when the input was sent in the background and its effect was not read back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unverified: Option<Unverified>,
+}
+
 /// `key`: the combination pressed.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Keyed {
@@ -13,6 +47,9 @@ pub struct Keyed {
     pub window: Option<String>,
     /// Whether its app answered a ping sent after the keys.
     pub confirmed: bool,
+    /// How the input went (background input only).
+    #[serde(flatten)]
+    pub route: Route,
 }
 
 /// `type`: the text typed.
@@ -24,6 +61,9 @@ pub struct Typed {
     pub window: Option<String>,
     /// Whether its app answered a ping sent after the text.
     pub confirmed: bool,
+    /// How the input went (background input only).
+    #[serde(flatten)]
+    pub route: Route,
 }
 
 /// `click`: where the click went.
@@ -41,6 +81,9 @@ pub struct Clicked {
     pub window: Option<String>,
     /// Whether its app answered a ping sent after the click.
     pub confirmed: bool,
+    /// How the input went (background input only).
+    #[serde(flatten)]
+    pub route: Route,
 }
 
 /// `scroll`: where the wheel turned.
@@ -59,6 +102,9 @@ pub struct Scrolled {
     /// Why fewer notches went than asked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// How the input went (background input only).
+    #[serde(flatten)]
+    pub route: Route,
 }
 
 /// `drag`: from where to where.
@@ -72,4 +118,7 @@ pub struct Dragged {
     pub window: Option<String>,
     /// Whether its app answered a ping sent after the drag.
     pub confirmed: bool,
+    /// How the input went (background input only).
+    #[serde(flatten)]
+    pub route: Route,
 }

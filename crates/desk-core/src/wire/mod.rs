@@ -35,6 +35,14 @@ pub fn session_pid(agent_id: &str) -> Option<u32> {
     agent_id.strip_prefix("mcp-")?.parse().ok()
 }
 
+/// The agent an agent id belongs to: a run's calls (`AGENT/run-N`) are its agent's.
+pub fn agent_of(agent_id: &str) -> &str {
+    match agent_id.rsplit_once("/run-") {
+        Some((agent, n)) if n.parse::<u64>().is_ok() => agent,
+        _ => agent_id,
+    }
+}
+
 #[cfg(test)]
 mod session_tests {
     use super::*;

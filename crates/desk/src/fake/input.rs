@@ -200,3 +200,68 @@ impl Input for FakeDesk {
         Ok(())
     }
 }
+
+impl Background for FakeDesk {
+    fn aim(&self, _agent: &str, into: &Window) -> Result<(), DeskError> {
+        match self.state().windows.iter().any(|w| w.window.id == into.id) {
+            true => Ok(()),
+            false => Err(DeskError::WindowGone {
+                id: into.id.clone(),
+            }),
+        }
+    }
+
+    fn press_keys(
+        &self,
+        agent: &str,
+        keysyms: &[u32],
+        into: &Window,
+        _cancel: &Cancel,
+    ) -> Result<(), DeskError> {
+        let keys: Vec<String> = keysyms.iter().map(|k| format!("0x{k:x}")).collect();
+        self.behind(agent, &into.id, format!("keys {}", keys.join(" ")))
+    }
+
+    fn type_text(
+        &self,
+        agent: &str,
+        text: &str,
+        into: &Window,
+        _cancel: &Cancel,
+    ) -> Result<usize, DeskError> {
+        self.behind(agent, &into.id, format!("text {text}"))?;
+        Ok(text.chars().count())
+    }
+
+    fn scroll(
+        &self,
+        agent: &str,
+        at: (i32, i32),
+        direction: Direction,
+        amount: u32,
+        _cancel: &Cancel,
+    ) -> Result<(), DeskError> {
+        let window = self.state().top_at(at.0, at.1).unwrap_or_default();
+        self.behind(
+            agent,
+            &window,
+            format!("scroll {} {amount}", direction.name()),
+        )
+    }
+}
+
+impl FakeDesk {
+    /// Logs input from `agent`'s seat to window `id`, refused when it is gone.
+    fn behind(&self, agent: &str, id: &str, what: String) -> Result<(), DeskError> {
+        let mut state = self.state();
+        if !state.windows.iter().any(|w| w.window.id == id) {
+            return Err(DeskError::WindowGone { id: id.into() }.unsent());
+        }
+        state.log.push(Event::Behind {
+            agent: agent.into(),
+            window: id.into(),
+            what,
+        });
+        Ok(())
+    }
+}

@@ -30,9 +30,9 @@ use crate::cancel::Cancel;
 use crate::error::DeskError;
 use crate::image::RgbImage;
 use crate::system::{
-    Answer, Apps, Backend, Clip, Display, DisplayInfo, Ending, Exit, FORCE_ACCESSIBILITY,
-    FrameChange, Hotkey, Input, Launched, Opener, Platform, Presence, Question, WindowEvents,
-    WindowState,
+    Answer, Apps, Backend, Background, Clip, Display, DisplayInfo, Ending, Exit,
+    FORCE_ACCESSIBILITY, FrameChange, Hotkey, Input, Launched, Opener, Platform, Presence,
+    Question, WindowEvents, WindowState,
 };
 
 /// Something the desktop received.
@@ -103,6 +103,16 @@ pub enum Event {
     End(u32, Ending),
     /// The clipboard written.
     Clipboard,
+    /// Input from agent `agent`'s own seat to `window`, which need not have the person's
+    /// focus (keys and typing) or be on top (the wheel).
+    Behind {
+        /// The agent whose seat sent it.
+        agent: String,
+        /// The window it went to.
+        window: String,
+        /// What went: `keys 0x61`, `text hello`, `scroll down 3`.
+        what: String,
+    },
 }
 
 /// A window of the fake desktop.
@@ -259,6 +269,8 @@ pub struct State {
     pub window_pixels: bool,
     /// Whether an app can be asked if it has read its input (Wayland cannot).
     pub confirms: bool,
+    /// Whether agents have seats of their own to send input in the background from.
+    pub agent_seats: bool,
     /// The process shuttle's own windows belong to.
     pub own_pid: u32,
     /// Programs that can be launched, with the title of the window each opens (below the
@@ -497,6 +509,7 @@ impl FakeDesk {
             stop_typing_after: None,
             window_pixels: true,
             confirms: true,
+            agent_seats: false,
             own_pid: 1,
             programs: HashMap::new(),
             focus_lag: 0,
@@ -574,6 +587,10 @@ impl FakeDesk {
             presence: Arc::new(self.clone()),
             apps: Arc::new(self.clone()),
             accessibility: Arc::new(self.clone()),
+            background: self
+                .state()
+                .agent_seats
+                .then(|| Arc::new(self.clone()) as Arc<dyn Background>),
         }
     }
 

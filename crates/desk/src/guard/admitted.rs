@@ -18,7 +18,7 @@ use super::nodes::ActingNodes;
 use crate::error::DeskError;
 use crate::intent::{Intent, Target};
 use crate::keys::KeyCombo;
-use crate::system::{Clip, Ending, FrameChange, Launched};
+use crate::system::{Background, Clip, Ending, FrameChange, Launched};
 
 /// How long a focus request may take to show.
 const FOCUS_WAIT: Duration = Duration::from_secs(1);
@@ -258,6 +258,105 @@ impl<'d> Admitted<'d> {
                 .input
                 .type_text(text, into, &self.desk.caller.cancel)
         })
+    }
+
+    /// Presses a key combination into `into` from the agent's own seat, leaving the person's
+    /// focus where it is.
+    pub fn press_keys_behind(
+        &self,
+        background: &dyn Background,
+        combo: &KeyCombo,
+        into: &Window,
+    ) -> Result<(), DeskError> {
+        self.require(self.admits(&Target::window(into)), "keyboard input")?;
+        if combo.types_text() {
+            self.check_password_field(Some(into))?;
+        }
+        self.sending("pressing keys", || {
+            background.press_keys(
+                self.seat_owner(),
+                &combo.keysyms,
+                into,
+                &self.desk.caller.cancel,
+            )
+        })
+    }
+
+    /// Gives the agent's keyboard focus to `into` and returns the text of the field that then
+    /// has its app's focus, read through accessibility: `None` where it cannot be read (no
+    /// field, a password field, an app off the bus).
+    pub fn aim_behind(
+        &self,
+        background: &dyn Background,
+        into: &Window,
+    ) -> Result<Option<(String, String)>, DeskError> {
+        self.require(self.admits(&Target::window(into)), "keyboard input")?;
+        self.pass("moving the agent's focus", false)?;
+        background.aim(self.seat_owner(), into)?;
+        // The app reads its focus change before it answers.
+        self.settle(into, FOCUS_WAIT);
+        Ok(self.field_text(into))
+    }
+
+    /// The text of the field with the focus in `window`'s app, never a password field's.
+    pub fn field_text(&self, window: &Window) -> Option<(String, String)> {
+        let pid = window.pid?;
+        let node = self.desk.backend.accessibility.focused_in(pid).ok()??;
+        if node.role == PASSWORD_ROLE {
+            return None;
+        }
+        Some((node.id, node.value?))
+    }
+
+    /// Types `text` into `into` from the agent's own seat; returns how many characters went
+    /// out.
+    pub fn type_text_behind(
+        &self,
+        background: &dyn Background,
+        text: &str,
+        into: &Window,
+    ) -> Result<usize, DeskError> {
+        self.require(self.admits(&Target::window(into)), "keyboard input")?;
+        self.check_password_field(Some(into))?;
+        self.sending("typing", || {
+            background.type_text(self.seat_owner(), text, into, &self.desk.caller.cancel)
+        })
+    }
+
+    /// Turns the agent pointer's wheel at `spot`. Its window must be on top there: input in
+    /// the background does not raise windows.
+    pub fn scroll_behind(
+        &self,
+        background: &dyn Background,
+        spot: &Spot,
+        direction: Direction,
+        amount: u32,
+    ) -> Result<(), DeskError> {
+        self.require(self.admits(&spot.target()), "pointer input")?;
+        let (x, y) = (spot.x, spot.y);
+        let now = self.desk.top_at(x, y)?;
+        if !lands_on(&now, &spot.on) {
+            return Err(DeskError::Changed(format!(
+                "{} is under {} at ({x}, {y}), and input in the background does not raise \
+                 windows: scroll at a point where it shows",
+                spot.target(),
+                now.target(Target::Background)
+            )));
+        }
+        self.sending("scrolling", || {
+            background.scroll(
+                self.seat_owner(),
+                (x, y),
+                direction,
+                amount,
+                &self.desk.caller.cancel,
+            )
+        })
+    }
+
+    /// Whose seat background input comes from: the agent's (a run's calls are its agent's).
+    fn seat_owner(&self) -> &str {
+        desk_core::wire::agent_of(self.desk.agent())
     }
 
     /// Makes sure pointer input at `spot` lands on what was admitted there: the same window

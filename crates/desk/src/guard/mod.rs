@@ -9,6 +9,7 @@
 //!   were admitted, checks again that they are still where the input lands (the focus, the
 //!   window on top at a point), and records that input went out.
 //! - [`nodes`]: the accessibility tree under the same rules.
+//! - [`way`]: whether an action's input goes on the person's devices or the agent's seat.
 //! - [`finish`]: how a call ended ([`desk_core::outcome::Outcome`]), decided from what the
 //!   gate saw go out.
 
@@ -17,9 +18,11 @@ pub mod desk;
 mod finish;
 pub mod nodes;
 pub mod policy;
+pub mod way;
 
 pub use admitted::Admitted;
 pub use desk::{Caller, Desk, ScreenSource, Seen, Spot, Watch};
 pub use finish::Ran;
 pub use nodes::{ActingNodes, Nodes};
-pub use policy::{Policy, read_only_refusal};
+pub use policy::{InputMode, Policy, read_only_refusal};
+pub use way::Way;

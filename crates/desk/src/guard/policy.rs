@@ -24,6 +24,21 @@ pub struct Policy {
     pub indicator: bool,
     /// When set, why the clipboard verbs are refused here (`[safety] clipboard`).
     pub no_clipboard: Option<String>,
+    /// How input reaches windows on the person's display (`[daemon] input`).
+    pub input: InputMode,
+}
+
+/// How input reaches windows (`[daemon] input`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum InputMode {
+    /// On the person's pointer and keyboard, raising and focusing windows as needed.
+    #[default]
+    Foreground,
+    /// From the agent's own seat, leaving the person's pointer, focus and stacking alone;
+    /// what cannot go that way is refused.
+    Background,
+    /// In the background where it can, else in the foreground, saying so in the result.
+    Auto,
 }
 
 impl Policy {

@@ -10,7 +10,7 @@ use desk_core::a11y::{self, Node, View};
 use desk_core::call::{ActArgs, AtArgs, FindArgs, NodeAction, PressArgs, ReadArgs, SnapshotArgs};
 use desk_core::geometry::Rect;
 use desk_core::results::{
-    At, Covered, Found, NodeAlone, PressHow, Pressed, Snapshot, SnapshotResult, TreeChanges,
+    At, Covered, Found, NodeAlone, PressHow, Pressed, Route, Snapshot, SnapshotResult, TreeChanges,
     Unanswered, WindowRef,
 };
 use desk_core::window::Window;
@@ -19,6 +19,7 @@ use super::poll_until;
 use super::target::{self, SETTLE_WAIT};
 use crate::accessibility::{AppWindow, Tree, Want};
 use crate::error::DeskError;
+use crate::guard::way;
 use crate::guard::{ActingNodes, Admitted, Desk, Nodes, Seen, Spot};
 use crate::intent::{Intent, Target};
 use crate::system::FORCE_ACCESSIBILITY;
@@ -698,7 +699,18 @@ pub(super) fn press(desk: &Desk, args: &PressArgs) -> Result<Pressed, DeskError>
     let acting = pressed.admitted.nodes();
     let role = pressed.node.role.as_str();
     if SELECTABLE.contains(&role) && acting.select(&pressed.node.id)? {
-        return Ok(Pressed::new(&pressed.node.id, PressHow::Selected));
+        return Ok(Pressed {
+            route: press_route(desk),
+            ..Pressed::new(&pressed.node.id, PressHow::Selected)
+        });
+    }
+    // In the background the node's action runs and nothing is clicked, even when the action
+    // fails: it may have fired all the same.
+    if desk.presses_behind() {
+        return Ok(Pressed {
+            route: way::confirmed_behind(),
+            ..pressed.run_action(&nodes)?
+        });
     }
     let menu_item = MENU_ITEMS.contains(&role);
     let opened = if (menu_item || role == MENU) && is_hidden(&pressed.node) {
@@ -831,6 +843,19 @@ pub(super) fn act(desk: &Desk, args: &ActArgs) -> Result<Pressed, DeskError> {
     let node = &pressed.node;
     let refused =
         |what: &str| DeskError::AppRefused(format!("{} refused to {what}", node_words(node)));
+    let route = match args.action {
+        NodeAction::Click => desk.in_front(DeskError::Unsupported(format!(
+            "a click on {} is not sent in the background, where a window manager would raise \
+             its window and take the person's focus; use action: \"action\" or \"select\"",
+            node_words(node)
+        )))?,
+        NodeAction::Focus => desk.in_front(DeskError::Unsupported(format!(
+            "focusing {} is not done in the background: the toolkit raises and activates its \
+             window to focus it; type into it by naming its window instead",
+            node_words(node)
+        )))?,
+        NodeAction::Action | NodeAction::Select => press_route(desk),
+    };
     let done = match args.action {
         NodeAction::Click => {
             let point = centre(desk, node)?.ok_or_else(|| {
@@ -855,7 +880,17 @@ pub(super) fn act(desk: &Desk, args: &ActArgs) -> Result<Pressed, DeskError> {
             Pressed::new(&node.id, PressHow::Focused)
         }
     };
-    Ok(done)
+    Ok(Pressed { route, ..done })
+}
+
+/// The route of a press by the node's action or selection: background, under background or
+/// auto input.
+fn press_route(desk: &Desk) -> Route {
+    if desk.presses_behind() {
+        way::confirmed_behind()
+    } else {
+        Route::default()
+    }
 }
 
 pub(super) fn at(desk: &Desk, args: &AtArgs) -> Result<At, DeskError> {

@@ -79,6 +79,13 @@ pub(super) fn act(
     args: &ComputerActArgs,
 ) -> Result<(String, Option<Picture>), DeskError> {
     let source = desk.screen_source("computer_act")?;
+    // Its steps aim at screen pixels, where only the person's pointer and keyboard reach.
+    desk.in_front(DeskError::Unsupported(
+        "computer_act aims at screen pixels, which background input does not reach; under \
+         [daemon] input = \"background\" use the desk tool: type, key and scroll with a window \
+         named, press by element id"
+            .into(),
+    ))?;
     let sessions = desk.sessions();
     let name = sessions.resolve(desk.agent(), args.session.as_deref())?;
     let session = sessions.get(&name);

@@ -2,6 +2,8 @@
 //!
 //! Each result says where the input went and whether the app there confirmed it read it
 //! (`confirmed`); without that confirmation the input was sent but may not have been read yet.
+//! Under `[daemon] input = "background"` keys, typing and the wheel go from the agent's own seat
+//! to a named window ([`Way`]); clicks and drags never do.
 
 use desk_core::call::{Button, ClickArgs, DragArgs, KeyArgs, MAX_SCROLL, ScrollArgs, TypeArgs};
 use desk_core::results::{Clicked, Dragged, Keyed, Scrolled, Typed};
@@ -9,6 +11,7 @@ use desk_core::window::Window;
 
 use super::target;
 use crate::error::DeskError;
+use crate::guard::way::{self, Way};
 use crate::guard::{Admitted, Desk, Seen, Spot};
 use crate::intent::{Intent, Target};
 use crate::keys;
@@ -36,32 +39,89 @@ fn keyboard_target<'d>(
 pub(super) fn key(desk: &Desk, args: &KeyArgs) -> Result<Keyed, DeskError> {
     let combo = keys::parse_combo(&args.keys)?;
     let what = format!("press {}", args.keys);
-    let (admitted, window) = keyboard_target(desk, args.window.as_deref(), args.pid, |place| {
-        Intent::new(what, vec![place])
-    })?;
+    let (window, pid) = (args.window.as_deref(), args.pid);
+    let route = match desk.way(way::unnamed(window, pid, "a key"))? {
+        Way::Background(background) => {
+            let window = desk.pick(window, pid)?;
+            let admitted = desk.admit(Intent::new(what, vec![Target::window(&window)]))?;
+            admitted.press_keys_behind(&*background, &combo, &window)?;
+            let confirmed = admitted.settle(&window, target::SETTLE_WAIT);
+            return Ok(Keyed {
+                keys: args.keys.clone(),
+                route: way::behind(format!(
+                    "{} pressed on the agent's keyboard, focused on window {}",
+                    args.keys, window.id
+                )),
+                window: Some(window.id),
+                confirmed,
+            });
+        }
+        Way::Foreground(route) => route,
+    };
+    let (admitted, window) =
+        keyboard_target(desk, window, pid, |place| Intent::new(what, vec![place]))?;
     admitted.press_keys(&combo, window.as_ref())?;
     let (window, confirmed) = target::delivery(&admitted, window.as_ref());
     Ok(Keyed {
         keys: args.keys.clone(),
         window,
         confirmed,
+        route,
     })
 }
 
 pub(super) fn type_text(desk: &Desk, args: &TypeArgs) -> Result<Typed, DeskError> {
     let chars = args.text.chars().count();
-    let (admitted, window) =
-        keyboard_target(desk, args.window.as_deref(), args.pid, |place| Intent {
-            text: Some(args.text.clone()),
-            ..Intent::new(format!("type {chars} characters"), vec![place])
-        })?;
+    let intent = |place| Intent {
+        text: Some(args.text.clone()),
+        ..Intent::new(format!("type {chars} characters"), vec![place])
+    };
+    let (window, pid) = (args.window.as_deref(), args.pid);
+    let route = match desk.way(way::unnamed(window, pid, "typing"))? {
+        Way::Background(background) => {
+            let window = desk.pick(window, pid)?;
+            let admitted = desk.admit(intent(Target::window(&window)))?;
+            let before = admitted.aim_behind(&*background, &window)?;
+            let typed = admitted.type_text_behind(&*background, &args.text, &window)?;
+            let confirmed = admitted.settle(&window, target::SETTLE_WAIT);
+            // Read back: the field with the app's focus shows the text, or it stays unverified.
+            let route = way::typed_behind(
+                format!(
+                    "{typed} characters typed on the agent's keyboard, focused on window {}",
+                    window.id
+                ),
+                &args.text,
+                before,
+                admitted.field_text(&window),
+            );
+            return Ok(Typed {
+                typed,
+                route,
+                window: Some(window.id),
+                confirmed,
+            });
+        }
+        Way::Foreground(route) => route,
+    };
+    let (admitted, window) = keyboard_target(desk, window, pid, intent)?;
     let typed = admitted.type_text(&args.text, window.as_ref())?;
     let (window, confirmed) = target::delivery(&admitted, window.as_ref());
     Ok(Typed {
         typed,
         window,
         confirmed,
+        route,
     })
+}
+
+/// Why clicks and drags do not go in the background.
+fn pointer_refusal(what: &str) -> DeskError {
+    DeskError::Unsupported(format!(
+        "{what} is not sent in the background: window managers focus and raise a window that \
+         any pointer presses a button in, which would take the person's focus; press or act on \
+         the element by its id (its action runs in the background), or ask the person to set \
+         [daemon] input = \"auto\", which clicks in the foreground"
+    ))
 }
 
 pub(super) fn click(desk: &Desk, args: &ClickArgs) -> Result<Clicked, DeskError> {
@@ -74,6 +134,7 @@ pub(super) fn click(desk: &Desk, args: &ClickArgs) -> Result<Clicked, DeskError>
         n => format!(" {n} times"),
     };
     let what = format!("click {}{times} at ({}, {})", button.name(), spot.x, spot.y);
+    let route = desk.in_front(pointer_refusal("a click"))?;
     let admitted = desk.admit(Intent::new(what, vec![spot.target()]))?;
     admitted.click(&spot, button, count)?;
     let (window, confirmed) = target::delivery(&admitted, spot.on.window());
@@ -84,14 +145,19 @@ pub(super) fn click(desk: &Desk, args: &ClickArgs) -> Result<Clicked, DeskError>
         count,
         window,
         confirmed,
+        route,
     })
 }
 
 pub(super) fn scroll(desk: &Desk, args: &ScrollArgs) -> Result<Scrolled, DeskError> {
     let amount = args.amount().map_err(DeskError::Invalid)?;
-    let spot = match args.point().map_err(DeskError::Invalid)? {
-        Some((x, y)) => target::spot(desk, x, y, args.window.as_deref(), args.pid)?,
-        None => focused_centre(desk)?,
+    let point = args.point().map_err(DeskError::Invalid)?;
+    let (window, pid) = (args.window.as_deref(), args.pid);
+    let way = desk.way(way::unnamed(window, pid, "scrolling"))?;
+    let spot = match (&way, point) {
+        (Way::Background(_), point) => behind_spot(desk, desk.pick(window, pid)?, point)?,
+        (Way::Foreground(_), Some((x, y))) => target::spot(desk, x, y, window, pid)?,
+        (Way::Foreground(_), None) => focused_centre(desk)?,
     };
     let what = format!(
         "scroll {} {amount} notches at ({}, {})",
@@ -100,7 +166,19 @@ pub(super) fn scroll(desk: &Desk, args: &ScrollArgs) -> Result<Scrolled, DeskErr
         spot.y
     );
     let admitted = desk.admit(Intent::new(what, vec![spot.target()]))?;
-    admitted.scroll(&spot, args.direction, amount)?;
+    let route = match way {
+        Way::Background(background) => {
+            admitted.scroll_behind(&*background, &spot, args.direction, amount)?;
+            way::behind(format!(
+                "{amount} wheel notches from the agent's pointer at ({}, {})",
+                spot.x, spot.y
+            ))
+        }
+        Way::Foreground(route) => {
+            admitted.scroll(&spot, args.direction, amount)?;
+            route
+        }
+    };
     let (window, confirmed) = target::delivery(&admitted, spot.on.window());
     Ok(Scrolled {
         x: spot.x,
@@ -108,11 +186,28 @@ pub(super) fn scroll(desk: &Desk, args: &ScrollArgs) -> Result<Scrolled, DeskErr
         amount,
         window,
         confirmed,
+        route,
         note: args.amount.filter(|&asked| asked > amount).map(|asked| {
             format!(
                 "{asked} notches asked; one scroll sends at most {MAX_SCROLL}, so {amount} were sent"
             )
         }),
+    })
+}
+
+/// Where background scrolling in the named `window` goes: `point` in its shot's pixels, else
+/// its centre; never raised.
+fn behind_spot(desk: &Desk, window: Window, point: Option<(i32, i32)>) -> Result<Spot, DeskError> {
+    let (x, y) = match point {
+        Some(point) => point,
+        None => {
+            let rect = desk.rect_of(&window)?;
+            ((rect.w / 2) as i32, (rect.h / 2) as i32)
+        }
+    };
+    Ok(Spot {
+        raise: false,
+        ..target::named_spot(desk, window, x, y)?
     })
 }
 
@@ -156,6 +251,7 @@ pub(super) fn drag(desk: &Desk, args: &DragArgs) -> Result<Dragged, DeskError> {
     if to.target() != from.target() {
         targets.push(to.target());
     }
+    let route = desk.in_front(pointer_refusal("a drag"))?;
     let admitted = desk.admit(Intent::new(what, targets))?;
     admitted.drag(&from, &to)?;
     let (window, confirmed) = target::delivery(&admitted, from.on.window());
@@ -164,5 +260,6 @@ pub(super) fn drag(desk: &Desk, args: &DragArgs) -> Result<Dragged, DeskError> {
         to: [to.x, to.y],
         window,
         confirmed,
+        route,
     })
 }

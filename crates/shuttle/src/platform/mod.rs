@@ -14,7 +14,7 @@ pub use wayland::{LinuxWayland, WaylandSession};
 
 use std::sync::Arc;
 
-use desk::{Backend, DeskError, Hotkey, Platform, Presence};
+use desk::{Backend, Background, DeskError, Hotkey, Platform, Presence};
 use desk_linux::LinuxApps;
 use desk_linux::atspi::OnDemand;
 use desk_x11::X11Backend;
@@ -123,7 +123,7 @@ impl Platform for LinuxX11 {
                 Some(_) => Arc::new(desk_x11::AskThePerson {
                     person: self.person.display.clone(),
                 }) as Arc<dyn Presence>,
-                None => x11,
+                None => x11.clone(),
             },
             apps: Arc::new(match &self.session {
                 Some(session) => LinuxApps::with_env(session.env.clone(), session.remove.clone()),
@@ -135,6 +135,11 @@ impl Platform for LinuxX11 {
                     None => OnDemand::default(),
                 },
             ),
+            // Only the person's display needs input kept off their pointer and focus.
+            background: match &self.session {
+                Some(_) => None,
+                None => Some(x11 as Arc<dyn Background>),
+            },
         })
     }
 

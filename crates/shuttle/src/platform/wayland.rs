@@ -109,6 +109,7 @@ impl Platform for LinuxWayland {
                 ),
                 wayland.sway(),
             )),
+            background: None,
         })
     }
 

@@ -206,6 +206,9 @@ impl Daemon {
         if seat.private_display && safety.clipboard == ClipboardAccess::Private {
             policy.no_clipboard = None;
         }
+        if !seat.private_display {
+            policy.input = config.daemon.input.into();
+        }
         let policy = Arc::new(policy);
         let caller = Caller {
             agent: request.agent_id.clone(),

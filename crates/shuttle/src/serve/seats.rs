@@ -16,6 +16,8 @@ use std::time::{Duration, Instant};
 use desk::Platform;
 use serde_json::{Value, json};
 
+use desk_core::wire::agent_of;
+
 use super::desk::DeskHandle;
 use super::turn::Turn;
 use crate::platform::{PrivateSeat, PrivateSeats};
@@ -105,14 +107,6 @@ pub enum Seats {
         /// pid in the agent id is the proxy's own view, which differs inside a pid namespace.
         sessions: Mutex<HashMap<String, u32>>,
     },
-}
-
-/// The agent a seat belongs to: a run's calls (`AGENT/run-N`) belong to its agent's seat.
-pub fn agent_of(agent_id: &str) -> &str {
-    match agent_id.rsplit_once("/run-") {
-        Some((agent, n)) if n.parse::<u64>().is_ok() => agent,
-        _ => agent_id,
-    }
 }
 
 impl Seats {

@@ -42,6 +42,8 @@ impl Daemon {
             },
             "journal": config.journal.enabled.then(|| config.journal.file().display().to_string()),
             "display": self.display.get(),
+            // Applies on the person's display; a private one always takes input in front.
+            "input": config.daemon.input.name(),
             "desk": desk,
             "turn": shared.and_then(|seat| seat.turn.describe_holder()),
             "agents": self.seats.status(),

@@ -15,6 +15,7 @@ mod common;
 
 mod a11y;
 mod apps;
+mod background;
 mod cli;
 mod clipboard;
 #[cfg(feature = "bench")]

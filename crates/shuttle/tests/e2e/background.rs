@@ -1,0 +1,312 @@
+//! Background input (`[daemon] input`): an agent types, presses keys, scrolls and presses a
+//! button in a window behind the person's back, through `shuttle mcp`, while the person's side
+//! is simulated: a bystander window has the focus and the pointer is parked. Each test judges
+//! by the apps' own logs and by X itself (the focus, the pointer, the stacking, the devices).
+
+use crate::common;
+
+use std::time::Duration;
+
+use common::{Daemon, Fixture, Mcp, require_desktop, result_text, run, wait_for};
+use serde_json::{Value, json};
+
+const BACKGROUND: &str = "[daemon]\ninput = \"background\"\n";
+
+/// The MCP `desk` tool's answer: the reply's JSON, or the error's text.
+fn desk(mcp: &mut Mcp, args: Value) -> Result<Value, String> {
+    let result = mcp.call("desk", args);
+    let text = result_text(&result);
+    if result["isError"] == true {
+        return Err(text);
+    }
+    Ok(serde_json::from_str(&text).unwrap_or(Value::String(text)))
+}
+
+/// What the person has: the window with their keyboard focus, where their pointer is, and the
+/// windows' stacking order.
+#[derive(Debug, PartialEq)]
+struct PersonsSide {
+    focus: String,
+    pointer: String,
+    stacking: String,
+}
+
+fn persons_side() -> PersonsSide {
+    PersonsSide {
+        focus: run("xdotool", &["getwindowfocus"]),
+        pointer: run("xdotool", &["getmouselocation"]),
+        stacking: run("xprop", &["-root", "_NET_CLIENT_LIST_STACKING"]),
+    }
+}
+
+/// A target window and a bystander that has the person's focus, away from the target, with
+/// the pointer parked in a corner.
+fn scene(target: &str, bystander: &str) -> (Fixture, Fixture) {
+    let target = Fixture::start(target, &["--size", "500x400"]);
+    let bystander = Fixture::start(bystander, &["--size", "300x200"]);
+    let id = bystander.ready["id"].as_str().unwrap().to_string();
+    run("xdotool", &["windowmove", "--sync", &id, "1300", "700"]);
+    run("xdotool", &["windowactivate", "--sync", &id]);
+    run("xdotool", &["mousemove", "3", "5"]);
+    (target, bystander)
+}
+
+/// The agent pairs (master pointers) on the display, by name.
+fn agent_pairs() -> Vec<String> {
+    run("xinput", &["list", "--name-only"])
+        .lines()
+        .filter(|l| {
+            l.starts_with("shuttle-agent-") && l.ends_with(" pointer") && !l.contains("XTEST")
+        })
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn an_agent_types_presses_and_scrolls_in_a_background_window_and_the_person_keeps_everything() {
+    require_desktop();
+    let daemon = Daemon::start_configured(Some(BACKGROUND), &[]);
+    let (target, bystander) = scene("bg target", "bg bystander");
+    let mut mcp = Mcp::start(&daemon.socket, &[]);
+    mcp.initialize("2025-06-18");
+    let before = persons_side();
+
+    let text = "héllo wörld 漢字 ok";
+    let typed = desk(
+        &mut mcp,
+        json!({"verb": "type", "text": text, "window": target.id()}),
+    )
+    .unwrap();
+    assert_eq!(typed["typed"], text.chars().count(), "{typed}");
+    assert_eq!(typed["input"], "background", "{typed}");
+    // The entry was read back, so the text is not left unverified.
+    assert!(typed.get("unverified").is_none(), "{typed}");
+    wait_for("the text in the target", Duration::from_secs(5), || {
+        (target.entry_text() == text).then_some(())
+    });
+    let keyed = desk(
+        &mut mcp,
+        json!({"verb": "key", "keys": "ctrl+a", "window": target.id()}),
+    )
+    .unwrap();
+    assert!(keyed["unverified"]["note"].is_string(), "{keyed}");
+    desk(
+        &mut mcp,
+        json!({"verb": "type", "text": "X", "window": "bg target"}),
+    )
+    .unwrap();
+    wait_for(
+        "ctrl+a then X to replace it",
+        Duration::from_secs(5),
+        || (target.entry_text() == "X").then_some(()),
+    );
+
+    let scrolled = desk(
+        &mut mcp,
+        json!({"verb": "scroll", "direction": "down", "amount": 2, "x": 250, "y": 300, "window": target.id()}),
+    )
+    .unwrap();
+    assert_eq!(scrolled["input"], "background", "{scrolled}");
+    let notches = target.await_events("scroll", 2);
+    assert_eq!(notches.len(), 2, "{notches:?}");
+    assert!(
+        notches.iter().all(|e| e["direction"] == "down"),
+        "{notches:?}"
+    );
+
+    let found = desk(
+        &mut mcp,
+        json!({"verb": "find", "window": target.id(), "name": "Press me", "role": "button"}),
+    )
+    .unwrap();
+    let id = found["nodes"][0]["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{found}"));
+    let pressed = desk(&mut mcp, json!({"verb": "press", "id": id})).unwrap();
+    assert_eq!(pressed["how"], "action", "{pressed}");
+    assert_eq!(pressed["input"], "background", "{pressed}");
+    target.await_events("clicked", 1);
+
+    bystander.assert_untouched();
+    assert_eq!(persons_side(), before, "the person's side changed");
+    // openbox, which is not MPX-aware, marks the agent's window active (_NET_ACTIVE_WINDOW);
+    // `windows` still says the window with the person's focus is the active one.
+    let windows = desk(&mut mcp, json!({"verb": "windows"})).unwrap();
+    let active: Vec<&Value> = windows
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["active"] == true)
+        .collect();
+    assert_eq!(active.len(), 1, "{windows}");
+    assert_eq!(active[0]["id"], bystander.id(), "{windows}");
+}
+
+#[test]
+fn background_input_refuses_what_it_cannot_keep_behind_and_auto_does_it_in_front() {
+    require_desktop();
+    let daemon = Daemon::start_configured(Some(BACKGROUND), &[]);
+    let (target, bystander) = scene("bg refused", "bg refused bystander");
+    let mut mcp = Mcp::start(&daemon.socket, &[]);
+    mcp.initialize("2025-06-18");
+    let before = persons_side();
+
+    let click = desk(
+        &mut mcp,
+        json!({"verb": "click", "x": 250, "y": 300, "window": target.id()}),
+    )
+    .unwrap_err();
+    assert!(click.contains("not sent in the background"), "{click}");
+    assert!(click.contains("nothing was sent"), "{click}");
+    let unnamed = desk(&mut mcp, json!({"verb": "type", "text": "x"})).unwrap_err();
+    assert!(unnamed.contains("pass window"), "{unnamed}");
+    let gone = desk(
+        &mut mcp,
+        json!({"verb": "key", "keys": "a", "window": "0x7ffffff"}),
+    )
+    .unwrap_err();
+    assert!(gone.contains("nothing was sent"), "{gone}");
+    target.assert_untouched();
+    bystander.assert_untouched();
+    assert_eq!(persons_side(), before, "a refusal moved the person's side");
+    drop(mcp);
+    drop(daemon);
+
+    // The allowlist gates by the target app: one off the list gets nothing.
+    let daemon = Daemon::start_configured(
+        Some(&format!("{BACKGROUND}[safety]\napps = [\"gedit\"]\n")),
+        &[],
+    );
+    let mut mcp = Mcp::start(&daemon.socket, &[]);
+    mcp.initialize("2025-06-18");
+    let refused = desk(
+        &mut mcp,
+        json!({"verb": "type", "text": "x", "window": target.id()}),
+    )
+    .unwrap_err();
+    assert!(refused.contains("nothing was sent"), "{refused}");
+    target.assert_untouched();
+    drop(mcp);
+    drop(daemon);
+
+    // Under auto the click goes in the foreground, and says so.
+    let daemon = Daemon::start_configured(Some("[daemon]\ninput = \"auto\"\n"), &[]);
+    let mut mcp = Mcp::start(&daemon.socket, &[]);
+    mcp.initialize("2025-06-18");
+    let clicked = desk(
+        &mut mcp,
+        json!({"verb": "click", "x": 250, "y": 300, "window": target.id()}),
+    )
+    .unwrap();
+    assert_eq!(clicked["input"], "foreground", "{clicked}");
+    assert!(clicked.get("unverified").is_none(), "{clicked}");
+    target.await_events("press", 1);
+    bystander.assert_untouched();
+}
+
+#[test]
+fn the_kill_hotkey_stops_a_background_type_midway() {
+    require_desktop();
+    let daemon = Daemon::start_configured(Some(BACKGROUND), &[]);
+    let (target, bystander) = scene("bg hotkey", "bg hotkey bystander");
+    wait_for(
+        "the kill hotkey to be grabbed",
+        Duration::from_secs(5),
+        || {
+            let status = daemon.call("status", json!({})).json();
+            (status["safety"]["kill_hotkey"]["grabbed"] == true).then_some(())
+        },
+    );
+    let text = "abcdefghij".repeat(300);
+    let typing = std::thread::spawn({
+        let socket = daemon.socket.clone();
+        let (text, window) = (text.clone(), target.id());
+        move || {
+            common::Wire::connect(&socket)
+                .call("desk_type", json!({"text": text, "window": window}))
+        }
+    });
+    wait_for("typing to begin", Duration::from_secs(5), || {
+        (!target.entry_text().is_empty()).then_some(())
+    });
+    // The person presses the hotkey on their own keyboard, where their focus is.
+    run("xdotool", &["key", "super+shift+Escape"]);
+    let reply = typing.join().unwrap();
+    let error = reply.error();
+    assert!(error.contains("stopped by the user"), "{error}");
+    let typed = common::typed_of(error, 3000);
+    assert!(typed > 0 && typed < 3000, "{error}");
+    let received = wait_for(
+        "the target to read what was sent",
+        Duration::from_secs(5),
+        || {
+            let now = target.entry_text();
+            (now.len() == typed).then_some(now)
+        },
+    );
+    assert_eq!(received, text[..typed], "the target got exactly a prefix");
+    // The person's own keys (the hotkey's modifiers) go to their focus; the agent's do not.
+    assert!(
+        bystander.events_of("text").is_empty(),
+        "the bystander got text"
+    );
+}
+
+#[test]
+fn an_agents_pair_goes_with_the_daemon_and_a_killed_daemons_pair_is_reaped() {
+    require_desktop();
+    let mut daemon = Daemon::start_configured(Some(BACKGROUND), &[]);
+    let (target, _bystander) = scene("bg pairs", "bg pairs bystander");
+    let before = agent_pairs();
+    let mut mcp = Mcp::start(&daemon.socket, &[]);
+    mcp.initialize("2025-06-18");
+    desk(
+        &mut mcp,
+        json!({"verb": "type", "text": "a", "window": target.id()}),
+    )
+    .unwrap();
+    let pid = daemon.child.id();
+    let made: Vec<String> = agent_pairs()
+        .into_iter()
+        .filter(|p| !before.contains(p))
+        .collect();
+    assert_eq!(
+        made,
+        [format!("shuttle-agent-{pid}-0 pointer")],
+        "one pair for the agent"
+    );
+    drop(mcp);
+    // SAFETY: the daemon this test started.
+    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    let _ = daemon.child.wait();
+    assert!(
+        agent_pairs().contains(&made[0]),
+        "X keeps a killed daemon's pair"
+    );
+
+    let next = Daemon::start_configured(Some(BACKGROUND), &[]);
+    // The next daemon reaps it when it connects to the display, on its first call.
+    next.call("desk_windows", json!({})).json();
+    assert!(
+        !agent_pairs().contains(&made[0]),
+        "the pair outlived the next daemon's start: {:?}",
+        agent_pairs()
+    );
+    let mut mcp = Mcp::start(&next.socket, &[]);
+    mcp.initialize("2025-06-18");
+    desk(
+        &mut mcp,
+        json!({"verb": "type", "text": "b", "window": target.id()}),
+    )
+    .unwrap();
+    let pair = format!("shuttle-agent-{}-0 pointer", next.child.id());
+    assert!(agent_pairs().contains(&pair), "{:?}", agent_pairs());
+    drop(mcp);
+    // A daemon that ends (SIGTERM) removes its pairs.
+    drop(next);
+    assert!(
+        !agent_pairs().contains(&pair),
+        "the ended daemon's pair stayed: {:?}",
+        agent_pairs()
+    );
+}
