@@ -420,6 +420,17 @@ impl Input for X11Backend {
 }
 
 impl Background for X11Backend {
+    fn agents(&self) -> Vec<String> {
+        let agents = self.agents.lock().unwrap_or_else(|e| e.into_inner());
+        agents.iter().map(|(agent, _)| agent.clone()).collect()
+    }
+
+    fn end(&self, agent: &str) {
+        let mut agents = self.agents.lock().unwrap_or_else(|e| e.into_inner());
+        // Dropping the seat removes its pair.
+        agents.retain(|(a, _)| a != agent);
+    }
+
     fn aim(&self, agent: &str, into: &Window) -> Result<(), DeskError> {
         let window = parse_window_id(&into.id)
             .ok_or_else(|| DeskError::Invalid(format!("{:?} is not an X window id", into.id)))?;

@@ -1,6 +1,7 @@
 //! What an X display offers shuttle, read without changing anything: for `shuttle doctor`.
 
 use x11rb::connection::{Connection, RequestConnection};
+use x11rb::protocol::xinput::{self, ConnectionExt as _};
 use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _};
 use x11rb::protocol::{shm, xtest};
 
@@ -20,6 +21,8 @@ pub struct Probe {
     pub xtest: bool,
     /// Whether MIT-SHM is there: without it captures go through the socket, slower.
     pub shm: bool,
+    /// Whether XInput 2.2 is there: background input makes agents' seats with it.
+    pub xinput2: bool,
     /// The window manager's name (`_NET_SUPPORTING_WM_CHECK`), when one runs.
     pub window_manager: Option<String>,
 }
@@ -40,6 +43,12 @@ pub fn probe(display: &str) -> Result<Probe, DeskError> {
     };
     let xtest = has(xtest::X11_EXTENSION_NAME)?;
     let shm = has(shm::X11_EXTENSION_NAME)?;
+    let xinput2 = has(xinput::X11_EXTENSION_NAME)?
+        && conn
+            .xinput_xi_query_version(2, 2)
+            .map_err(lost)?
+            .reply()
+            .is_ok_and(|v| (v.major_version, v.minor_version) >= (2, 2));
     // Only atoms that exist: asking must not add any to the server.
     let atom = |name: &[u8]| -> Result<u32, DeskError> {
         Ok(conn
@@ -81,6 +90,7 @@ pub fn probe(display: &str) -> Result<Probe, DeskError> {
         height,
         xtest,
         shm,
+        xinput2,
         window_manager,
     })
 }

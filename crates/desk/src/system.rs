@@ -228,6 +228,12 @@ pub trait Background: Send + Sync {
         cancel: &Cancel,
     ) -> Result<usize, DeskError>;
 
+    /// The agents that have seats now.
+    fn agents(&self) -> Vec<String>;
+
+    /// Removes `agent`'s seat, if it has one (the agent ended).
+    fn end(&self, agent: &str);
+
     /// Moves the agent's pointer to a desk point and turns its wheel `amount` notches there.
     fn scroll(
         &self,

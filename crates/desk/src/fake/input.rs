@@ -202,6 +202,12 @@ impl Input for FakeDesk {
 }
 
 impl Background for FakeDesk {
+    fn agents(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    fn end(&self, _agent: &str) {}
+
     fn aim(&self, _agent: &str, into: &Window) -> Result<(), DeskError> {
         match self.state().windows.iter().any(|w| w.window.id == into.id) {
             true => Ok(()),

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{CALL_LIMIT, Check, Context, Repair, Status};
-use crate::config::DisplayMode;
+use crate::config::{DisplayMode, InputSetting};
 use crate::platform::probe::{self, BusProbe};
 
 const PER_AGENT_FIX: &str =
@@ -99,6 +99,25 @@ pub(super) fn display(c: &Context) -> Check {
         }
         lacks.push("no EWMH window manager, so windows cannot be raised or closed its way");
     }
+    let input = c.config.daemon.input;
+    if input != InputSetting::Foreground {
+        if found.xinput2 {
+            check.detail += &format!(
+                "; input = \"{}\": agents type and scroll from seats of their own (XInput 2.2)",
+                input.name()
+            );
+        } else {
+            if check.status == Status::Ok {
+                check.status = Status::Warn;
+            }
+            lacks.push(match input {
+                InputSetting::Auto => {
+                    "no XInput 2.2, so input = \"auto\" sends everything in the foreground"
+                }
+                _ => "no XInput 2.2, so input = \"background\" refuses keys, typing and the wheel",
+            });
+        }
+    }
     if wayland.is_some() {
         if check.status == Status::Ok {
             check.status = Status::Warn;
@@ -160,6 +179,15 @@ pub(super) fn wayland(c: &Context) -> Option<Check> {
                 Status::Skip,
                 format!("{detail}; not driven: agents get displays of their own"),
             ),
+            (true, true) if c.config.daemon.input == InputSetting::Background => Check::new(
+                "wayland",
+                Status::Warn,
+                format!(
+                    "{detail}; driven natively, but input = \"background\" is refused here: \
+                     sway gives virtual input one seat"
+                ),
+            )
+            .fix("set [daemon] input = \"auto\" or \"foreground\""),
             (true, true) => Check::ok(
                 "wayland",
                 format!("{detail}; driven natively, its XWayland windows among the rest"),

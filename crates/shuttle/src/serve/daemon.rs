@@ -222,6 +222,21 @@ impl Daemon {
         self.services.shutdown().await;
     }
 
+    /// Removes the background seats of agents whose MCP session ended.
+    pub fn end_background_seats(&self) {
+        for seat in self.seats.all() {
+            let Some(background) = seat.desk.current().and_then(|b| b.background) else {
+                continue;
+            };
+            for agent in background.agents() {
+                if !super::seats::session_alive(&agent, None) {
+                    background.end(&agent);
+                    tracing::info!(agent = %agent, "removed the agent's background seat: its session ended");
+                }
+            }
+        }
+    }
+
     /// Gives back what the desk borrowed (lent keycodes), before the daemon exits.
     pub async fn release(&self) {
         for seat in self.seats.all() {

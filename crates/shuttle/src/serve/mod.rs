@@ -177,7 +177,8 @@ pub async fn serve(
     daemon.release().await;
 }
 
-/// How often per-agent displays are checked for idleness, a dead X server or a finished session.
+/// How often per-agent displays are checked for idleness, a dead X server or a finished session,
+/// and background seats for a finished session.
 const SEAT_SWEEP: Duration = Duration::from_secs(5);
 
 /// Ends per-agent displays that are no longer needed, until the daemon goes.
@@ -190,6 +191,7 @@ async fn sweep_seats(daemon: std::sync::Weak<Daemon>) {
         for agent in strong.seats.sweep() {
             tracing::info!(agent = %agent, "ended the agent's private display");
         }
+        let _ = tokio::task::spawn_blocking(move || strong.end_background_seats()).await;
     }
 }
 

@@ -275,7 +275,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// Whether the MCP session an agent id names (`mcp-PID`) still runs: the process behind its
 /// connection when known, else the pid it names. Other agents (the CLI's, a script's own name)
 /// have no session to outlive.
-fn session_alive(agent: &str, peer: Option<u32>) -> bool {
+pub(super) fn session_alive(agent: &str, peer: Option<u32>) -> bool {
     match peer.or_else(|| desk_core::wire::session_pid(agent)) {
         Some(pid) => std::path::Path::new(&format!("/proc/{pid}")).exists(),
         None => true,

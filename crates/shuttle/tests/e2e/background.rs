@@ -1,7 +1,8 @@
 //! Background input (`[daemon] input`): an agent types, presses keys, scrolls and presses a
 //! button in a window behind the person's back, through `shuttle mcp`, while the person's side
 //! is simulated: a bystander window has the focus and the pointer is parked. Each test judges
-//! by the apps' own logs and by X itself (the focus, the pointer, the stacking, the devices).
+//! by the apps' own logs and by X itself (the focus, the pointer, the stacking, the devices,
+//! read with xdotool, xprop and xinput).
 
 use crate::common;
 
@@ -301,8 +302,18 @@ fn an_agents_pair_goes_with_the_daemon_and_a_killed_daemons_pair_is_reaped() {
     .unwrap();
     let pair = format!("shuttle-agent-{}-0 pointer", next.child.id());
     assert!(agent_pairs().contains(&pair), "{:?}", agent_pairs());
+    // The agent ends (its MCP session): its pair goes.
     drop(mcp);
-    // A daemon that ends (SIGTERM) removes its pairs.
+    wait_for(
+        "the ended agent's pair to go",
+        Duration::from_secs(15),
+        || (!agent_pairs().contains(&pair)).then_some(()),
+    );
+    // A daemon that ends (SIGTERM) removes the pairs of agents that still run (the CLI's).
+    next.call("desk_type", json!({"text": "c", "window": target.id()}))
+        .json();
+    let pair = format!("shuttle-agent-{}-1 pointer", next.child.id());
+    assert!(agent_pairs().contains(&pair), "{:?}", agent_pairs());
     drop(next);
     assert!(
         !agent_pairs().contains(&pair),
