@@ -143,6 +143,9 @@ compare "type one character, with and without the safety controls" \
   "xdotool type a" "xdotool type a"
 
 /usr/bin/python3 scripts/bench_input.py "$SHUTTLE" tests/fixture/fixture.py "$work"
+# Background input beside the foreground path and xdotool's window-targeted input (daemons of
+# its own, input = "foreground" and "background").
+/usr/bin/python3 scripts/bench_background.py "$SHUTTLE" tests/fixture/fixture.py "$work"
 
 echo "#### Wire decode (criterion, 74-byte frame)"
 echo

@@ -11,6 +11,9 @@ import subprocess
 import sys
 import time
 
+import fixture_log
+from fixture_log import events, settle_text
+
 SHUTTLE, FIXTURE, WORK = sys.argv[1:4]
 RUNS = int(os.environ.get("RUNS", "10"))
 TEXT = ("Hello, shuttle! déjà vu naïve façade Ærøskøbing ñandú "
@@ -40,33 +43,6 @@ def shuttle(env, *args):
     return json.loads(out.stdout)
 
 
-def events(log):
-    try:
-        with open(log, encoding="utf-8") as f:
-            lines = f.read().split("\n")
-    except FileNotFoundError:
-        return []
-    return [json.loads(line) for line in lines[:-1] if line.strip()]
-
-
-def start_fixture(title, extra=()):
-    log = os.path.join(WORK, title.replace(" ", "_") + ".log")
-    proc = subprocess.Popen(["/usr/bin/python3", FIXTURE, "--title", title, "--log", log, *extra],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 20
-    while not any(e["event"] == "ready" for e in events(log)):
-        if time.monotonic() > deadline:
-            sys.exit(f"fixture {title} did not start")
-        time.sleep(0.02)
-    ready = next(e for e in events(log) if e["event"] == "ready")
-    return proc, log, str(int(ready["id"], 16))
-
-
-def text_now(log):
-    texts = [e for e in events(log) if e["event"] == "text"]
-    return (texts[-1]["text"], texts[-1]["t"]) if texts else ("", 0.0)
-
-
 def count(log, kind):
     return sum(1 for e in events(log) if e["event"] == kind)
 
@@ -80,22 +56,6 @@ def wait(check, limit=5.0):
     return False
 
 
-def settle_text(log, expected, limit=5.0):
-    """The entry's text once it equals `expected` or stops changing for 0.5 s."""
-    deadline = time.monotonic() + limit
-    last, since = None, time.monotonic()
-    while time.monotonic() < deadline:
-        now = text_now(log)
-        if now[0] == expected:
-            return now
-        if now != last:
-            last, since = now, time.monotonic()
-        elif time.monotonic() - since > 0.5:
-            return now
-        time.sleep(0.01)
-    return text_now(log)
-
-
 def person():
     """The person's focus, pointer and stacking."""
     read = lambda *cmd: subprocess.run(cmd, capture_output=True, text=True).stdout
@@ -106,8 +66,10 @@ def person():
 def main():
     fg_proc, fg = daemon("foreground", "foreground")
     bg_proc, bg = daemon("background", "background")
-    target, log, wid = start_fixture("bench behind", ["--size", "500x400"])
-    bystander, _, bid = start_fixture("bench bystander", ["--size", "300x200"])
+    target, log, ready = fixture_log.start(FIXTURE, WORK, "bench behind", ["--size", "500x400"])
+    bystander, _, by_ready = fixture_log.start(FIXTURE, WORK, "bench bystander",
+                                               ["--size", "300x200"])
+    wid, bid = str(int(ready["id"], 16)), str(int(by_ready["id"], 16))
     subprocess.run(["xdotool", "windowmove", "--sync", bid, "1300", "700"], check=True)
     wid_hex = hex(int(wid))
 

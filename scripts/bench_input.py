@@ -9,6 +9,9 @@ import subprocess
 import sys
 import time
 
+import fixture_log
+from fixture_log import events, settle_text, text_now
+
 SHUTTLE, FIXTURE, WORK = sys.argv[1:4]
 RUNS = int(os.environ.get("RUNS", "10"))
 TEXT = ("Hello, shuttle! déjà vu naïve façade Ærøskøbing ñandú "
@@ -21,48 +24,9 @@ def shuttle(*args):
     return json.loads(out.stdout)
 
 
-def events(log):
-    """The fixture's events so far; a last line the fixture is still writing is left for later."""
-    try:
-        with open(log, encoding="utf-8") as f:
-            lines = f.read().split("\n")
-    except FileNotFoundError:
-        return []
-    # Only lines ended by a newline are whole.
-    return [json.loads(line) for line in lines[:-1] if line.strip()]
-
-
 def start_fixture(title, extra=()):
-    log = os.path.join(WORK, title.replace(" ", "_") + ".log")
-    proc = subprocess.Popen(["/usr/bin/python3", FIXTURE, "--title", title, "--log", log, *extra],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 20
-    while not any(e["event"] == "ready" for e in events(log)):
-        if time.monotonic() > deadline:
-            sys.exit(f"fixture {title} did not start")
-        time.sleep(0.02)
+    proc, log, _ = fixture_log.start(FIXTURE, WORK, title, extra)
     return proc, log
-
-
-def text_now(log):
-    texts = [e for e in events(log) if e["event"] == "text"]
-    return (texts[-1]["text"], texts[-1]["t"]) if texts else ("", 0.0)
-
-
-def settle_text(log, expected, limit=5.0):
-    """The entry's text once it equals `expected` or stops changing for 0.5 s."""
-    deadline = time.monotonic() + limit
-    last, since = None, time.monotonic()
-    while time.monotonic() < deadline:
-        now = text_now(log)
-        if now[0] == expected:
-            return now
-        if now != last:
-            last, since = now, time.monotonic()
-        elif time.monotonic() - since > 0.5:
-            return now
-        time.sleep(0.01)
-    return text_now(log)
 
 
 def typing():

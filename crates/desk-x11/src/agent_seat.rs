@@ -9,6 +9,8 @@
 //! `shuttle-agent-PID-N` after the daemon's pid: [`reap`] removes those of daemons that died.
 
 use x11rb::connection::{Connection, RequestConnection};
+use x11rb::errors::ReplyError;
+use x11rb::protocol::ErrorKind;
 use x11rb::protocol::xinput::{
     self, ChangeMode, ConnectionExt as _, DeviceType, HierarchyChange, HierarchyChangeData,
     HierarchyChangeDataAddMaster, HierarchyChangeDataRemoveMaster,
@@ -30,6 +32,7 @@ pub struct AgentSeat {
     keyboard: u16,
 }
 
+/// An error making the seat.
 fn failed(what: &str, e: impl std::fmt::Display) -> DeskError {
     DeskError::Unsupported(format!(
         "cannot make the agent's own seat on this display ({what}: {e}); background input needs \
@@ -37,11 +40,31 @@ fn failed(what: &str, e: impl std::fmt::Display) -> DeskError {
     ))
 }
 
+/// An error using a seat that was made; the backend makes a new one on the next call.
+fn broke(what: &str, e: impl std::fmt::Display) -> DeskError {
+    DeskError::Rejected {
+        system: "x11",
+        what: format!("{what} on the agent's seat"),
+        reason: format!("{e}; the next call makes the seat anew"),
+    }
+}
+
+/// Where the pair numbers of this process start: a pid a daemon that died had may come
+/// round again, and its pairs must not be taken for this daemon's.
+fn first_number() -> u32 {
+    static FIRST: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *FIRST.get_or_init(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |t| t.subsec_micros())
+    })
+}
+
 impl AgentSeat {
     /// Makes the pair on `display`.
     pub fn create(display: &str) -> Result<Self, DeskError> {
         static MADE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-        let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let n = first_number() + MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let (conn, screen) = x11rb::connect(Some(display)).map_err(|e| failed("connecting", e))?;
         let root = conn.setup().roots[screen].root;
         if conn
@@ -95,13 +118,29 @@ impl AgentSeat {
         Ok(seat)
     }
 
-    /// The agent keyboard's focus goes to `window`; the person's stays where it is.
+    /// The agent keyboard's focus goes to `window`; the person's stays where it is. A window
+    /// that is gone, or not on the screen, is refused as such.
     pub fn focus(&self, window: xproto::Window) -> Result<(), DeskError> {
-        self.conn
+        let id = format!("0x{window:x}");
+        match self
+            .conn
             .xinput_xi_set_focus(window, x11rb::CURRENT_TIME, self.keyboard)
-            .map_err(|e| failed("focusing", e))?
+            .map_err(|e| broke("focusing", e))?
             .check()
-            .map_err(|e| failed("focusing", e))
+        {
+            Ok(()) => Ok(()),
+            Err(ReplyError::X11Error(e)) if e.error_kind == ErrorKind::Window => {
+                Err(DeskError::WindowGone { id })
+            }
+            Err(ReplyError::X11Error(e)) if e.error_kind == ErrorKind::Match => {
+                Err(DeskError::Unfit(format!(
+                    "window {id} is not on the screen (minimized, or on another desktop), and \
+                     background input cannot give it the focus without showing it; ask the \
+                     person to show it, or use foreground input"
+                )))
+            }
+            Err(e) => Err(broke("focusing", e)),
+        }
     }
 
     /// The window the agent keyboard's focus is on (0: none).
@@ -109,9 +148,9 @@ impl AgentSeat {
         Ok(self
             .conn
             .xinput_xi_get_focus(self.keyboard)
-            .map_err(|e| failed("reading its focus", e))?
+            .map_err(|e| broke("reading its focus", e))?
             .reply()
-            .map_err(|e| failed("reading its focus", e))?
+            .map_err(|e| broke("reading its focus", e))?
             .focus)
     }
 
@@ -145,9 +184,9 @@ impl AgentSeat {
         let at = self
             .conn
             .xinput_xi_query_pointer(self.root, self.pointer)
-            .map_err(|e| failed("reading its pointer", e))?
+            .map_err(|e| broke("reading its pointer", e))?
             .reply()
-            .map_err(|e| failed("reading its pointer", e))?;
+            .map_err(|e| broke("reading its pointer", e))?;
         // Fixed point, 16.16.
         Ok((at.root_x >> 16, at.root_y >> 16))
     }
@@ -156,10 +195,10 @@ impl AgentSeat {
     pub fn sync(&self) -> Result<(), DeskError> {
         self.conn
             .get_input_focus()
-            .map_err(|e| failed("a round trip", e))?
+            .map_err(|e| broke("a round trip", e))?
             .reply()
             .map(drop)
-            .map_err(|e| failed("a round trip", e))
+            .map_err(|e| broke("a round trip", e))
     }
 
     fn fake(&self, kind: u8, detail: u8, x: i16, y: i16) -> Result<(), DeskError> {
@@ -172,24 +211,34 @@ impl AgentSeat {
     pub fn send(&self, kind: u8, detail: u8, x: i16, y: i16) -> Result<(), DeskError> {
         self.conn
             .xtest_fake_input(kind, detail, x11rb::CURRENT_TIME, self.root, x, y, 0)
-            .map_err(|e| failed("sending input", e))?;
+            .map_err(|e| broke("sending input", e))?;
         Ok(())
     }
 
     /// Sends what is queued.
     pub fn flush(&self) -> Result<(), DeskError> {
-        self.conn.flush().map_err(|e| failed("sending input", e))
+        self.conn.flush().map_err(|e| broke("sending input", e))
     }
 }
 
-/// Removes the pairs on the display of `conn` that daemons no longer running left behind;
-/// returns how many.
+/// An error looking after pairs left behind.
+fn refused(what: &str, e: impl std::fmt::Display) -> DeskError {
+    DeskError::Rejected {
+        system: "x11",
+        what: what.into(),
+        reason: e.to_string(),
+    }
+}
+
+/// Removes the pairs on the display of `conn` that daemons no longer running left behind,
+/// and any that carry this process's own pid (a daemon that died had it before); returns how
+/// many. Called before this process makes a pair.
 pub fn reap(conn: &impl Connection) -> Result<usize, DeskError> {
     let devices = conn
         .xinput_xi_query_device(xinput::Device::ALL_MASTER)
-        .map_err(|e| failed("listing devices", e))?
+        .map_err(|e| refused("listing input devices", e))?
         .reply()
-        .map_err(|e| failed("listing devices", e))?
+        .map_err(|e| refused("listing input devices", e))?
         .infos;
     let mut removed = 0;
     for device in devices {
@@ -200,7 +249,7 @@ pub fn reap(conn: &impl Connection) -> Result<usize, DeskError> {
         let Some(pid) = owner(&name) else {
             continue;
         };
-        if std::path::Path::new(&format!("/proc/{pid}")).exists() {
+        if pid != std::process::id() && std::path::Path::new(&format!("/proc/{pid}")).exists() {
             continue;
         }
         remove(conn, device.deviceid)?;
@@ -219,6 +268,8 @@ fn owner(name: &str) -> Option<u32> {
 
 impl Drop for AgentSeat {
     fn drop(&mut self) {
+        // The person's focus stays where it is (tested with openbox): unlike the agent's focus
+        // moved to nowhere, removing the pair does not make the window manager pick a window.
         let _ = remove(&self.conn, self.pointer);
     }
 }
@@ -252,9 +303,9 @@ fn remove(conn: &impl Connection, pointer: u16) -> Result<(), DeskError> {
         }),
     };
     conn.xinput_xi_change_hierarchy(&[change])
-        .map_err(|e| failed("removing the pair", e))?
+        .map_err(|e| refused("removing an agent's pair", e))?
         .check()
-        .map_err(|e| failed("removing the pair", e))
+        .map_err(|e| refused("removing an agent's pair", e))
 }
 
 #[cfg(test)]

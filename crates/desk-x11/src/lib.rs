@@ -155,19 +155,49 @@ impl X11Backend {
     }
 
     /// `agent`'s own seat, made on first use.
+    fn agents(&self) -> MutexGuard<'_, Vec<(String, Arc<AgentSeat>)>> {
+        self.agents.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `agent`'s own seat, made on first use. The X requests that make or remove pairs run
+    /// outside the lock.
     fn agent_seat(&self, agent: &str) -> Result<Arc<AgentSeat>, DeskError> {
-        let mut agents = self.agents.lock().unwrap_or_else(|e| e.into_inner());
-        let seat = match agents.iter().position(|(a, _)| a == agent) {
-            Some(i) => agents.remove(i).1,
-            None => {
-                if agents.len() >= AGENT_SEATS_MAX {
-                    agents.remove(0);
-                }
-                Arc::new(AgentSeat::create(&self.display)?)
+        let found = {
+            let mut agents = self.agents();
+            let found = agents
+                .iter()
+                .position(|(a, _)| a == agent)
+                .map(|i| agents.remove(i).1);
+            if let Some(seat) = &found {
+                agents.push((agent.to_string(), seat.clone()));
             }
+            found
         };
-        agents.push((agent.to_string(), seat.clone()));
+        if let Some(seat) = found {
+            return Ok(seat);
+        }
+        let seat = Arc::new(AgentSeat::create(&self.display)?);
+        let evicted = {
+            let mut agents = self.agents();
+            agents.push((agent.to_string(), seat.clone()));
+            let over = agents.len().saturating_sub(AGENT_SEATS_MAX);
+            agents.drain(..over).collect::<Vec<_>>()
+        };
+        drop(evicted);
         Ok(seat)
+    }
+
+    /// Forgets `agent`'s seat when `result` says it broke, so the next call makes it anew.
+    fn mend<T>(&self, agent: &str, result: Result<T, DeskError>) -> Result<T, DeskError> {
+        if let Err(DeskError::Rejected { .. }) = &result {
+            let broken = {
+                let mut agents = self.agents();
+                let at = agents.iter().position(|(a, _)| a == agent);
+                at.map(|i| agents.remove(i))
+            };
+            drop(broken);
+        }
+        result
     }
 
     /// Runs `input` on `agent`'s seat, its keyboard focused on window `into`.
@@ -178,22 +208,24 @@ impl X11Backend {
         cancel: &Cancel,
         input: impl FnOnce(Via<'_>, Typing<'_>) -> Result<T, DeskError>,
     ) -> Result<T, DeskError> {
-        let window = parse_window_id(&into.id).ok_or_else(|| {
-            DeskError::Invalid(format!("{:?} is not an X window id", into.id)).unsent()
-        })?;
-        let seat = self.agent_seat(agent).map_err(DeskError::unsent)?;
-        seat.focus(window).map_err(|_| {
-            DeskError::WindowGone {
-                id: into.id.clone(),
-            }
-            .unsent()
-        })?;
+        let seat = self.aimed(agent, into).map_err(DeskError::unsent)?;
         // The agent's focus stays on the window afterwards: when it leaves, a window manager
         // that is not MPX-aware (openbox) thinks the focus went nowhere and falls back on a
         // window of its choosing, with the person's keyboard.
-        self.with_typing(Some(into), cancel, |typing| {
+        let sent = self.with_typing(Some(into), cancel, |typing| {
             input(Via::Agent(&seat), typing)
-        })
+        });
+        self.mend(agent, sent)
+    }
+
+    /// `agent`'s seat, its keyboard focused on window `into`.
+    fn aimed(&self, agent: &str, into: &Window) -> Result<Arc<AgentSeat>, DeskError> {
+        let window = parse_window_id(&into.id)
+            .ok_or_else(|| DeskError::Invalid(format!("{:?} is not an X window id", into.id)))?;
+        let seat = self.agent_seat(agent)?;
+        let focused = seat.focus(window).and_then(|()| seat.sync());
+        self.mend(agent, focused)?;
+        Ok(seat)
     }
 
     fn capturer(&self) -> std::sync::MutexGuard<'_, Capturer> {
@@ -411,34 +443,33 @@ impl Input for X11Backend {
 
     fn release(&self) -> Result<(), DeskError> {
         // Dropping a seat removes its pair: the X server would keep it past the daemon.
-        self.agents
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
+        let seats = std::mem::take(&mut *self.agents());
+        drop(seats);
         self.lender().give_back(&self.conn, Duration::ZERO)
     }
 }
 
 impl Background for X11Backend {
     fn agents(&self) -> Vec<String> {
-        let agents = self.agents.lock().unwrap_or_else(|e| e.into_inner());
-        agents.iter().map(|(agent, _)| agent.clone()).collect()
+        self.agents()
+            .iter()
+            .map(|(agent, _)| agent.clone())
+            .collect()
     }
 
     fn end(&self, agent: &str) {
-        let mut agents = self.agents.lock().unwrap_or_else(|e| e.into_inner());
+        let ended: Vec<_> = {
+            let mut agents = self.agents();
+            let (ended, kept) = agents.drain(..).partition(|(a, _)| a == agent);
+            *agents = kept;
+            ended
+        };
         // Dropping the seat removes its pair.
-        agents.retain(|(a, _)| a != agent);
+        drop(ended);
     }
 
     fn aim(&self, agent: &str, into: &Window) -> Result<(), DeskError> {
-        let window = parse_window_id(&into.id)
-            .ok_or_else(|| DeskError::Invalid(format!("{:?} is not an X window id", into.id)))?;
-        let seat = self.agent_seat(agent)?;
-        seat.focus(window).map_err(|_| DeskError::WindowGone {
-            id: into.id.clone(),
-        })?;
-        seat.sync()
+        self.aimed(agent, into).map(drop)
     }
 
     fn press_keys(
@@ -474,9 +505,10 @@ impl Background for X11Backend {
         cancel: &Cancel,
     ) -> Result<(), DeskError> {
         let seat = self.agent_seat(agent).map_err(DeskError::unsent)?;
-        seat.move_to(input::clamp16(at.0), input::clamp16(at.1))
-            .map_err(DeskError::unsent)?;
-        input::scroll(&self.conn, Via::Agent(&seat), direction, amount, cancel)
+        let moved = seat.move_to(input::clamp16(at.0), input::clamp16(at.1));
+        self.mend(agent, moved).map_err(DeskError::unsent)?;
+        let scrolled = input::scroll(&self.conn, Via::Agent(&seat), direction, amount, cancel);
+        self.mend(agent, scrolled)
     }
 }
 

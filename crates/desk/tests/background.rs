@@ -95,6 +95,8 @@ fn background_input_refuses_with_nothing_sent_what_it_cannot_keep_behind() {
             json!({"id": "m:1", "action": "focus"}),
             "not done in the background",
         ),
+        // Verbs that focus or raise a window with the person's devices.
+        ("focus", json!({"window": MAIL}), "keeps agents off"),
         (
             "computer_act",
             json!({"action": "type", "text": "hi"}),
@@ -140,6 +142,32 @@ fn background_input_refuses_with_nothing_sent_what_it_cannot_keep_behind() {
 }
 
 #[test]
+fn a_background_scroll_that_moved_the_persons_focus_says_so() {
+    let fake = with_seats();
+    let background = policy(InputMode::Background);
+    let kept = json(&run(
+        &fake,
+        &background,
+        "scroll",
+        json!({"direction": "down", "window": MAIL}),
+    ));
+    let effect = kept["unverified"]["effect"].as_str().unwrap();
+    assert!(!effect.contains("focus moved"), "{kept}");
+    fake.state().focus_follows_agent = true;
+    let moved = json(&run(
+        &fake,
+        &background,
+        "scroll",
+        json!({"direction": "down", "window": MAIL}),
+    ));
+    let effect = moved["unverified"]["effect"].as_str().unwrap();
+    assert!(
+        effect.contains(&format!("the person's focus moved from {NOTES} to {MAIL}")),
+        "{moved}"
+    );
+}
+
+#[test]
 fn a_background_press_runs_the_action_and_never_clicks() {
     let fake = with_seats();
     let pressed = json(&run(
@@ -170,6 +198,19 @@ fn auto_sends_in_front_what_cannot_go_behind_and_says_so() {
     assert!(matches!(
         &input(&fake)[..],
         [Event::Click { .. }, Event::Text { .. }]
+    ));
+    // A window covered at the point is scrolled in front, raised.
+    fake.state().windows[2].rect = Some(desk_core::geometry::Rect::new(150, 150, 300, 200));
+    let covered = json(&run(
+        &fake,
+        &auto,
+        "scroll",
+        json!({"direction": "down", "x": 10, "y": 10, "window": VAULT}),
+    ));
+    assert_eq!(covered["input"], "foreground", "{covered}");
+    assert!(matches!(
+        input(&fake).last(),
+        Some(Event::Scroll { window: Some(w), .. }) if w == VAULT
     ));
     // Foreground input says nothing of its way.
     let plain = json(&run(

@@ -252,7 +252,12 @@ impl Background for FakeDesk {
             agent,
             &window,
             format!("scroll {} {amount}", direction.name()),
-        )
+        )?;
+        let mut state = self.state();
+        if state.focus_follows_agent {
+            state.focus = Some(window);
+        }
+        Ok(())
     }
 }
 

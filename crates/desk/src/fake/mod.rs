@@ -271,6 +271,9 @@ pub struct State {
     pub confirms: bool,
     /// Whether agents have seats of their own to send input in the background from.
     pub agent_seats: bool,
+    /// Whether the window under an agent's pointer takes the person's focus, as a window
+    /// manager that focuses under the pointer and is not MPX-aware does.
+    pub focus_follows_agent: bool,
     /// The process shuttle's own windows belong to.
     pub own_pid: u32,
     /// Programs that can be launched, with the title of the window each opens (below the
@@ -510,6 +513,7 @@ impl FakeDesk {
             window_pixels: true,
             confirms: true,
             agent_seats: false,
+            focus_follows_agent: false,
             own_pid: 1,
             programs: HashMap::new(),
             focus_lag: 0,

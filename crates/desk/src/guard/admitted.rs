@@ -136,6 +136,18 @@ impl<'d> Admitted<'d> {
         })
     }
 
+    /// Refuses input on the person's own pointer or keyboard (`what`) under background input;
+    /// nothing has gone out yet when it does.
+    fn in_front(&self, what: &str) -> Result<(), DeskError> {
+        self.desk
+            .in_front(DeskError::Unsupported(format!(
+                "{what} would use the person's own pointer or keyboard, which [daemon] input = \
+                 \"background\" keeps agents off; name the window for keys, typing and the \
+                 wheel, press elements by id, or ask the person for input = \"auto\""
+            )))
+            .map(drop)
+    }
+
     /// Asks the window manager to activate (focus and raise) `window`, then waits up to
     /// [`FOCUS_WAIT`] for `done` to hold.
     fn activate(
@@ -143,6 +155,7 @@ impl<'d> Admitted<'d> {
         window: &Window,
         done: impl Fn() -> Result<bool, DeskError>,
     ) -> Result<bool, DeskError> {
+        self.in_front("focusing or raising a window")?;
         self.pass("moving the focus", false)?;
         self.desk
             .backend
@@ -201,6 +214,7 @@ impl<'d> Admitted<'d> {
     fn keys_land(&self, into: Option<&Window>) -> Result<(), DeskError> {
         let target = into.map_or(Target::NoFocus, Target::window);
         self.require(self.admits(&target), "keyboard input")?;
+        self.in_front("keyboard input to the focused window")?;
         if self.desk.focused()?.id() != into.map(|w| w.id.as_str()) {
             return Err(DeskError::Changed(
                 "the keyboard focus moved to another window while the action was being checked: \
@@ -269,6 +283,8 @@ impl<'d> Admitted<'d> {
         into: &Window,
     ) -> Result<(), DeskError> {
         self.require(self.admits(&Target::window(into)), "keyboard input")?;
+        // The app says which field has its focus only once its window has a keyboard's focus.
+        self.aim_behind(background, into)?;
         if combo.types_text() {
             self.check_password_field(Some(into))?;
         }
@@ -309,18 +325,22 @@ impl<'d> Admitted<'d> {
     }
 
     /// Types `text` into `into` from the agent's own seat; returns how many characters went
-    /// out.
+    /// out, and the text of the field with the app's focus before (see
+    /// [`Admitted::aim_behind`]).
     pub fn type_text_behind(
         &self,
         background: &dyn Background,
         text: &str,
         into: &Window,
-    ) -> Result<usize, DeskError> {
+    ) -> Result<(usize, Option<(String, String)>), DeskError> {
         self.require(self.admits(&Target::window(into)), "keyboard input")?;
+        // The app says which field has its focus only once its window has a keyboard's focus.
+        let before = self.aim_behind(background, into)?;
         self.check_password_field(Some(into))?;
-        self.sending("typing", || {
+        let typed = self.sending("typing", || {
             background.type_text(self.seat_owner(), text, into, &self.desk.caller.cancel)
-        })
+        })?;
+        Ok((typed, before))
     }
 
     /// Turns the agent pointer's wheel at `spot`. Its window must be on top there: input in
@@ -333,20 +353,13 @@ impl<'d> Admitted<'d> {
         amount: u32,
     ) -> Result<(), DeskError> {
         self.require(self.admits(&spot.target()), "pointer input")?;
-        let (x, y) = (spot.x, spot.y);
-        let now = self.desk.top_at(x, y)?;
-        if !lands_on(&now, &spot.on) {
-            return Err(DeskError::Changed(format!(
-                "{} is under {} at ({x}, {y}), and input in the background does not raise \
-                 windows: scroll at a point where it shows",
-                spot.target(),
-                now.target(Target::Background)
-            )));
+        if let Some(refusal) = self.desk.covered(spot)? {
+            return Err(refusal);
         }
         self.sending("scrolling", || {
             background.scroll(
                 self.seat_owner(),
-                (x, y),
+                (spot.x, spot.y),
                 direction,
                 amount,
                 &self.desk.caller.cancel,
@@ -363,6 +376,7 @@ impl<'d> Admitted<'d> {
     /// on top, or, for a window the call named, that window raised above whatever covers it.
     fn land(&self, spot: &Spot) -> Result<(), DeskError> {
         self.require(self.admits(&spot.target()), "pointer input")?;
+        self.in_front("pointer input")?;
         let (x, y) = (spot.x, spot.y);
         let now = self.desk.top_at(x, y)?;
         if lands_on(&now, &spot.on) {
@@ -467,7 +481,7 @@ impl<'d> Admitted<'d> {
 
 /// Whether input meeting `now` at a point reaches `admitted`: the same window, or a menu or
 /// popup of the same app open over it.
-fn lands_on(now: &Seen, admitted: &Seen) -> bool {
+pub(super) fn lands_on(now: &Seen, admitted: &Seen) -> bool {
     match (now, admitted) {
         (Seen::Window(now), Seen::Window(admitted)) if now.role == POPUP => {
             now.pid.is_some() && now.pid == admitted.pid

@@ -8,9 +8,11 @@ use std::sync::Arc;
 
 use desk_core::results::{InputWay, Route, Unverified};
 
-use super::desk::Desk;
+use super::admitted::lands_on;
+use super::desk::{Desk, Spot};
 use super::policy::InputMode;
 use crate::error::DeskError;
+use crate::intent::Target;
 use crate::system::Background;
 
 /// How one action's input goes.
@@ -58,6 +60,64 @@ impl Desk {
 }
 
 impl Desk {
+    /// Why pointer input at `spot` cannot go in the background: another window is on top of
+    /// its window there, and background input does not raise windows. `None` when it shows.
+    pub fn covered(&self, spot: &Spot) -> Result<Option<DeskError>, DeskError> {
+        let (x, y) = (spot.x, spot.y);
+        let now = self.top_at(x, y)?;
+        if lands_on(&now, &spot.on) {
+            return Ok(None);
+        }
+        Ok(Some(DeskError::Changed(format!(
+            "{} is under {} at ({x}, {y}), and input in the background does not raise windows: \
+             scroll at a point where it shows",
+            spot.target(),
+            now.target(Target::Background)
+        ))))
+    }
+
+    /// The window with the person's keyboard focus, to compare after background input.
+    pub fn persons_focus(&self) -> Option<String> {
+        self.focused().ok()?.id().map(String::from)
+    }
+
+    /// `route`, marked unverified when the person's focus is no longer on `before`: a window
+    /// manager that focuses the window under any pointer moved it, and the agent should know.
+    pub fn kept_focus(&self, before: Option<String>, route: Route) -> Route {
+        let after = self.persons_focus();
+        if after == before {
+            return route;
+        }
+        let name = |id: Option<String>| id.unwrap_or_else(|| "no window".into());
+        let moved = format!(
+            "the person's focus moved from {} to {} while this ran (a window manager that \
+             focuses the window under any pointer does that)",
+            name(before),
+            name(after)
+        );
+        let mut unverified = route.unverified.unwrap_or_else(|| Unverified {
+            effect: String::new(),
+            note: String::new(),
+            escalation: String::new(),
+        });
+        unverified.effect = match unverified.effect.is_empty() {
+            true => moved,
+            false => format!("{}; {moved}", unverified.effect),
+        };
+        if unverified.note.is_empty() {
+            unverified.note = "tell the person their focus moved, and check their window before \
+                               going on"
+                .into();
+            unverified.escalation = "ask the person for [daemon] input = \"foreground\", or \
+                                     for a window manager that focuses on click"
+                .into();
+        }
+        Route {
+            unverified: Some(unverified),
+            ..route
+        }
+    }
+
     /// Whether a press runs the node's action rather than clicking it: input goes in the
     /// background (or may, under auto), and an action needs no pointer.
     pub fn presses_behind(&self) -> bool {

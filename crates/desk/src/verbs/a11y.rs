@@ -708,7 +708,7 @@ pub(super) fn press(desk: &Desk, args: &PressArgs) -> Result<Pressed, DeskError>
     // fails: it may have fired all the same.
     if desk.presses_behind() {
         return Ok(Pressed {
-            route: way::confirmed_behind(),
+            route: press_route(desk),
             ..pressed.run_action(&nodes)?
         });
     }
@@ -838,24 +838,25 @@ pub(super) fn act(desk: &Desk, args: &ActArgs) -> Result<Pressed, DeskError> {
         NodeAction::Select => "select",
         NodeAction::Focus => "focus",
     };
+    // Refused before admission, so the person is not asked about what will not be done.
+    let route = match args.action {
+        NodeAction::Click => desk.in_front(DeskError::Unsupported(format!(
+            "a click on {} is not sent in the background, where a window manager would raise \
+             its window and take the person's focus; use action: \"action\" or \"select\"",
+            args.id
+        )))?,
+        NodeAction::Focus => desk.in_front(DeskError::Unsupported(format!(
+            "focusing {} is not done in the background: the toolkit raises and activates its \
+             window to focus it; type into it by naming its window instead",
+            args.id
+        )))?,
+        NodeAction::Action | NodeAction::Select => press_route(desk),
+    };
     let nodes = desk.nodes();
     let pressed = admitted_node(desk, &nodes, &args.id, verb)?;
     let node = &pressed.node;
     let refused =
         |what: &str| DeskError::AppRefused(format!("{} refused to {what}", node_words(node)));
-    let route = match args.action {
-        NodeAction::Click => desk.in_front(DeskError::Unsupported(format!(
-            "a click on {} is not sent in the background, where a window manager would raise \
-             its window and take the person's focus; use action: \"action\" or \"select\"",
-            node_words(node)
-        )))?,
-        NodeAction::Focus => desk.in_front(DeskError::Unsupported(format!(
-            "focusing {} is not done in the background: the toolkit raises and activates its \
-             window to focus it; type into it by naming its window instead",
-            node_words(node)
-        )))?,
-        NodeAction::Action | NodeAction::Select => press_route(desk),
-    };
     let done = match args.action {
         NodeAction::Click => {
             let point = centre(desk, node)?.ok_or_else(|| {

@@ -44,14 +44,18 @@ pub(super) fn key(desk: &Desk, args: &KeyArgs) -> Result<Keyed, DeskError> {
         Way::Background(background) => {
             let window = desk.pick(window, pid)?;
             let admitted = desk.admit(Intent::new(what, vec![Target::window(&window)]))?;
+            let persons = desk.persons_focus();
             admitted.press_keys_behind(&*background, &combo, &window)?;
             let confirmed = admitted.settle(&window, target::SETTLE_WAIT);
             return Ok(Keyed {
                 keys: args.keys.clone(),
-                route: way::behind(format!(
-                    "{} pressed on the agent's keyboard, focused on window {}",
-                    args.keys, window.id
-                )),
+                route: desk.kept_focus(
+                    persons,
+                    way::behind(format!(
+                        "{} pressed on the agent's keyboard, focused on window {}",
+                        args.keys, window.id
+                    )),
+                ),
                 window: Some(window.id),
                 confirmed,
             });
@@ -81,8 +85,8 @@ pub(super) fn type_text(desk: &Desk, args: &TypeArgs) -> Result<Typed, DeskError
         Way::Background(background) => {
             let window = desk.pick(window, pid)?;
             let admitted = desk.admit(intent(Target::window(&window)))?;
-            let before = admitted.aim_behind(&*background, &window)?;
-            let typed = admitted.type_text_behind(&*background, &args.text, &window)?;
+            let persons = desk.persons_focus();
+            let (typed, before) = admitted.type_text_behind(&*background, &args.text, &window)?;
             let confirmed = admitted.settle(&window, target::SETTLE_WAIT);
             // Read back: the field with the app's focus shows the text, or it stays unverified.
             let route = way::typed_behind(
@@ -96,7 +100,7 @@ pub(super) fn type_text(desk: &Desk, args: &TypeArgs) -> Result<Typed, DeskError
             );
             return Ok(Typed {
                 typed,
-                route,
+                route: desk.kept_focus(persons, route),
                 window: Some(window.id),
                 confirmed,
             });
@@ -153,11 +157,23 @@ pub(super) fn scroll(desk: &Desk, args: &ScrollArgs) -> Result<Scrolled, DeskErr
     let amount = args.amount().map_err(DeskError::Invalid)?;
     let point = args.point().map_err(DeskError::Invalid)?;
     let (window, pid) = (args.window.as_deref(), args.pid);
-    let way = desk.way(way::unnamed(window, pid, "scrolling"))?;
-    let spot = match (&way, point) {
-        (Way::Background(_), point) => behind_spot(desk, desk.pick(window, pid)?, point)?,
-        (Way::Foreground(_), Some((x, y))) => target::spot(desk, x, y, window, pid)?,
-        (Way::Foreground(_), None) => focused_centre(desk)?,
+    let (way, spot) = match (desk.way(way::unnamed(window, pid, "scrolling"))?, point) {
+        (Way::Background(background), point) => {
+            let spot = behind_spot(desk, desk.pick(window, pid)?, point)?;
+            match desk.covered(&spot)? {
+                None => (Way::Background(background), spot),
+                // Under auto a covered window is scrolled in front, raised as the call named it.
+                Some(refusal) => (
+                    Way::Foreground(desk.in_front(refusal)?),
+                    Spot {
+                        raise: true,
+                        ..spot
+                    },
+                ),
+            }
+        }
+        (foreground, Some((x, y))) => (foreground, target::spot(desk, x, y, window, pid)?),
+        (foreground, None) => (foreground, focused_centre(desk)?),
     };
     let what = format!(
         "scroll {} {amount} notches at ({}, {})",
@@ -168,11 +184,15 @@ pub(super) fn scroll(desk: &Desk, args: &ScrollArgs) -> Result<Scrolled, DeskErr
     let admitted = desk.admit(Intent::new(what, vec![spot.target()]))?;
     let route = match way {
         Way::Background(background) => {
+            let persons = desk.persons_focus();
             admitted.scroll_behind(&*background, &spot, args.direction, amount)?;
-            way::behind(format!(
-                "{amount} wheel notches from the agent's pointer at ({}, {})",
-                spot.x, spot.y
-            ))
+            desk.kept_focus(
+                persons,
+                way::behind(format!(
+                    "{amount} wheel notches from the agent's pointer at ({}, {})",
+                    spot.x, spot.y
+                )),
+            )
         }
         Way::Foreground(route) => {
             admitted.scroll(&spot, args.direction, amount)?;

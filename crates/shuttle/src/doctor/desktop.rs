@@ -112,7 +112,8 @@ pub(super) fn display(c: &Context) -> Check {
             }
             lacks.push(match input {
                 InputSetting::Auto => {
-                    "no XInput 2.2, so input = \"auto\" sends everything in the foreground"
+                    "no XInput 2.2, so input = \"auto\" sends keys, typing and the wheel in \
+                     the foreground"
                 }
                 _ => "no XInput 2.2, so input = \"background\" refuses keys, typing and the wheel",
             });

@@ -449,6 +449,47 @@ impl Drop for Fixture {
     }
 }
 
+/// The person stops a long `type` into `fixture` with the kill hotkey: 3000 characters go out
+/// on a connection of their own, the hotkey is pressed (xdotool, as a keyboard would) once the
+/// first landed, and the call must end part way, `unknown`, with exactly the characters it
+/// counts in the fixture's entry. Answers how many went out.
+pub fn stop_a_long_type(daemon: &Daemon, fixture: &Fixture) -> usize {
+    wait_for(
+        "the kill hotkey to be grabbed",
+        Duration::from_secs(5),
+        || {
+            let status = daemon.call("status", json!({})).json();
+            (status["safety"]["kill_hotkey"]["grabbed"] == true).then_some(())
+        },
+    );
+    let text = "abcdefghij".repeat(300);
+    let typing = std::thread::spawn({
+        let socket = daemon.socket.clone();
+        let (text, window) = (text.clone(), fixture.id());
+        move || Wire::connect(&socket).call("desk_type", json!({"text": text, "window": window}))
+    });
+    wait_for("typing to begin", Duration::from_secs(5), || {
+        (!fixture.entry_text().is_empty()).then_some(())
+    });
+    run("xdotool", &["key", "super+shift+Escape"]);
+    let reply = typing.join().unwrap();
+    let error = reply.error();
+    assert!(error.contains("stopped by the user"), "{error}");
+    assert!(error.contains("outcome: unknown"), "{error}");
+    let typed = typed_of(error, 3000);
+    assert!(typed > 0 && typed < 3000, "{error}");
+    let received = wait_for(
+        "the fixture to read what was sent",
+        Duration::from_secs(5),
+        || {
+            let now = fixture.entry_text();
+            (now.len() == typed).then_some(now)
+        },
+    );
+    assert_eq!(received, text[..typed], "the fixture got exactly a prefix");
+    typed
+}
+
 /// How many characters a typing error says went out: the number before " of {total}
 /// characters".
 pub fn typed_of(error: &str, total: usize) -> usize {

@@ -210,42 +210,7 @@ fn the_kill_hotkey_stops_a_background_type_midway() {
     require_desktop();
     let daemon = Daemon::start_configured(Some(BACKGROUND), &[]);
     let (target, bystander) = scene("bg hotkey", "bg hotkey bystander");
-    wait_for(
-        "the kill hotkey to be grabbed",
-        Duration::from_secs(5),
-        || {
-            let status = daemon.call("status", json!({})).json();
-            (status["safety"]["kill_hotkey"]["grabbed"] == true).then_some(())
-        },
-    );
-    let text = "abcdefghij".repeat(300);
-    let typing = std::thread::spawn({
-        let socket = daemon.socket.clone();
-        let (text, window) = (text.clone(), target.id());
-        move || {
-            common::Wire::connect(&socket)
-                .call("desk_type", json!({"text": text, "window": window}))
-        }
-    });
-    wait_for("typing to begin", Duration::from_secs(5), || {
-        (!target.entry_text().is_empty()).then_some(())
-    });
-    // The person presses the hotkey on their own keyboard, where their focus is.
-    run("xdotool", &["key", "super+shift+Escape"]);
-    let reply = typing.join().unwrap();
-    let error = reply.error();
-    assert!(error.contains("stopped by the user"), "{error}");
-    let typed = common::typed_of(error, 3000);
-    assert!(typed > 0 && typed < 3000, "{error}");
-    let received = wait_for(
-        "the target to read what was sent",
-        Duration::from_secs(5),
-        || {
-            let now = target.entry_text();
-            (now.len() == typed).then_some(now)
-        },
-    );
-    assert_eq!(received, text[..typed], "the target got exactly a prefix");
+    common::stop_a_long_type(&daemon, &target);
     // The person's own keys (the hotkey's modifiers) go to their focus; the agent's do not.
     assert!(
         bystander.events_of("text").is_empty(),
@@ -253,12 +218,19 @@ fn the_kill_hotkey_stops_a_background_type_midway() {
     );
 }
 
+/// The agent pairs of daemon `pid`.
+fn pairs_of(pid: u32) -> Vec<String> {
+    agent_pairs()
+        .into_iter()
+        .filter(|p| p.starts_with(&format!("shuttle-agent-{pid}-")))
+        .collect()
+}
+
 #[test]
-fn an_agents_pair_goes_with_the_daemon_and_a_killed_daemons_pair_is_reaped() {
+fn an_agents_pair_goes_with_the_agent_or_the_daemon_and_a_killed_daemons_pair_is_reaped() {
     require_desktop();
     let mut daemon = Daemon::start_configured(Some(BACKGROUND), &[]);
-    let (target, _bystander) = scene("bg pairs", "bg pairs bystander");
-    let before = agent_pairs();
+    let (target, bystander) = scene("bg pairs", "bg pairs bystander");
     let mut mcp = Mcp::start(&daemon.socket, &[]);
     mcp.initialize("2025-06-18");
     desk(
@@ -267,32 +239,23 @@ fn an_agents_pair_goes_with_the_daemon_and_a_killed_daemons_pair_is_reaped() {
     )
     .unwrap();
     let pid = daemon.child.id();
-    let made: Vec<String> = agent_pairs()
-        .into_iter()
-        .filter(|p| !before.contains(p))
-        .collect();
-    assert_eq!(
-        made,
-        [format!("shuttle-agent-{pid}-0 pointer")],
-        "one pair for the agent"
-    );
+    let made = pairs_of(pid);
+    assert_eq!(made.len(), 1, "one pair for the agent: {made:?}");
     drop(mcp);
     // SAFETY: the daemon this test started.
     unsafe { libc::kill(pid as i32, libc::SIGKILL) };
     let _ = daemon.child.wait();
-    assert!(
-        agent_pairs().contains(&made[0]),
-        "X keeps a killed daemon's pair"
-    );
+    assert_eq!(pairs_of(pid), made, "X keeps a killed daemon's pair");
 
     let next = Daemon::start_configured(Some(BACKGROUND), &[]);
     // The next daemon reaps it when it connects to the display, on its first call.
     next.call("desk_windows", json!({})).json();
-    assert!(
-        !agent_pairs().contains(&made[0]),
-        "the pair outlived the next daemon's start: {:?}",
-        agent_pairs()
+    assert_eq!(
+        pairs_of(pid),
+        [] as [String; 0],
+        "the pair outlived the next daemon's start"
     );
+    let person = persons_side();
     let mut mcp = Mcp::start(&next.socket, &[]);
     mcp.initialize("2025-06-18");
     desk(
@@ -300,24 +263,34 @@ fn an_agents_pair_goes_with_the_daemon_and_a_killed_daemons_pair_is_reaped() {
         json!({"verb": "type", "text": "b", "window": target.id()}),
     )
     .unwrap();
-    let pair = format!("shuttle-agent-{}-0 pointer", next.child.id());
-    assert!(agent_pairs().contains(&pair), "{:?}", agent_pairs());
-    // The agent ends (its MCP session): its pair goes.
+    let next_pid = next.child.id();
+    assert_eq!(pairs_of(next_pid).len(), 1, "{:?}", agent_pairs());
+    // The agent ends (its MCP session): its pair goes, and the person's focus stays.
     drop(mcp);
     wait_for(
         "the ended agent's pair to go",
         Duration::from_secs(15),
-        || (!agent_pairs().contains(&pair)).then_some(()),
+        || pairs_of(next_pid).is_empty().then_some(()),
+    );
+    assert_eq!(
+        persons_side(),
+        person,
+        "removing the pair moved the person's side"
     );
     // A daemon that ends (SIGTERM) removes the pairs of agents that still run (the CLI's).
     next.call("desk_type", json!({"text": "c", "window": target.id()}))
         .json();
-    let pair = format!("shuttle-agent-{}-1 pointer", next.child.id());
-    assert!(agent_pairs().contains(&pair), "{:?}", agent_pairs());
+    assert_eq!(pairs_of(next_pid).len(), 1, "{:?}", agent_pairs());
     drop(next);
-    assert!(
-        !agent_pairs().contains(&pair),
-        "the ended daemon's pair stayed: {:?}",
-        agent_pairs()
+    assert_eq!(
+        pairs_of(next_pid),
+        [] as [String; 0],
+        "the ended daemon's pair stayed"
     );
+    assert_eq!(
+        persons_side(),
+        person,
+        "the daemon's end moved the person's side"
+    );
+    bystander.assert_untouched();
 }

@@ -270,43 +270,7 @@ fn the_kill_hotkey_stops_a_long_type_midway() {
     require_desktop();
     let daemon = Daemon::start();
     let fixture = Fixture::start("Hotkey target", &[]);
-    wait_for(
-        "the kill hotkey to be grabbed",
-        Duration::from_secs(5),
-        || {
-            let status = daemon.call("status", json!({})).json();
-            (status["safety"]["kill_hotkey"]["grabbed"] == true).then_some(())
-        },
-    );
-    let text = "abcdefghij".repeat(300);
-    let typing = std::thread::spawn({
-        let socket = daemon.socket.clone();
-        let (text, window) = (text.clone(), fixture.id());
-        move || {
-            common::Wire::connect(&socket)
-                .call("desk_type", json!({"text": text, "window": window}))
-        }
-    });
-    wait_for("typing to begin", Duration::from_secs(5), || {
-        (!fixture.entry_text().is_empty()).then_some(())
-    });
-    // The person presses the hotkey (xdotool sends it as a keyboard would, over XTest).
-    run("xdotool", &["key", "super+shift+Escape"]);
-    let reply = typing.join().unwrap();
-    let error = reply.error();
-    assert!(error.contains("stopped by the user"), "{error}");
-    assert!(error.contains("outcome: unknown"), "{error}");
-    let typed = common::typed_of(error, 3000);
-    assert!(typed > 0 && typed < 3000, "{error}");
-    let received = wait_for(
-        "the fixture to read what was sent",
-        Duration::from_secs(5),
-        || {
-            let now = fixture.entry_text();
-            (now.len() == typed).then_some(now)
-        },
-    );
-    assert_eq!(received, text[..typed], "the fixture got exactly a prefix");
+    common::stop_a_long_type(&daemon, &fixture);
     assert!(keys_down().is_empty(), "keys left down: {:?}", keys_down());
     assert_eq!(daemon.call("status", json!({})).json()["stopped"], true);
     assert!(
