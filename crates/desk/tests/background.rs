@@ -56,11 +56,56 @@ fn keys_typing_and_the_wheel_go_from_the_agents_seat_to_the_named_window() {
     assert_eq!(
         fake.log(),
         [
+            behind("focus"),
             behind("text hi"),
+            behind("focus"),
             behind("keys 0xffe3 0x73"),
             behind("scroll down 2"),
         ]
     );
+}
+
+#[test]
+fn typing_behind_is_verified_by_reading_the_apps_focused_field_and_never_into_a_password() {
+    let fake = with_seats();
+    let background = Policy {
+        auth_guard: true,
+        ..policy(InputMode::Background)
+    };
+    fake.node(
+        desk::fake::FakeNode::new("m:5", "text", "Subject", 20, Some("m:0"))
+            .value("re: ")
+            .states(&["editable", "focused"]),
+    );
+    let typed = json(&run(
+        &fake,
+        &background,
+        "type",
+        json!({"text": "hi", "window": MAIL}),
+    ));
+    assert!(typed.get("unverified").is_none(), "read back: {typed}");
+    assert_eq!(typed["input"], "background", "{typed}");
+    // The app's focused field is a password field: the auth guard refuses, after the agent's
+    // focus went there and before any key.
+    fake.node(
+        desk::fake::FakeNode::new("m:6", "password text", "Password", 20, Some("m:0"))
+            .states(&["editable", "focused"]),
+    );
+    fake.state().nodes.retain(|n| n.node.id != "m:5");
+    for verb in ["type", "key"] {
+        let args = match verb {
+            "type" => json!({"text": "hunter2", "window": MAIL}),
+            _ => json!({"keys": "a", "window": MAIL}),
+        };
+        let ran = run(&fake, &background, verb, args);
+        assert_eq!(ran.outcome.name(), "refused", "{verb}: {:?}", ran.outcome);
+    }
+    let keys: Vec<_> = fake
+        .log()
+        .into_iter()
+        .filter(|e| matches!(e, Event::Behind { what, .. } if what != "focus"))
+        .collect();
+    assert_eq!(keys.len(), 1, "only the first text went out: {keys:?}");
 }
 
 #[test]

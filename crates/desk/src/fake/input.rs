@@ -208,13 +208,8 @@ impl Background for FakeDesk {
 
     fn end(&self, _agent: &str) {}
 
-    fn aim(&self, _agent: &str, into: &Window) -> Result<(), DeskError> {
-        match self.state().windows.iter().any(|w| w.window.id == into.id) {
-            true => Ok(()),
-            false => Err(DeskError::WindowGone {
-                id: into.id.clone(),
-            }),
-        }
+    fn aim(&self, agent: &str, into: &Window) -> Result<(), DeskError> {
+        self.behind(agent, &into.id, "focus".into())
     }
 
     fn press_keys(
@@ -236,6 +231,9 @@ impl Background for FakeDesk {
         _cancel: &Cancel,
     ) -> Result<usize, DeskError> {
         self.behind(agent, &into.id, format!("text {text}"))?;
+        if let Some(pid) = into.pid {
+            self.state().edit_app_with_text(pid, text);
+        }
         Ok(text.chars().count())
     }
 

@@ -425,6 +425,11 @@ impl State {
     /// The editable node with the keyboard focus, in the focused window's process.
     fn focused_field(&self) -> Option<usize> {
         let pid = self.window(self.focus.as_deref()?).ok()?.window.pid?;
+        self.focused_field_of(pid)
+    }
+
+    /// The editable field with the focus in process `pid`'s windows.
+    fn focused_field_of(&self, pid: u32) -> Option<usize> {
         self.nodes.iter().position(|n| {
             n.pid == pid
                 && n.node.states.iter().any(|s| s == "focused")
@@ -463,9 +468,21 @@ impl State {
 
     /// Typed text as a focused field takes it: over its selection, else at its caret.
     fn edit_with_text(&mut self, typed: &str) {
-        let Some(at) = self.focused_field() else {
-            return;
-        };
+        if let Some(at) = self.focused_field() {
+            self.insert_at_caret(at, typed);
+        }
+    }
+
+    /// Text typed into the field with the focus in process `pid`'s windows (from an agent's
+    /// seat, whose keyboard focus is its own).
+    fn edit_app_with_text(&mut self, pid: u32, typed: &str) {
+        if let Some(at) = self.focused_field_of(pid) {
+            self.insert_at_caret(at, typed);
+        }
+    }
+
+    /// Replaces field `at`'s selection, or inserts at its caret, with `typed`.
+    fn insert_at_caret(&mut self, at: usize, typed: &str) {
         let id = self.nodes[at].node.id.clone();
         let text = self.nodes[at].node.value.clone().unwrap_or_default();
         let len = text.chars().count();
