@@ -154,22 +154,32 @@ impl X11Backend {
         })
     }
 
-    /// `agent`'s own seat, made on first use.
-    fn agents(&self) -> MutexGuard<'_, Vec<(String, Arc<AgentSeat>)>> {
+    /// The agents' seats, locked.
+    fn seats(&self) -> MutexGuard<'_, Vec<(String, Arc<AgentSeat>)>> {
         self.agents.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Removes `agent`'s seat, if it has one; its pair goes with it, outside the lock.
+    fn forget(&self, agent: &str) {
+        let forgotten = {
+            let mut seats = self.seats();
+            let at = seats.iter().position(|(a, _)| a == agent);
+            at.map(|i| seats.remove(i))
+        };
+        drop(forgotten);
     }
 
     /// `agent`'s own seat, made on first use. The X requests that make or remove pairs run
     /// outside the lock.
     fn agent_seat(&self, agent: &str) -> Result<Arc<AgentSeat>, DeskError> {
         let found = {
-            let mut agents = self.agents();
-            let found = agents
+            let mut seats = self.seats();
+            let found = seats
                 .iter()
                 .position(|(a, _)| a == agent)
-                .map(|i| agents.remove(i).1);
+                .map(|i| seats.remove(i).1);
             if let Some(seat) = &found {
-                agents.push((agent.to_string(), seat.clone()));
+                seats.push((agent.to_string(), seat.clone()));
             }
             found
         };
@@ -178,10 +188,10 @@ impl X11Backend {
         }
         let seat = Arc::new(AgentSeat::create(&self.display)?);
         let evicted = {
-            let mut agents = self.agents();
-            agents.push((agent.to_string(), seat.clone()));
-            let over = agents.len().saturating_sub(AGENT_SEATS_MAX);
-            agents.drain(..over).collect::<Vec<_>>()
+            let mut seats = self.seats();
+            seats.push((agent.to_string(), seat.clone()));
+            let over = seats.len().saturating_sub(AGENT_SEATS_MAX);
+            seats.drain(..over).collect::<Vec<_>>()
         };
         drop(evicted);
         Ok(seat)
@@ -190,17 +200,13 @@ impl X11Backend {
     /// Forgets `agent`'s seat when `result` says it broke, so the next call makes it anew.
     fn mend<T>(&self, agent: &str, result: Result<T, DeskError>) -> Result<T, DeskError> {
         if let Err(DeskError::Rejected { .. }) = &result {
-            let broken = {
-                let mut agents = self.agents();
-                let at = agents.iter().position(|(a, _)| a == agent);
-                at.map(|i| agents.remove(i))
-            };
-            drop(broken);
+            self.forget(agent);
         }
         result
     }
 
-    /// Runs `input` on `agent`'s seat, its keyboard focused on window `into`.
+    /// Runs `input` on `agent`'s seat, whose keyboard `aim` focused on window `into`: typing
+    /// checks before each batch that the focus is still there.
     fn behind<T>(
         &self,
         agent: &str,
@@ -208,7 +214,7 @@ impl X11Backend {
         cancel: &Cancel,
         input: impl FnOnce(Via<'_>, Typing<'_>) -> Result<T, DeskError>,
     ) -> Result<T, DeskError> {
-        let seat = self.aimed(agent, into).map_err(DeskError::unsent)?;
+        let seat = self.agent_seat(agent).map_err(DeskError::unsent)?;
         // The agent's focus stays on the window afterwards: when it leaves, a window manager
         // that is not MPX-aware (openbox) thinks the focus went nowhere and falls back on a
         // window of its choosing, with the person's keyboard.
@@ -216,16 +222,6 @@ impl X11Backend {
             input(Via::Agent(&seat), typing)
         });
         self.mend(agent, sent)
-    }
-
-    /// `agent`'s seat, its keyboard focused on window `into`.
-    fn aimed(&self, agent: &str, into: &Window) -> Result<Arc<AgentSeat>, DeskError> {
-        let window = parse_window_id(&into.id)
-            .ok_or_else(|| DeskError::Invalid(format!("{:?} is not an X window id", into.id)))?;
-        let seat = self.agent_seat(agent)?;
-        let focused = seat.focus(window).and_then(|()| seat.sync());
-        self.mend(agent, focused)?;
-        Ok(seat)
     }
 
     fn capturer(&self) -> std::sync::MutexGuard<'_, Capturer> {
@@ -443,7 +439,7 @@ impl Input for X11Backend {
 
     fn release(&self) -> Result<(), DeskError> {
         // Dropping a seat removes its pair: the X server would keep it past the daemon.
-        let seats = std::mem::take(&mut *self.agents());
+        let seats = std::mem::take(&mut *self.seats());
         drop(seats);
         self.lender().give_back(&self.conn, Duration::ZERO)
     }
@@ -451,25 +447,22 @@ impl Input for X11Backend {
 
 impl Background for X11Backend {
     fn agents(&self) -> Vec<String> {
-        self.agents()
+        self.seats()
             .iter()
             .map(|(agent, _)| agent.clone())
             .collect()
     }
 
     fn end(&self, agent: &str) {
-        let ended: Vec<_> = {
-            let mut agents = self.agents();
-            let (ended, kept) = agents.drain(..).partition(|(a, _)| a == agent);
-            *agents = kept;
-            ended
-        };
-        // Dropping the seat removes its pair.
-        drop(ended);
+        self.forget(agent);
     }
 
     fn aim(&self, agent: &str, into: &Window) -> Result<(), DeskError> {
-        self.aimed(agent, into).map(drop)
+        let window = parse_window_id(&into.id)
+            .ok_or_else(|| DeskError::Invalid(format!("{:?} is not an X window id", into.id)))?;
+        let seat = self.agent_seat(agent)?;
+        let focused = seat.focus(window).and_then(|()| seat.sync());
+        self.mend(agent, focused)
     }
 
     fn press_keys(

@@ -208,8 +208,9 @@ pub trait Background: Send + Sync {
     /// Gives the agent's keyboard focus to window `into`, where the keys that follow go.
     fn aim(&self, agent: &str, into: &Window) -> Result<(), DeskError>;
 
-    /// Gives the agent's keyboard focus to window `into`, then presses `keysyms` in order and
-    /// releases them in reverse order.
+    /// Presses `keysyms` in order into window `into`, which [`Background::aim`] gave the
+    /// agent's focus, and releases them in reverse order; refused, with nothing sent, when that
+    /// focus has left it.
     fn press_keys(
         &self,
         agent: &str,
@@ -218,8 +219,9 @@ pub trait Background: Send + Sync {
         cancel: &Cancel,
     ) -> Result<(), DeskError>;
 
-    /// Gives the agent's keyboard focus to window `into` and types `text` there, checking
-    /// `cancel` as it goes; returns how many characters were sent.
+    /// Types `text` into window `into`, which [`Background::aim`] gave the agent's focus,
+    /// checking `cancel` as it goes and stopping when that focus leaves it; returns how many
+    /// characters were sent.
     fn type_text(
         &self,
         agent: &str,

@@ -282,7 +282,6 @@ impl<'d> Admitted<'d> {
         combo: &KeyCombo,
         into: &Window,
     ) -> Result<(), DeskError> {
-        self.require(self.admits(&Target::window(into)), "keyboard input")?;
         // The app says which field has its focus only once its window has a keyboard's focus.
         self.aim_behind(background, into)?;
         if combo.types_text() {
@@ -298,9 +297,9 @@ impl<'d> Admitted<'d> {
         })
     }
 
-    /// Gives the agent's keyboard focus to `into` and returns the text of the field that then
-    /// has its app's focus, read through accessibility: `None` where it cannot be read (no
-    /// field, a password field, an app off the bus).
+    /// Gives the agent's keyboard focus to `into`, an admitted target, and returns the text of
+    /// the field that then has its app's focus, read through accessibility: `None` where it
+    /// cannot be read (no field, a password field, an app off the bus).
     pub fn aim_behind(
         &self,
         background: &dyn Background,
@@ -333,7 +332,6 @@ impl<'d> Admitted<'d> {
         text: &str,
         into: &Window,
     ) -> Result<(usize, Option<(String, String)>), DeskError> {
-        self.require(self.admits(&Target::window(into)), "keyboard input")?;
         // The app says which field has its focus only once its window has a keyboard's focus.
         let before = self.aim_behind(background, into)?;
         self.check_password_field(Some(into))?;

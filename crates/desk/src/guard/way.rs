@@ -57,9 +57,7 @@ impl Desk {
             InputMode::Background => Err(refusal),
         }
     }
-}
 
-impl Desk {
     /// Why pointer input at `spot` cannot go in the background: another window is on top of
     /// its window there, and background input does not raise windows. `None` when it shows.
     pub fn covered(&self, spot: &Spot) -> Result<Option<DeskError>, DeskError> {
@@ -95,23 +93,21 @@ impl Desk {
             name(before),
             name(after)
         );
-        let mut unverified = route.unverified.unwrap_or_else(|| Unverified {
-            effect: String::new(),
-            note: String::new(),
-            escalation: String::new(),
-        });
-        unverified.effect = match unverified.effect.is_empty() {
-            true => moved,
-            false => format!("{}; {moved}", unverified.effect),
+        let unverified = match route.unverified {
+            Some(sent) => Unverified {
+                effect: format!("{}; {moved}", sent.effect),
+                ..sent
+            },
+            None => Unverified {
+                effect: moved,
+                note: "tell the person their focus moved, and check their window before going \
+                       on"
+                .into(),
+                escalation: "ask the person for [daemon] input = \"foreground\", or for a \
+                             window manager that focuses on click"
+                    .into(),
+            },
         };
-        if unverified.note.is_empty() {
-            unverified.note = "tell the person their focus moved, and check their window before \
-                               going on"
-                .into();
-            unverified.escalation = "ask the person for [daemon] input = \"foreground\", or \
-                                     for a window manager that focuses on click"
-                .into();
-        }
         Route {
             unverified: Some(unverified),
             ..route

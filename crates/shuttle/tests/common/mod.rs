@@ -642,6 +642,17 @@ impl Drop for Mcp {
     }
 }
 
+/// The MCP `desk` tool's answer to `args`: the reply's JSON (a string when it is not JSON), or
+/// the error's text.
+pub fn desk_tool(mcp: &mut Mcp, args: Value) -> Result<Value, String> {
+    let result = mcp.call("desk", args);
+    let text = result_text(&result);
+    if result["isError"] == true {
+        return Err(text);
+    }
+    Ok(serde_json::from_str(&text).unwrap_or(Value::String(text)))
+}
+
 /// The text content of a tools/call result.
 pub fn result_text(result: &Value) -> String {
     result["content"]

@@ -8,20 +8,11 @@ use crate::common;
 
 use std::time::Duration;
 
-use common::{Daemon, Fixture, Mcp, require_desktop, result_text, run, wait_for};
+use common::desk_tool as desk;
+use common::{Daemon, Fixture, Mcp, require_desktop, run, wait_for};
 use serde_json::{Value, json};
 
 const BACKGROUND: &str = "[daemon]\ninput = \"background\"\n";
-
-/// The MCP `desk` tool's answer: the reply's JSON, or the error's text.
-fn desk(mcp: &mut Mcp, args: Value) -> Result<Value, String> {
-    let result = mcp.call("desk", args);
-    let text = result_text(&result);
-    if result["isError"] == true {
-        return Err(text);
-    }
-    Ok(serde_json::from_str(&text).unwrap_or(Value::String(text)))
-}
 
 /// What the person has: the window with their keyboard focus, where their pointer is, and the
 /// windows' stacking order.

@@ -154,10 +154,7 @@ fn read(file: &Path) -> String {
 }
 
 fn desk(mcp: &mut Mcp, args: Value) -> Value {
-    let result = mcp.call("desk", args.clone());
-    let text = result_text(&result);
-    assert_ne!(result["isError"], true, "{args}: {text}");
-    serde_json::from_str(&text).unwrap_or(Value::String(text))
+    common::desk_tool(mcp, args.clone()).unwrap_or_else(|text| panic!("{args}: {text}"))
 }
 
 #[test]
