@@ -1,7 +1,8 @@
 //! The Linux parts of a desk, shared by every display server shuttle drives there (X11 today,
 //! Wayland next): accessibility over AT-SPI ([`atspi`]), what `/proc` says about processes
 //! ([`proc`]), Chromium's ways ([`chromium`]), starting apps detached from the daemon
-//! ([`launch`]), and telling the processes it started from the person's ([`lineage`]).
+//! ([`launch`]), telling the processes it started from the person's ([`lineage`]), and asking
+//! the person at their terminal ([`terminal`]).
 //! [`LinuxApps`] is the [`desk::Apps`] of a Linux desktop.
 
 pub mod atspi;
@@ -10,6 +11,7 @@ pub mod launch;
 pub mod lineage;
 pub mod open;
 pub mod proc;
+pub mod terminal;
 
 use desk::{Apps, DeskError, Ending, Launched, Opener};
 

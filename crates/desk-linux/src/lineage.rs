@@ -9,9 +9,11 @@
 //! live group or session still uses, so a live member of that id is one of ours. A leader
 //! whose pid now belongs to a newer process is told apart by its start time.
 //!
-//! A process that leaves both on purpose (a new session, then its parent's exit) is out of
-//! reach of this test; keeping it in would take a sandbox of its own.
+//! A process that leaves both on purpose (a new session, then its parent's exit) is kept by the
+//! third: the daemon's keeper ([`note_keeper`]) is a child subreaper, so such an orphan becomes
+//! the keeper's child instead of init's, and its descent still tells.
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 /// Leaders kept at most; past it the oldest are forgotten.
@@ -20,36 +22,16 @@ const KEPT: usize = 4096;
 /// The group and session leaders noted, with their start times.
 static LEADERS: Mutex<Vec<Leader>> = Mutex::new(Vec::new());
 
+/// The keeper: this process's parent, which adopts the orphans of its descendants; 0 for none.
+static KEEPER: AtomicU32 = AtomicU32::new(0);
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Leader {
     pid: u32,
     started: u64,
 }
 
-/// What `/proc/PID/stat` says of a process: its parent, group, session and start time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Stat {
-    parent: u32,
-    group: u32,
-    session: u32,
-    started: u64,
-}
-
-/// Parses a `/proc/PID/stat` line. The command name (field 2) may hold spaces and parentheses,
-/// so fields are counted from its last `)`: state, parent, group, session, ... start time (22).
-fn parse_stat(line: &str) -> Option<Stat> {
-    let fields: Vec<&str> = line[line.rfind(')')? + 1..].split_whitespace().collect();
-    Some(Stat {
-        parent: fields.get(1)?.parse().ok()?,
-        group: fields.get(2)?.parse().ok()?,
-        session: fields.get(3)?.parse().ok()?,
-        started: fields.get(19)?.parse().ok()?,
-    })
-}
-
-fn stat(pid: u32) -> Option<Stat> {
-    parse_stat(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
-}
+use crate::proc::{Stat, stat};
 
 /// Notes `pid`, which leads a process group or a session this process just started.
 pub fn note_leader(pid: u32) {
@@ -63,17 +45,24 @@ pub fn note_leader(pid: u32) {
     leaders.push(Leader { pid, started });
 }
 
-/// Whether process `pid` came from this process: a descendant of it (not itself), or a member
-/// of a group or session it noted.
+/// Notes `pid`, this process's parent and a child subreaper: the orphans of this process's
+/// descendants become its children, so its descendants (but this process) came from here too.
+pub fn note_keeper(pid: u32) {
+    KEEPER.store(pid, Ordering::Relaxed);
+}
+
+/// Whether process `pid` came from this process: a descendant of it (not itself), a process its
+/// keeper adopted, or a member of a group or session it noted.
 pub fn started_here(pid: u32) -> bool {
     let own = std::process::id();
-    if pid == own {
+    let keeper = KEEPER.load(Ordering::Relaxed);
+    if pid == own || pid == keeper {
         return false;
     }
     let Some(peer) = stat(pid) else {
         return false;
     };
-    if descends(peer, own) {
+    if descends(peer, own) || (keeper > 1 && descends(peer, keeper)) {
         return true;
     }
     let leaders = LEADERS.lock().unwrap_or_else(PoisonError::into_inner);
@@ -109,20 +98,6 @@ mod tests {
     use std::process::{Command, Stdio};
 
     use super::*;
-
-    #[test]
-    fn stat_fields_are_counted_from_the_last_parenthesis() {
-        let line = "42 (a (b) c) S 7 42 40 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 12345 0 0";
-        assert_eq!(
-            parse_stat(line),
-            Some(Stat {
-                parent: 7,
-                group: 42,
-                session: 40,
-                started: 12345
-            })
-        );
-    }
 
     #[test]
     fn this_process_and_strangers_are_not_started_here() {

@@ -1,4 +1,5 @@
-//! What `/proc` says about a process: the names it goes by and its parent.
+//! What `/proc` says about a process: the names it goes by, its parent, group, session,
+//! terminal and times.
 
 use std::path::Path;
 
@@ -70,7 +71,7 @@ pub fn descends_from(mut pid: u32, ancestor: u32) -> bool {
         if pid == ancestor {
             return true;
         }
-        match parent_of(pid) {
+        match stat(pid).map(|s| s.parent) {
             Some(parent) if parent > 1 => pid = parent,
             _ => return false,
         }
@@ -78,42 +79,62 @@ pub fn descends_from(mut pid: u32, ancestor: u32) -> bool {
     false
 }
 
-fn parent_of(pid: u32) -> Option<u32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name may hold spaces and parentheses; the fields after its last ')' do not.
-    stat.rsplit_once(')')?
-        .1
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
+/// What `/proc/PID/stat` says of a process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stat {
+    /// Its state: `R`, `S`, `Z` (a zombie) ...
+    pub state: char,
+    pub parent: u32,
+    pub group: u32,
+    pub session: u32,
+    /// Its controlling terminal's device number; 0 when it has none.
+    pub tty: u64,
+    /// CPU time in user and in system mode, in clock ticks.
+    pub user: u64,
+    pub system: u64,
+    /// When it started, in clock ticks since boot.
+    pub started: u64,
+}
+
+/// Parses a `/proc/PID/stat` line. The command name (field 2) may hold spaces and parentheses,
+/// so fields are counted from its last `)`: state (3), parent, group, session, terminal (7),
+/// ..., utime (14), stime (15), ..., start time (22).
+pub fn parse_stat(line: &str) -> Option<Stat> {
+    let fields: Vec<&str> = line[line.rfind(')')? + 1..].split_whitespace().collect();
+    let field = |n: usize| fields.get(n - 3).copied();
+    Some(Stat {
+        state: field(3)?.chars().next()?,
+        parent: field(4)?.parse().ok()?,
+        group: field(5)?.parse().ok()?,
+        session: field(6)?.parse().ok()?,
+        // Printed as a signed int; the device number's bits are what count.
+        tty: u64::from(field(7)?.parse::<i32>().ok()? as u32),
+        user: field(14)?.parse().ok()?,
+        system: field(15)?.parse().ok()?,
+        started: field(22)?.parse().ok()?,
+    })
+}
+
+/// What `/proc/PID/stat` says of process `pid`; `None` when it is gone.
+pub fn stat(pid: u32) -> Option<Stat> {
+    parse_stat(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
 }
 
 /// The CPU time process `pid` has used (user and system), from `/proc/PID/stat`.
 pub fn cpu_time(pid: u32) -> Option<std::time::Duration> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // utime and stime are fields 14 and 15; the fields after the name start at field 3.
-    let mut fields = stat.rsplit_once(')')?.1.split_whitespace().skip(11);
-    let user: u64 = fields.next()?.parse().ok()?;
-    let system: u64 = fields.next()?.parse().ok()?;
+    let stat = stat(pid)?;
     // SAFETY: sysconf only reads a configuration value.
     let ticks_per_s = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) })
         .ok()
         .filter(|&t| t > 0)?;
     Some(std::time::Duration::from_millis(
-        (user + system) * 1000 / ticks_per_s,
+        (stat.user + stat.system) * 1000 / ticks_per_s,
     ))
 }
 
 /// Whether process `pid` runs: it exists and is not a zombie waiting to be reaped.
 pub fn running(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|stat| {
-            let state = stat[stat.rfind(')')? + 1..].trim_start().chars().next()?;
-            Some(state != 'Z' && state != 'X')
-        })
-        .unwrap_or(false)
+    stat(pid).is_some_and(|s| s.state != 'Z' && s.state != 'X')
 }
 
 #[cfg(test)]
@@ -133,7 +154,26 @@ mod tests {
     fn descent_follows_parents() {
         let me = std::process::id();
         assert!(descends_from(me, me));
-        assert!(descends_from(me, parent_of(me).unwrap()));
-        assert!(!descends_from(parent_of(me).unwrap(), me));
+        let parent = stat(me).unwrap().parent;
+        assert!(descends_from(me, parent));
+        assert!(!descends_from(parent, me));
+    }
+
+    #[test]
+    fn stat_fields_are_counted_from_the_last_parenthesis() {
+        let line = "42 (a (b) c) S 7 42 40 34816 -1 4194560 1 0 0 0 15 4 0 0 20 0 1 0 12345 0 0";
+        assert_eq!(
+            parse_stat(line),
+            Some(Stat {
+                state: 'S',
+                parent: 7,
+                group: 42,
+                session: 40,
+                tty: 34816,
+                user: 15,
+                system: 4,
+                started: 12345
+            })
+        );
     }
 }

@@ -18,7 +18,7 @@ use x11rb::wrapper::ConnectionExt as _;
 
 use desk::Cancel;
 use desk::DeskError;
-use desk::{Answer, Question};
+use desk::{Answer, Asks, Question};
 
 /// The dialog's size.
 pub const WIDTH: u16 = 520;
@@ -344,12 +344,18 @@ fn button_at(x: i16, y: i16) -> Option<Answer> {
 
 /// The dialog's text, wrapped to the fixed width and cut to fit above the buttons.
 fn lines(question: &Question) -> Vec<String> {
-    let who = if question.agent.is_empty() {
-        "A caller without an agent name (such as shuttle desk)".to_string()
-    } else {
-        format!("Agent {:?}", question.agent)
+    let first = match question.asks {
+        Asks::Act if question.agent.is_empty() => {
+            "A caller without an agent name (such as shuttle desk) asks to act on this desktop:"
+                .to_string()
+        }
+        Asks::Act => format!("Agent {:?} asks to act on this desktop:", question.agent),
+        Asks::Resume => "Resume shuttle? Agents could act again. Asked by:".to_string(),
     };
-    let mut lines = vec![format!("{who} asks to act on this desktop:")];
+    let mut lines = wrap(&first, COLUMNS);
+    if question.asks == Asks::Resume {
+        lines.extend(wrap(&question.agent, COLUMNS));
+    }
     lines.extend(wrap(&question.action, COLUMNS));
     if let Some(text) = &question.text {
         let shown: String = text.chars().take(120).collect();
@@ -387,6 +393,7 @@ mod tests {
     #[test]
     fn text_is_wrapped_and_cut() {
         let question = Question {
+            asks: Asks::Act,
             agent: "claude".into(),
             action: "x".repeat(200),
             text: Some("secret".repeat(50)),
@@ -396,5 +403,15 @@ mod tests {
         assert!(lines.len() <= 7);
         assert!(lines.iter().all(|l| l.chars().count() <= COLUMNS));
         assert!(lines[0].contains("claude"));
+        let resume = Question {
+            asks: Asks::Resume,
+            agent: "process 42 (shuttle resume)".into(),
+            action: "let agents act again".into(),
+            text: None,
+            timeout: Duration::from_secs(3),
+        };
+        let lines = super::lines(&resume);
+        assert!(lines[0].starts_with("Resume shuttle?"), "{lines:?}");
+        assert!(lines.iter().any(|l| l.contains("process 42")), "{lines:?}");
     }
 }

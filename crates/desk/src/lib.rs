@@ -40,7 +40,7 @@ pub use error::{DeskError, Link};
 pub use intent::{Intent, Target};
 pub use run::run;
 pub use system::{
-    Answer, Apps, Backend, Background, Clip, Display, DisplayInfo, Ending, Exit,
+    Answer, Apps, Asks, Backend, Background, Clip, Display, DisplayInfo, Ending, Exit,
     FORCE_ACCESSIBILITY, FrameChange, Hotkey, Input, Launched, Opener, Platform, Presence,
     Question, WindowEvent, WindowEventKind, WindowEvents, WindowState,
 };

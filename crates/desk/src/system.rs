@@ -307,10 +307,12 @@ pub struct Opener {
     pub args: Vec<String>,
 }
 
-/// A question for the person at the desktop, asked before an action in confirm mode.
+/// A question for the person at the desktop: an action in confirm mode, or a resume.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Question {
-    /// The agent that asks.
+    /// What is asked for.
+    pub asks: Asks,
+    /// Who asks: the agent before an action; the calling process, in words, for a resume.
     pub agent: String,
     /// What it would do, where.
     pub action: String,
@@ -318,6 +320,15 @@ pub struct Question {
     pub text: Option<String>,
     /// How long to wait for an answer; no answer means Deny.
     pub timeout: Duration,
+}
+
+/// What a question asks the person to allow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asks {
+    /// An action on the desktop (confirm mode).
+    Act,
+    /// Lifting the person's stop, so agents may act again.
+    Resume,
 }
 
 /// What the person answered.
@@ -447,4 +458,8 @@ pub trait Platform: Send + Sync {
         combo: &str,
         pressed: Box<dyn Fn() + Send + Sync>,
     ) -> Result<Box<dyn Hotkey>, DeskError>;
+
+    /// Asks the person on their own display, wherever agents act (a resume is theirs alone to
+    /// allow); an error when the daemon knows no display of theirs or cannot show the question.
+    fn ask_person(&self, question: &Question, cancel: &Cancel) -> Result<Answer, DeskError>;
 }

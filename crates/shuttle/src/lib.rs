@@ -10,6 +10,7 @@
 //! - [`plugins`]: the plugin directory's tool plugins and services.
 //! - [`platform`]: the one place that names the backend crates.
 //! - [`node`]: the pinned Node.js scripts run on, and where it is found.
+//! - [`private_memory`]: keeping the daemon's and the proxy's memory from other processes.
 //! - [`doctor`] and [`setup`]: checking a machine, and adding shuttle to an agent's MCP client.
 
 pub mod cli;
@@ -23,5 +24,6 @@ pub mod mcp;
 pub mod node;
 pub mod platform;
 pub mod plugins;
+pub mod private_memory;
 pub mod serve;
 pub mod setup;

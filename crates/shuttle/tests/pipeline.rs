@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use common::inprocess::InProcess;
 use desk::fake::Event;
+use desk::{Answer, Asks};
 use serde_json::{Value, json};
 
 #[test]
@@ -88,6 +89,7 @@ fn a_config_that_does_not_load_refuses_all_but_the_persons_controls() {
         daemon.call("safety_stop", json!({})).json()["stopped"],
         true
     );
+    daemon.fake.answer(Answer::Allow);
     assert_eq!(
         daemon.call("safety_resume", json!({})).json()["resumed"],
         true
@@ -111,6 +113,7 @@ fn read_only_is_judged_before_the_stop_and_a_stop_holds_until_resume() {
     assert_eq!(daemon.last()["by"], "stop");
     assert_eq!(daemon.call("status", json!({})).json()["stopped"], true);
 
+    daemon.fake.answer(Answer::Allow);
     let again = daemon.call("safety_resume", json!({}));
     assert_eq!(again.json()["resumed"], true);
     let twice = daemon.call("safety_resume", json!({}));
@@ -118,6 +121,58 @@ fn read_only_is_judged_before_the_stop_and_a_stop_holds_until_resume() {
     assert_eq!(daemon.last()["outcome"], "failed");
     assert!(daemon.call("desk_windows", json!({})).json().is_array());
     assert!(daemon.fake.log().is_empty());
+}
+
+#[test]
+fn a_resume_is_the_persons_to_allow() {
+    let daemon = InProcess::start("");
+    daemon.call("safety_stop", json!({}));
+    // Nobody answers, then the person denies: shuttle stays stopped.
+    let unanswered = daemon.call("safety_resume", json!({}));
+    assert!(
+        unanswered
+            .error()
+            .contains("did not answer the question on their display"),
+        "{}",
+        unanswered.text
+    );
+    assert_eq!(daemon.last()["by"], "person");
+    daemon.fake.answer(Answer::Deny);
+    let denied = daemon.call("safety_resume", json!({}));
+    assert!(
+        denied.error().contains("the person denied the resume"),
+        "{}",
+        denied.text
+    );
+    assert!(
+        denied.error().contains("shuttle stays stopped"),
+        "{}",
+        denied.text
+    );
+    assert_eq!(daemon.call("status", json!({})).json()["stopped"], true);
+    let questions = daemon.fake.state().questions.clone();
+    assert_eq!(questions.len(), 2);
+    assert!(
+        questions.iter().all(|q| q.asks == Asks::Resume),
+        "{questions:?}"
+    );
+    // The question names the calling process: this test's own.
+    let caller = format!("process {}", std::process::id());
+    assert!(questions[0].agent.starts_with(&caller), "{questions:?}");
+    daemon.fake.answer(Answer::Allow);
+    assert_eq!(
+        daemon.call("safety_resume", json!({})).json()["resumed"],
+        true
+    );
+    assert_eq!(daemon.call("status", json!({})).json()["stopped"], false);
+    // Nothing to resume: the person is not asked.
+    assert!(
+        daemon
+            .call("safety_resume", json!({}))
+            .error()
+            .contains("not stopped")
+    );
+    assert_eq!(daemon.fake.state().questions.len(), 3);
 }
 
 #[test]

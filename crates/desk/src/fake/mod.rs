@@ -650,4 +650,8 @@ impl Platform for FakeDesk {
         crate::keys::parse_combo(combo)?;
         Ok(Box::new(FakeHotkey))
     }
+
+    fn ask_person(&self, question: &Question, cancel: &Cancel) -> Result<Answer, DeskError> {
+        self.ask(question, cancel)
+    }
 }

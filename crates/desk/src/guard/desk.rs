@@ -24,7 +24,7 @@ use crate::cancel::Cancel;
 use crate::error::DeskError;
 use crate::image::RgbImage;
 use crate::intent::{Intent, Target};
-use crate::system::{Answer, Backend, Clip, Opener, Question, WindowState};
+use crate::system::{Answer, Asks, Backend, Clip, Opener, Question, WindowState};
 use desk_core::call::ClipFormat;
 
 /// Who makes a call, and how it may be stopped.
@@ -605,6 +605,7 @@ impl Desk {
 
     fn confirm(&self, intent: &Intent, timeout: std::time::Duration) -> Result<(), DeskError> {
         let question = Question {
+            asks: Asks::Act,
             agent: self.caller.agent.clone(),
             action: intent.describe(),
             text: intent.text.clone(),

@@ -19,6 +19,9 @@ use std::sync::Arc;
 
 /// Serves MCP on stdio until the client closes its end.
 pub async fn run() -> anyhow::Result<()> {
+    // The proxy holds the agent client's environment, keys among them.
+    crate::private_memory::seal()
+        .context("cannot make the proxy's memory private to it (prctl PR_SET_DUMPABLE)")?;
     let socket = endpoint::socket_path()?;
     // Without a working directory only a relative script path is refused, not the session.
     let cwd = std::env::current_dir().ok();

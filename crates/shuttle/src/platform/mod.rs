@@ -14,7 +14,7 @@ pub use wayland::{LinuxWayland, WaylandSession};
 
 use std::sync::Arc;
 
-use desk::{Backend, Background, DeskError, Hotkey, Platform, Presence};
+use desk::{Answer, Backend, Background, Cancel, DeskError, Hotkey, Platform, Presence, Question};
 use desk_linux::LinuxApps;
 use desk_linux::atspi::OnDemand;
 use desk_x11::X11Backend;
@@ -37,10 +37,36 @@ pub fn note_agent_group(pid: u32) {
     desk_linux::lineage::note_leader(pid);
 }
 
+/// Notes the daemon's keeper, which adopts what the daemon's descendants leave behind: its
+/// adopted processes are the agent's too.
+pub fn note_keeper(pid: u32) {
+    desk_linux::lineage::note_keeper(pid);
+}
+
 /// Whether process `pid` is one the daemon started for an agent, or a child of one: a script
 /// run, a plugin, a service, an app it launched.
 pub fn started_for_agent(pid: u32) -> bool {
     desk_linux::lineage::started_here(pid)
+}
+
+/// The program process `pid` runs, in one word, for the person to read; `?` when gone.
+pub fn process_name(pid: u32) -> String {
+    desk_linux::proc::exe_name(pid).unwrap_or_else(|| "?".into())
+}
+
+/// The controlling terminal of process `pid`, where the person may be asked; `None` when it
+/// has none.
+pub fn terminal_of(pid: u32) -> Option<std::path::PathBuf> {
+    desk_linux::terminal::controlling(pid)
+}
+
+/// Asks at `terminal`: writes `prompt`, and answers the line typed after it within `limit`.
+pub fn ask_at_terminal(
+    terminal: &std::path::Path,
+    prompt: &str,
+    limit: std::time::Duration,
+) -> std::io::Result<Option<String>> {
+    desk_linux::terminal::ask(terminal, prompt, limit)
 }
 
 /// Where the person is: their X display (where confirm questions open) and, when they work
@@ -150,6 +176,30 @@ impl Platform for LinuxX11 {
     ) -> Result<Box<dyn Hotkey>, DeskError> {
         grab_where_the_person_is(&self.person, combo, pressed)
     }
+
+    fn ask_person(&self, question: &Question, cancel: &Cancel) -> Result<Answer, DeskError> {
+        ask_where_the_person_is(&self.person, question, cancel)
+    }
+}
+
+/// Asks `person` on their X display (XWayland's, in a sway session).
+fn ask_where_the_person_is(
+    person: &Person,
+    question: &Question,
+    cancel: &Cancel,
+) -> Result<Answer, DeskError> {
+    if person.display.is_none() {
+        return Err(DeskError::Unreachable {
+            system: "x11",
+            reason: "the daemon started without a DISPLAY, so it knows no display of the \
+                     person's to ask on"
+                .into(),
+        });
+    }
+    desk_x11::AskThePerson {
+        person: person.display.clone(),
+    }
+    .ask(question, cancel)
 }
 
 /// Grabs the kill hotkey `combo` where `person` is: a binding in their sway, else a grab on

@@ -128,6 +128,10 @@ impl Platform for LinuxWayland {
             pressed,
         )?))
     }
+
+    fn ask_person(&self, question: &Question, cancel: &Cancel) -> Result<Answer, DeskError> {
+        super::ask_where_the_person_is(&self.person, question, cancel)
+    }
 }
 
 /// The person's side of their sway session: the acting marker on the session itself, and

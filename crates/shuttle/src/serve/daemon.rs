@@ -66,6 +66,8 @@ pub struct Daemon {
     journal: Journal,
     /// The kill hotkey, grabbed as the config names it.
     pub(super) hotkey: HotkeyKeeper,
+    /// Where the person is: the desktop that asks them before a resume.
+    pub(super) person: Arc<dyn Platform>,
     /// Itself, for the hotkey's callback, which must not keep the daemon alive.
     me: Weak<Daemon>,
     /// The display it drives, as `status` shows it (set once by `serve::run`).
@@ -121,7 +123,8 @@ impl Daemon {
             plugins,
             services,
             journal: Journal::default(),
-            hotkey: HotkeyKeeper::new(platform),
+            hotkey: HotkeyKeeper::new(platform.clone()),
+            person: platform,
             me: me.clone(),
             display: OnceLock::new(),
             keys,

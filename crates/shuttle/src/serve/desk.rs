@@ -81,6 +81,14 @@ mod tests {
         ) -> Result<Box<dyn Hotkey>, DeskError> {
             self.desk.grab_hotkey(combo, pressed)
         }
+
+        fn ask_person(
+            &self,
+            question: &desk::Question,
+            cancel: &desk::Cancel,
+        ) -> Result<desk::Answer, DeskError> {
+            self.desk.ask_person(question, cancel)
+        }
     }
 
     #[test]

@@ -8,13 +8,15 @@
 //! - `turn`: desk actions one at a time.
 //! - `desk`: the lazily connected desktop backend.
 //! - [`display`]: which display the daemon drives, and its private one.
-//! - `stop`: the user's stop, which ends every call in flight.
+//! - `stop`: the user's stop, which ends every call in flight; `person`: asking them before a
+//!   resume.
 //! - `hotkey`: keeping the kill hotkey grabbed.
 //! - [`seats`]: where each agent's calls land (one display for all, or one per agent).
 //! - `runs`: `script_run`, `gui_plan` and the tool plugins.
 //! - `model_calls`: `model_decide`, `model_ask`, `model_ground`.
 //! - `services`: the service plugins, kept running; `splice` hands them their calls.
 //! - `group`: ending a process group.
+//! - `keeper`: the daemon's parent, which keeps what the daemon starts in its process tree.
 
 mod connection;
 pub mod daemon;
@@ -23,7 +25,9 @@ pub mod display;
 mod ended;
 mod group;
 mod hotkey;
+mod keeper;
 mod model_calls;
+mod person;
 mod pipeline;
 mod runs;
 pub mod seats;
@@ -55,6 +59,12 @@ const HOTKEY_CHECK: Duration = Duration::from_secs(2);
 /// Runs the daemon until SIGTERM or SIGINT, on the display `display` names (else the
 /// config's `[daemon] display`, else the default: see [`display::settle`]).
 pub fn run(foreground: bool, display: Option<DisplayMode>) -> anyhow::Result<()> {
+    // Before anything is read: the keys, the config and the environment stay the daemon's.
+    crate::private_memory::seal()
+        .context("cannot make the daemon's memory private to it (prctl PR_SET_DUMPABLE)")?;
+    // SAFETY: the binary's main starts no thread before this.
+    let keeper = unsafe { keeper::split() }.context("cannot start the daemon's keeper")?;
+    crate::platform::note_keeper(keeper);
     crate::logging::init(foreground)?;
     let socket = endpoint::socket_path()?;
     let config = ConfigSource::new(config::config_path());

@@ -3,7 +3,7 @@
 //! 1. decode the frame (the tool is read once, from the connection's peek: an unknown one is
 //!    answered without a full decode);
 //! 2. `safety_stop` and `safety_resume`, answered to the daemon's own user only, and never to
-//!    a process the daemon started for an agent;
+//!    a process the daemon started for an agent; a resume only once the person allows it;
 //! 3. the config must load, else every other call is refused with the reason;
 //! 4. `status` is answered; `script_run`, `gui_plan` and plugin tools go to [`super::runs`],
 //!    the model calls to [`super::model_calls`];
@@ -28,7 +28,7 @@ use serde_json::{Value, json};
 
 use super::daemon::{Daemon, Peer};
 use super::ended::Ended;
-use super::stop::STOPPED;
+use super::stop::{NOT_STOPPED, STOPPED};
 use crate::config::{ClipboardAccess, Config};
 use crate::{endpoint, platform};
 
@@ -85,7 +85,9 @@ impl Daemon {
         let plugin = self.plugins.clone();
         let plugin = match tool {
             Some(Tool::Stop | Tool::Resume) => {
-                return self.control(tool.unwrap_or(Tool::Stop), &request.tool, peer);
+                return self
+                    .control(tool.unwrap_or(Tool::Stop), &request.tool, peer)
+                    .await;
             }
             Some(_) => None,
             None => match plugin.tool(&request.tool) {
@@ -111,8 +113,9 @@ impl Daemon {
         }
     }
 
-    /// `safety_stop` and `safety_resume`, for the daemon's own user only.
-    fn control(&self, tool: Tool, name: &str, peer: Peer) -> Ended {
+    /// `safety_stop` and `safety_resume`, for the daemon's own user only; a resume also asks
+    /// the person ([`super::person`]).
+    async fn control(&self, tool: Tool, name: &str, peer: Peer) -> Ended {
         let own = endpoint::current_uid();
         if peer.uid != own {
             return Ended::not_run(
@@ -148,6 +151,14 @@ impl Daemon {
             tracing::warn!(by = "shuttle stop", cancelled, "stopped by the user");
             let reply = json!({"stopped": true, "cancelled": cancelled, "already": already});
             return Ended::completed(Kind::Control, Done::json(reply));
+        }
+        if !self.stop.is_stopped() {
+            return Ended::failed(Kind::Control, NOT_STOPPED.into());
+        }
+        let limit = Duration::from_secs(self.config.last_good().safety.confirm_timeout_s);
+        if let Err(refused) = self.person_allows_resume(peer, limit).await {
+            tracing::warn!(pid = ?peer.pid, "a resume was refused: the person did not allow it");
+            return Ended::not_run(Kind::Control, refused);
         }
         match self.stop.resume() {
             Ok(()) => {

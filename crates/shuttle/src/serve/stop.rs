@@ -16,6 +16,9 @@ use tokio::sync::Notify;
 pub const STOPPED: &str = "stopped by the user: the person at the desktop stopped shuttle \
      (shuttle stop or the kill hotkey); wait for them to run `shuttle resume`";
 
+/// The answer to a resume without a stop.
+pub const NOT_STOPPED: &str = "shuttle is not stopped, so there is nothing to resume";
+
 /// Whether the user stopped shuttle, and the calls a stop must end.
 #[derive(Default)]
 pub struct StopSwitch {
@@ -76,7 +79,7 @@ impl StopSwitch {
         if self.stopped.swap(false, Ordering::SeqCst) {
             Ok(())
         } else {
-            Err("shuttle is not stopped, so there is nothing to resume")
+            Err(NOT_STOPPED)
         }
     }
 

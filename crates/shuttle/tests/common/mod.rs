@@ -175,11 +175,33 @@ impl Daemon {
         command.spawn().unwrap()
     }
 
+    /// The daemon's pid: the one child of the process started, `shuttle serve`'s keeper, which
+    /// forks the daemon off first thing.
+    pub fn pid(&self) -> u32 {
+        let keeper = self.child.id();
+        wait_for("the keeper's daemon", Duration::from_secs(10), || {
+            std::fs::read_to_string(format!("/proc/{keeper}/task/{keeper}/children"))
+                .ok()?
+                .split_whitespace()
+                .next()?
+                .parse()
+                .ok()
+        })
+    }
+
+    /// Kills the daemon outright (SIGKILL: it cleans nothing up), and waits until it is gone:
+    /// its keeper exits once it has reaped it.
+    pub fn kill(&mut self) {
+        let pid = self.pid();
+        // SAFETY: the daemon this test started, not yet reaped by its keeper.
+        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+        self.child.wait().unwrap();
+    }
+
     /// Kills the daemon outright (SIGKILL: it cleans nothing up), then starts a new one on the
     /// same socket, config and state, and waits for it to listen.
     pub fn kill_and_restart(&mut self) {
-        self.child.kill().unwrap();
-        self.child.wait().unwrap();
+        self.kill();
         self.child = Self::spawn(&self.scratch, &self.socket, &self.env);
         wait_for("the new daemon to listen", Duration::from_secs(20), || {
             UnixStream::connect(&self.socket).ok()
@@ -209,6 +231,36 @@ impl Daemon {
             .env("XDG_STATE_HOME", self.scratch.path("state"))
             .output()
             .unwrap()
+    }
+
+    /// `shuttle resume` as the person runs it: the daemon asks on the person's display (the
+    /// rig's), and the person answers Allow with the pointer. Answers what the command did.
+    pub fn cli_resume(&self) -> std::process::Output {
+        let (socket, config, state) = (
+            self.socket.clone(),
+            self.config_path(),
+            self.scratch.path("state"),
+        );
+        let pending = std::thread::spawn(move || {
+            Command::new(SHUTTLE)
+                .arg("resume")
+                .env("SHUTTLE_SOCKET", socket)
+                .env("SHUTTLE_CONFIG", config)
+                .env("XDG_STATE_HOME", state)
+                .output()
+                .unwrap()
+        });
+        answer_dialog(Answer::Allow);
+        pending.join().unwrap()
+    }
+
+    /// `safety_resume` over the wire, allowed by the person on their display.
+    pub fn resume(&self) -> Reply {
+        let socket = self.socket.clone();
+        let pending =
+            std::thread::spawn(move || Wire::connect(&socket).call("safety_resume", json!({})));
+        answer_dialog(Answer::Allow);
+        pending.join().unwrap()
     }
 
     /// The config file this daemon reads.
@@ -706,7 +758,28 @@ pub fn confirm_dialog(limit: Duration) -> String {
     })
 }
 
-/// Runs a command and returns its stdout, panicking with its stderr when it fails.
+/// The person's answer in a confirm dialog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    Allow,
+    Deny,
+}
+
+/// Answers the confirm dialog that shows on the person's display within 10 s, with the pointer,
+/// as the person would.
+pub fn answer_dialog(answer: Answer) {
+    let window = confirm_dialog(Duration::from_secs(10));
+    // The buttons' centres (desk_x11::confirm's ALLOW and DENY).
+    let x = match answer {
+        Answer::Allow => "350",
+        Answer::Deny => "460",
+    };
+    run(
+        "xdotool",
+        &["mousemove", "--window", &window, x, "181", "click", "1"],
+    );
+}
+
 /// The window manager's list of windows, as `wmctrl -l` prints it. wmctrl reads each window's
 /// title after the list: a window that closes in between fails it with BadWindow, so the list
 /// is asked again, for a second at most.
@@ -729,6 +802,7 @@ pub fn window_list() -> String {
     }
 }
 
+/// Runs a command and returns its stdout, panicking with its stderr when it fails.
 pub fn run(program: &str, args: &[&str]) -> String {
     let out = Command::new(program)
         .args(args)

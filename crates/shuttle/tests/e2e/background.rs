@@ -229,13 +229,11 @@ fn an_agents_pair_goes_with_the_agent_or_the_daemon_and_a_killed_daemons_pair_is
         json!({"verb": "type", "text": "a", "window": target.id()}),
     )
     .unwrap();
-    let pid = daemon.child.id();
+    let pid = daemon.pid();
     let made = pairs_of(pid);
     assert_eq!(made.len(), 1, "one pair for the agent: {made:?}");
     drop(mcp);
-    // SAFETY: the daemon this test started.
-    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-    let _ = daemon.child.wait();
+    daemon.kill();
     assert_eq!(pairs_of(pid), made, "X keeps a killed daemon's pair");
 
     let next = Daemon::start_configured(Some(BACKGROUND), &[]);
@@ -254,7 +252,7 @@ fn an_agents_pair_goes_with_the_agent_or_the_daemon_and_a_killed_daemons_pair_is
         json!({"verb": "type", "text": "b", "window": target.id()}),
     )
     .unwrap();
-    let next_pid = next.child.id();
+    let next_pid = next.pid();
     assert_eq!(pairs_of(next_pid).len(), 1, "{:?}", agent_pairs());
     // The agent ends (its MCP session): its pair goes, and the person's focus stays.
     drop(mcp);

@@ -105,7 +105,7 @@ fn clipboard_costs() {
     );
     println!();
 
-    let pid = daemon.child.id();
+    let pid = daemon.pid();
     let before = pss_mib(pid);
     let ten: String = "x".repeat(10 << 20);
     assert!(
@@ -171,7 +171,7 @@ fn display_costs() {
     require_desktop();
     let runs = 8;
     let daemon = per_agent(&format!("displays_max = {}\n", runs + 3));
-    let daemon_pid = daemon.child.id() as i64;
+    let daemon_pid = i64::from(daemon.pid());
     let rss_before = rss_mib(&[daemon_pid]);
     let mut starts = Vec::new();
     for n in 0..runs {

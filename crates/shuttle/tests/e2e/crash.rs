@@ -36,8 +36,7 @@ fn shuttle_windows() -> Vec<String> {
 }
 
 fn kill(daemon: &mut Daemon) {
-    daemon.child.kill().unwrap();
-    daemon.child.wait().unwrap();
+    daemon.kill();
 }
 
 /// Starts `tool` on a connection of its own and leaves it running; the reply, if any, is

@@ -90,7 +90,7 @@ fn doctor_reads_the_desktop_the_bus_and_the_running_daemon() {
         running,
         format!(
             "running, pid {}, version {}",
-            daemon.child.id(),
+            daemon.pid(),
             env!("CARGO_PKG_VERSION")
         )
     );

@@ -672,8 +672,7 @@ fn lent_keycodes_go_back_when_the_daemon_stops_or_after_it_was_killed() {
     daemon
         .call("desk_type", json!({"text": "ĥĵ", "window": fixture.id()}))
         .json();
-    daemon.child.kill().unwrap();
-    daemon.child.wait().unwrap();
+    daemon.kill();
     assert_ne!(
         run("xmodmap", &["-pke"]),
         keymap_before,

@@ -153,7 +153,7 @@ fn desk_screenshot_and_status_reach_the_desktop() {
 
     let result = mcp.call("status", json!({}));
     let status: Value = serde_json::from_str(&result_text(&result)).unwrap();
-    assert_eq!(status["pid"], daemon.child.id());
+    assert_eq!(status["pid"], daemon.pid());
 }
 
 #[test]
@@ -207,6 +207,18 @@ fn session_of(pid: u32) -> u32 {
         .unwrap()
 }
 
+/// The parent of a process, from /proc.
+fn parent_of(pid: u32) -> u32 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let after_name = stat.rsplit_once(')').unwrap().1;
+    after_name
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
 #[test]
 fn the_first_call_starts_a_detached_daemon() {
     let scratch = Scratch::new("autostart");
@@ -221,11 +233,15 @@ fn the_first_call_starts_a_detached_daemon() {
     let status: Value =
         serde_json::from_str(&result_text(&result)).unwrap_or_else(|e| panic!("{e}: {result}"));
     let pid = status["pid"].as_u64().unwrap() as u32;
+    // Its keeper, its parent, leads a session of its own, apart from the MCP proxy's.
+    let keeper = parent_of(pid);
     assert_eq!(
         session_of(pid),
-        pid,
-        "the daemon leads a session of its own"
+        keeper,
+        "the keeper leads the daemon's session"
     );
+    assert_eq!(session_of(keeper), keeper);
+    assert_ne!(session_of(pid), session_of(mcp.child.id()));
     assert_ne!(pid, mcp.child.id());
     drop(mcp);
     // It outlives the MCP session that started it...
@@ -346,8 +362,7 @@ fn a_call_cut_off_by_the_daemon_is_reported_and_not_sent_again() {
     );
     std::thread::sleep(Duration::from_millis(300));
     // The daemon dies with the call in flight.
-    daemon.child.kill().unwrap();
-    daemon.child.wait().unwrap();
+    daemon.kill();
     let response = mcp.response(id);
     assert_eq!(response["result"]["isError"], true);
     let text = result_text(&response["result"]);

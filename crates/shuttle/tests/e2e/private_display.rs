@@ -594,7 +594,7 @@ fn stop_and_resume_reach_every_agents_display() {
         );
         assert!(log_events(log, "text").is_empty());
     }
-    assert!(!daemon.call("safety_resume", json!({})).is_error);
+    assert!(!daemon.resume().is_error);
     for (n, (wire, log)) in agents.iter_mut().enumerate() {
         let agent = ["stop-a", "stop-b"][n];
         let typed = wire.call(

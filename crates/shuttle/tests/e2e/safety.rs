@@ -65,10 +65,7 @@ fn a_config_that_does_not_load_refuses_every_call_but_stop_and_resume() {
             daemon.call("safety_stop", json!({})).json()["stopped"],
             true
         );
-        assert_eq!(
-            daemon.call("safety_resume", json!({})).json()["resumed"],
-            true
-        );
+        assert_eq!(daemon.resume().json()["resumed"], true);
         // `shuttle config check` names the same problem.
         let out = daemon.cli(&["config", "check"]);
         assert_eq!(out.status.code(), Some(1));
@@ -142,7 +139,7 @@ fn stop_ends_calls_in_flight_and_refuses_new_ones_until_resume() {
     );
     assert_eq!(daemon.call("status", json!({})).json()["stopped"], true);
 
-    let out = daemon.cli(&["resume"]);
+    let out = daemon.cli_resume();
     assert_eq!(out.status.code(), Some(0));
     assert!(desk(&daemon, "windows", json!({})).json().is_array());
     assert_eq!(daemon.call("status", json!({})).json()["stopped"], false);
@@ -284,7 +281,7 @@ fn the_kill_hotkey_stops_a_long_type_midway() {
         .find(|e| e["tool"] == "kill hotkey")
         .expect("the hotkey's stop is journaled");
     assert_eq!(stop["kind"], "control");
-    assert!(daemon.cli(&["resume"]).status.success());
+    assert!(daemon.cli_resume().status.success());
     assert!(desk(&daemon, "windows", json!({})).json().is_array());
 }
 

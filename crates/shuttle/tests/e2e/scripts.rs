@@ -170,7 +170,7 @@ fn a_stop_mid_run_reports_stopped_with_its_logs() {
     // Stopped: new runs are refused until the person resumes.
     let refused = daemon.call("script_run", json!({"code": "export function main() {}"}));
     assert!(refused.error().contains("stopped by the user"));
-    assert!(daemon.cli(&["resume"]).status.success());
+    assert!(daemon.cli_resume().status.success());
     let ok = daemon.call(
         "script_run",
         json!({"code": "export function main() { return 7 }"}),
@@ -661,7 +661,7 @@ fn a_service_echoes_through_mcp_streams_with_half_close_and_comes_back_after_a_c
             .error()
             .contains("stopped by the user")
     );
-    assert!(daemon.cli(&["resume"]).status.success());
+    assert!(daemon.cli_resume().status.success());
     assert!(!daemon.call("echo_say", json!({})).is_error);
 
     // The daemon's exit ends the service.
@@ -826,7 +826,7 @@ fn only_the_person_stops_and_resumes_not_a_script_a_plugin_or_an_app_an_agent_la
         .count();
     assert!(refusals > raw.len(), "{refusals} refusals journaled");
     // The person's own resume works.
-    assert!(daemon.cli(&["resume"]).status.success());
+    assert!(daemon.cli_resume().status.success());
     assert!(!stopped(&daemon));
 }
 

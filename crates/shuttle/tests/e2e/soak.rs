@@ -153,7 +153,7 @@ fn four_agents_at_once_lose_nothing_and_the_daemon_stays_flat() {
     let bystander = Fixture::start("soak bystander", &["--size", "300x200"]);
     let fixture = Fixture::start("soak target", &["--size", "500x400"]);
     let window = fixture.id();
-    let pid = daemon.child.id();
+    let pid = daemon.pid();
 
     // Warm up: connections, caches and the keymap settle before the first measure.
     let warm = agent(&daemon.socket, &window, AGENTS, 40);

@@ -168,7 +168,7 @@ fn a_second_daemon_on_the_same_socket_exits_with_status_1() {
     assert!(
         stderr.contains(&format!(
             "shuttle serve is already running (pid {})",
-            daemon.child.id()
+            daemon.pid()
         )),
         "{stderr}"
     );
