@@ -594,15 +594,19 @@ pub struct Mcp {
 impl Mcp {
     pub fn start(socket: &Path, env: &[(&str, &str)]) -> Self {
         let mut command = Command::new(SHUTTLE);
-        command
-            .arg("mcp")
-            .env("SHUTTLE_SOCKET", socket)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
+        command.arg("mcp").env("SHUTTLE_SOCKET", socket);
         for (key, value) in env {
             command.env(key, value);
         }
+        Self::spawn(command)
+    }
+
+    /// Runs `command`, a `shuttle mcp` set up by the caller, with its stdin and stdout ours.
+    pub fn spawn(mut command: Command) -> Self {
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
         let mut child = command.spawn().unwrap();
         let stdin = child.stdin.take().unwrap();
         let stdout = child.stdout.take().unwrap();

@@ -29,6 +29,7 @@ mod keys;
 mod mcp;
 mod plans;
 mod private_display;
+mod reach;
 mod safety;
 mod scripts;
 mod soak;

@@ -747,3 +747,91 @@ fn the_auth_guard_keeps_agents_out_of_passwords_and_authentication_dialogs() {
     assert_eq!(allowed.json()["outcome"], "completed");
     prompt.await_events("press", 1);
 }
+
+/// Runs `shuttle resume` against `daemon` on a terminal of its own (a new pseudo-terminal, as
+/// a terminal window gives), typing `answer` once the daemon's question shows. Answers what
+/// the terminal showed and the exit code.
+fn resume_at_a_terminal(daemon: &Daemon, answer: &str) -> (String, i32) {
+    let script = r#"
+import os, pty, select, sys, time
+shuttle, answer = sys.argv[1], sys.argv[2]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(shuttle, [shuttle, "resume"])
+shown, answered, deadline = b"", False, time.time() + 20
+while time.time() < deadline:
+    if select.select([fd], [], [], 0.1)[0]:
+        try:
+            chunk = os.read(fd, 1024)
+        except OSError:
+            break
+        if not chunk:
+            break
+        shown += chunk
+        if not answered and b"Type yes" in shown:
+            os.write(fd, answer.encode() + b"\r")
+            answered = True
+_, status = os.waitpid(pid, 0)
+sys.stdout.buffer.write(shown)
+sys.exit(os.waitstatus_to_exitcode(status))
+"#;
+    let out = Command::new("python3")
+        .args(["-c", script, common::SHUTTLE, answer])
+        .env("SHUTTLE_SOCKET", &daemon.socket)
+        .env("SHUTTLE_CONFIG", daemon.config_path())
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+#[test]
+fn without_a_display_of_the_persons_a_resume_is_asked_at_the_callers_terminal() {
+    require_desktop();
+    // A daemon that started with no DISPLAY knows no display of the person's to ask on.
+    let daemon = Daemon::start_with(&[("DISPLAY", "")]);
+    let stopped = || daemon.call("status", json!({})).json()["stopped"] == true;
+    assert!(daemon.cli(&["stop"]).status.success());
+
+    let (shown, code) = resume_at_a_terminal(&daemon, "no");
+    assert_eq!(code, 1, "{shown}");
+    assert!(shown.contains("Resume it, so agents may act"), "{shown}");
+    assert!(shown.contains("was \"no\", not yes"), "{shown}");
+    assert!(stopped());
+
+    // A caller with no terminal (a session of its own) cannot be answered for.
+    let alone = {
+        use std::os::unix::process::CommandExt;
+        let mut command = Command::new(common::SHUTTLE);
+        command
+            .arg("resume")
+            .env("SHUTTLE_SOCKET", &daemon.socket)
+            .env("SHUTTLE_CONFIG", daemon.config_path());
+        // SAFETY: setsid is async-signal-safe.
+        unsafe {
+            command.pre_exec(|| {
+                libc::setsid();
+                Ok(())
+            });
+        }
+        command.output().unwrap()
+    };
+    assert_eq!(alone.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&alone.stderr);
+    assert!(said.contains("there is no one to ask"), "{said}");
+    assert!(said.contains("has no terminal"), "{said}");
+    assert!(stopped());
+
+    let (shown, code) = resume_at_a_terminal(&daemon, "yes");
+    assert_eq!(code, 0, "{shown}");
+    assert!(!stopped());
+    let refused: Vec<Value> = daemon
+        .journal()
+        .into_iter()
+        .filter(|e| e["tool"] == "safety_resume" && e["outcome"] == "refused")
+        .collect();
+    assert_eq!(refused.len(), 2, "{refused:?}");
+    assert!(refused.iter().all(|e| e["by"] == "person"), "{refused:?}");
+}

@@ -735,6 +735,48 @@ fn only_the_person_stops_and_resumes_not_a_script_a_plugin_or_an_app_an_agent_la
     );
     assert!(!launched.is_error, "{}", launched.text);
 
+    // A script that leaves a process behind detached every way it can: a session of its own
+    // (setsid), then a double fork, so neither its parent, group nor session is the agent's.
+    let detached_said = dir.join("detached.out");
+    let detached = format!(
+        "(while [ ! -e '{go}' ]; do sleep 0.05; done; '{SHUTTLE}' resume > '{out}.tmp' 2>&1; \
+         mv '{out}.tmp' '{out}') &",
+        go = go.display(),
+        out = detached_said.display()
+    );
+    let code = format!(
+        r#"import {{ spawn }} from "node:child_process";
+        export function main() {{
+            spawn("setsid", ["sh", "-c", {detached:?}], {{ detached: true, stdio: "ignore" }}).unref();
+        }}"#
+    );
+    let left = daemon.call("script_run", json!({"code": code}));
+    assert!(!left.is_error, "{}", left.text);
+    // Where a systemd user manager runs, one more way out: a unit of the manager's, which the
+    // daemon's tree does not hold. The daemon cannot tell it is the agent's, so it asks the
+    // person, who is not there to allow it.
+    let systemd_said = dir.join("systemd.out");
+    let systemd = std::process::Command::new("systemd-run")
+        .args(["--user", "--quiet", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if systemd {
+        let code = format!(
+            r#"import {{ execFileSync }} from "node:child_process";
+            export function main() {{
+                execFileSync("systemd-run", ["--user", "--quiet", "sh", "-c", {waiter:?}]);
+            }}"#,
+            waiter = format!(
+                "while [ ! -e '{go}' ]; do sleep 0.05; done; '{SHUTTLE}' resume > '{out}.tmp' \
+                 2>&1; mv '{out}.tmp' '{out}'",
+                go = go.display(),
+                out = systemd_said.display()
+            )
+        );
+        let left = daemon.call("script_run", json!({"code": code}));
+        assert!(!left.is_error, "{}", left.text);
+    }
+
     // A script that, stopped, tries to lift the stop from its SIGTERM handler: through the
     // runtime, then on a socket of its own, again and again through its grace.
     let marker = dir.join("running");
@@ -817,6 +859,23 @@ fn only_the_person_stops_and_resumes_not_a_script_a_plugin_or_an_app_an_agent_la
         app.contains("only the person stops and resumes shuttle"),
         "{app}"
     );
+    let detached = wait_for("the detached resume", Duration::from_secs(10), || {
+        std::fs::read_to_string(&detached_said).ok()
+    });
+    assert!(
+        detached.contains("which shuttle started for an agent"),
+        "{detached}"
+    );
+    if systemd {
+        // Asked on the person's display: nobody allows it.
+        common::answer_dialog(common::Answer::Deny);
+        let said = wait_for("the systemd unit's resume", Duration::from_secs(10), || {
+            std::fs::read_to_string(&systemd_said).ok()
+        });
+        assert!(said.contains("the person denied the resume"), "{said}");
+    } else {
+        eprintln!("no systemd user manager here: the systemd-run way out was not tried");
+    }
     assert!(stopped(&daemon));
     // Each refusal is in the journal, by the owner rule.
     let refusals = daemon
