@@ -17,6 +17,8 @@ PACKAGES=(
   # the Wayland tests: headless sway, a native terminal, grim to compare captures with, and
   # wtype to press keys as the person
   sway foot grim wtype
+  # the sandbox of the apps agents launch
+  bubblewrap
   # `open`: the XDG MIME associations
   xdg-utils
   # independent readings in tests, and the peer tools in the benchmarks

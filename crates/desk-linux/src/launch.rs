@@ -6,6 +6,7 @@
 //! user manager runs, the app also gets a scope of its own (`systemd-run --user --scope`), so it
 //! is not accounted to, or killed with, the daemon's cgroup.
 
+use std::ffi::OsString;
 use std::fs::File;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::os::unix::process::CommandExt;
@@ -14,9 +15,10 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use desk::{DeskError, Exit, Launched};
+use desk::{DeskError, Exit, Launched, Sandbox};
 
 use crate::chromium;
+use crate::sandbox::Room;
 
 /// Makes `command` start detached: in a session of its own (so it outlives its starter and no
 /// terminal hangup reaches it), its input and output going nowhere.
@@ -45,28 +47,47 @@ pub struct Env {
     pub remove: Vec<String>,
 }
 
-/// Starts `app` with `args` and `env`, and with the switch a Chromium-based app needs to
-/// expose its pages to accessibility. A program that could not be found or started is
-/// reported as [`DeskError::Unsent`]: nothing ran.
-pub fn spawn(app: &str, args: &[String], env: &Env) -> Result<Launched, DeskError> {
+/// Starts `app` with `args` and `env` (or in a sandbox, in its room), and with the switch a
+/// Chromium-based app needs to expose its pages to accessibility. A program that could not be
+/// found or started, or a sandbox that cannot be made, is reported as [`DeskError::Unsent`]:
+/// nothing ran.
+pub fn spawn(
+    app: &str,
+    args: &[String],
+    env: &Env,
+    sandbox: Option<(&Sandbox, &Room)>,
+) -> Result<Launched, DeskError> {
     let unsent = DeskError::unsent;
     let program = resolve(app).map_err(unsent)?;
-    let scoped = scopes_work();
-    let mut command = if scoped {
-        let mut c = Command::new("systemd-run");
-        c.args(["--user", "--scope", "--quiet", "--collect", "--"])
-            .arg(&program);
-        c
-    } else {
-        Command::new(&program)
-    };
     let added = chromium::accessibility_args(&program, args);
-    // Before the caller's arguments, which may end switches (`--`) or be files.
-    command.args(&added).args(args);
-    for var in &env.remove {
-        command.env_remove(var);
+    // The switches before the caller's arguments, which may end switches (`--`) or be files.
+    let argv: Vec<OsString> = std::iter::once(program.clone().into_os_string())
+        .chain(added.iter().chain(args).map(OsString::from))
+        .collect();
+    // A sandboxed app needs no scope: it lives and ends with its display, and systemd-run
+    // would need the person's session, which the sandbox keeps from it.
+    let scoped = sandbox.is_none() && scopes_work();
+    let mut command = match sandbox {
+        Some((sandbox, room)) => crate::sandbox::command(sandbox, room, &argv)?,
+        None if scoped => {
+            let mut command = Command::new("systemd-run");
+            command
+                .args(["--user", "--scope", "--quiet", "--collect", "--"])
+                .args(&argv);
+            command
+        }
+        None => {
+            let mut command = Command::new(&argv[0]);
+            command.args(&argv[1..]);
+            command
+        }
+    };
+    if sandbox.is_none() {
+        for var in &env.remove {
+            command.env_remove(var);
+        }
+        command.envs(env.set.iter().map(|(k, v)| (k, v)));
     }
-    command.envs(env.set.iter().map(|(k, v)| (k, v)));
     detach(&mut command);
     let output = output_file();
     if let Some(file) = &output
@@ -88,6 +109,7 @@ pub fn spawn(app: &str, args: &[String], env: &Env) -> Result<Launched, DeskErro
     std::thread::spawn(move || reap(child, output, &noted));
     Ok(Launched {
         pid,
+        sandboxed: sandbox.is_some(),
         scoped,
         added,
         exit,
@@ -202,7 +224,7 @@ mod tests {
     #[test]
     fn an_exit_is_noted_with_the_end_of_the_apps_output() {
         let script = "echo starting; echo 'it failed: no display' >&2; exit 3".to_string();
-        let launched = spawn("sh", &["-c".into(), script], &Env::default()).unwrap();
+        let launched = spawn("sh", &["-c".into(), script], &Env::default(), None).unwrap();
         let deadline = Instant::now() + Duration::from_secs(10);
         let exit = loop {
             if let Some(exit) = launched.exit.get() {
@@ -229,11 +251,11 @@ mod tests {
 
     #[test]
     fn unknown_programs_are_refused_by_name() {
-        let err = spawn("no-such-program-shuttle", &[], &Env::default())
+        let err = spawn("no-such-program-shuttle", &[], &Env::default(), None)
             .unwrap_err()
             .to_string();
         assert!(err.contains("not on the daemon's PATH"), "{err}");
-        let err = spawn("/nope/prog", &[], &Env::default())
+        let err = spawn("/nope/prog", &[], &Env::default(), None)
             .unwrap_err()
             .to_string();
         assert!(err.contains("no such file"), "{err}");

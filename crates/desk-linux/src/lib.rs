@@ -11,28 +11,35 @@ pub mod launch;
 pub mod lineage;
 pub mod open;
 pub mod proc;
+pub mod sandbox;
 pub mod terminal;
 
-use desk::{Apps, DeskError, Ending, Launched, Opener};
+use desk::{Apps, DeskError, Ending, Launched, Opener, Sandbox};
 
 /// The processes of a Linux desktop.
 #[derive(Debug, Default, Clone)]
 pub struct LinuxApps {
     /// What apps it launches get instead of the daemon's environment: set these, remove those.
     env: launch::Env,
+    /// What its apps reach from a sandbox.
+    room: sandbox::Room,
 }
 
 impl LinuxApps {
-    /// Apps launched with the daemon's environment.
-    pub fn inherit() -> Self {
-        Self::default()
+    /// Apps launched with the daemon's environment, or in a sandbox in `room`.
+    pub fn inherit(room: sandbox::Room) -> Self {
+        Self {
+            env: launch::Env::default(),
+            room,
+        }
     }
 
-    /// Apps launched with `set` over the daemon's environment and without `remove`: a private
-    /// display's DISPLAY, XAUTHORITY and buses.
-    pub fn with_env(set: Vec<(String, String)>, remove: Vec<String>) -> Self {
+    /// Apps launched with `set` over the daemon's environment and without `remove` (a private
+    /// display's DISPLAY, XAUTHORITY and buses), or in a sandbox in `room`.
+    pub fn with_env(set: Vec<(String, String)>, remove: Vec<String>, room: sandbox::Room) -> Self {
         Self {
             env: launch::Env { set, remove },
+            room,
         }
     }
 }
@@ -46,8 +53,13 @@ impl Apps for LinuxApps {
         std::process::id()
     }
 
-    fn launch(&self, app: &str, args: &[String]) -> Result<Launched, DeskError> {
-        launch::spawn(app, args, &self.env)
+    fn launch(
+        &self,
+        app: &str,
+        args: &[String],
+        sandbox: Option<&Sandbox>,
+    ) -> Result<Launched, DeskError> {
+        launch::spawn(app, args, &self.env, sandbox.map(|s| (s, &self.room)))
     }
 
     fn descends_from(&self, pid: u32, ancestor: u32) -> bool {

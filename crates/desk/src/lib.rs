@@ -42,6 +42,6 @@ pub use run::run;
 pub use system::{
     Answer, Apps, Asks, Backend, Background, Clip, Display, DisplayInfo, Ending, Exit,
     FORCE_ACCESSIBILITY, FrameChange, Hotkey, Input, Launched, Opener, Platform, Presence,
-    Question, WindowEvent, WindowEventKind, WindowEvents, WindowState,
+    Question, Sandbox, WindowEvent, WindowEventKind, WindowEvents, WindowState,
 };
 pub use window_log::WindowLog;

@@ -10,6 +10,7 @@
 //! controls live in [`crate::guard`], which is the only code that holds a `Backend` while a
 //! call runs.
 
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -358,11 +359,45 @@ pub trait Presence: Send + Sync {
     fn overlays(&self) -> Vec<Rect>;
 }
 
+/// A sandbox for the apps an agent launches: they see the system, and in place of the person's
+/// home a home of their own, with only the parts of the person's home the person chose.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sandbox {
+    /// The person's home, which the app does not see.
+    pub persons_home: PathBuf,
+    /// The app's own home, kept across displays; `None`: one per display, made with it and
+    /// removed with it.
+    pub home: Option<PathBuf>,
+    /// Parts of the person's home the app sees and may change (`[apps] share`).
+    pub share: Vec<PathBuf>,
+    /// Parts it sees and may not change (`[apps] show`).
+    pub show: Vec<PathBuf>,
+}
+
+impl Sandbox {
+    /// Whether an app in the sandbox sees the file `path` where the person does: outside the
+    /// person's home (but the private `/tmp`, `/run` and `/var/tmp`), or in a part shared or
+    /// shown.
+    pub fn shows(&self, path: &Path) -> bool {
+        let private = ["/tmp", "/var/tmp", "/run"]
+            .iter()
+            .any(|dir| path.starts_with(dir));
+        let lent = self
+            .share
+            .iter()
+            .chain(&self.show)
+            .any(|p| path.starts_with(p));
+        lent || !(private || path.starts_with(&self.persons_home))
+    }
+}
+
 /// A started app.
 #[derive(Debug, Clone)]
 pub struct Launched {
-    /// Its process id.
+    /// Its process id (in a sandbox, the sandbox's; the app is its child).
     pub pid: u32,
+    /// Whether it runs in a sandbox.
+    pub sandboxed: bool,
     /// Whether it runs in a scope of its own (on Linux a systemd scope), apart from the daemon.
     pub scoped: bool,
     /// Arguments the desk added so that the app exposes its accessibility tree (Chromium's
@@ -398,8 +433,14 @@ pub trait Apps: Send + Sync {
     /// see or touch.
     fn own_pid(&self) -> u32;
 
-    /// Starts `app` with `args`, detached from the daemon.
-    fn launch(&self, app: &str, args: &[String]) -> Result<Launched, DeskError>;
+    /// Starts `app` with `args`, detached from the daemon; inside `sandbox` when given, and
+    /// refused (nothing started) when that sandbox cannot be made.
+    fn launch(
+        &self,
+        app: &str,
+        args: &[String],
+        sandbox: Option<&Sandbox>,
+    ) -> Result<Launched, DeskError>;
 
     /// Whether process `pid` is `ancestor` or one of its descendants.
     fn descends_from(&self, pid: u32, ancestor: u32) -> bool;

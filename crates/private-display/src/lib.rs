@@ -29,6 +29,33 @@ const FIRST_NUMBER: u32 = 100;
 const NUMBERS_TRIED: u32 = 50;
 /// The window manager's settings: new windows take the focus, no animation, no key bindings.
 const OPENBOX_CONFIG: &str = include_str!("../openbox.xml");
+/// The session bus's settings, listening on `address`: the standard session bus's, without
+/// starting services on demand. A service the bus would start (a file manager, a terminal
+/// server, a portal) would run outside any sandbox the display's apps are in, with the
+/// person's files in reach.
+fn session_bus(address: &str) -> String {
+    let address = address
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    format!(
+        r#"<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <keep_umask/>
+  <listen>{address}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+"#
+    )
+}
+
 /// Where Debian and others keep the AT-SPI bus launcher.
 const AT_SPI_LAUNCHERS: &[&str] = &[
     "/usr/libexec/at-spi-bus-launcher",
@@ -150,6 +177,20 @@ pub struct PrivateDisplay {
     record_path: PathBuf,
     env: Vec<(String, String)>,
     children: Vec<Child>,
+    /// What its apps reach from a sandbox.
+    reach: Reach,
+}
+
+/// What a display's apps reach from a sandbox: its sockets and runtime directory, and the file
+/// of its own cookie alone (never the daemon's, which holds the person's too).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reach {
+    /// The paths, bound into the sandbox where they are.
+    pub paths: Vec<PathBuf>,
+    /// The variables its apps get there.
+    pub env: Vec<(String, String)>,
+    /// A home for its sandboxed apps, removed with the display.
+    pub home: PathBuf,
 }
 
 impl PrivateDisplay {
@@ -186,6 +227,7 @@ impl PrivateDisplay {
             record_path,
             env: Vec::new(),
             children: vec![server],
+            reach: Reach::default(),
         };
         auth.add(number).map_err(dir_error)?;
         display.env = vec![
@@ -208,6 +250,16 @@ impl PrivateDisplay {
         )?;
         display.children.push(wm);
         wait_for_window_manager(number, &cookie)?;
+        // Xvfb's own cookie file holds this display's entry alone.
+        let cookie_file = dir.join("Xauthority.server");
+        display.set_reach(
+            dir,
+            [
+                PathBuf::from(format!("/tmp/.X11-unix/X{number}")),
+                cookie_file.clone(),
+            ],
+            Some(("XAUTHORITY", cookie_file)),
+        );
         let name = display.record.display.clone();
         tracing::info!(display = %name, group, "private display ready");
         Ok(display)
@@ -216,6 +268,33 @@ impl PrivateDisplay {
     /// The display's name, such as `:100`.
     pub fn name(&self) -> &str {
         &self.record.display
+    }
+
+    /// What its apps reach from a sandbox.
+    pub fn reach(&self) -> &Reach {
+        &self.reach
+    }
+
+    /// Sets what its apps reach from a sandbox: `own` (its server's socket, ...), its buses and
+    /// runtime directory, with its environment but what `overridden` sets.
+    fn set_reach(
+        &mut self,
+        dir: &Path,
+        own: impl IntoIterator<Item = PathBuf>,
+        overridden: Option<(&str, PathBuf)>,
+    ) {
+        let mut env = self.env.clone();
+        if let Some((key, value)) = overridden {
+            env.retain(|(k, _)| k != key);
+            env.push((key.to_string(), value.display().to_string()));
+        }
+        let mut paths: Vec<PathBuf> = own.into_iter().collect();
+        paths.extend([dir.join("bus"), dir.join("runtime")]);
+        self.reach = Reach {
+            paths,
+            env,
+            home: dir.join("home"),
+        };
     }
 
     /// Whether its X server still runs.
@@ -278,14 +357,16 @@ impl PrivateDisplay {
         let bus_address = format!("unix:path={}", bus.display());
         self.env
             .push(("DBUS_SESSION_BUS_ADDRESS".into(), bus_address.clone()));
+        let config = dir.join("session.conf");
+        std::fs::write(&config, session_bus(&bus_address)).map_err(|source| DisplayError::Dir {
+            dir: dir.to_path_buf(),
+            source,
+        })?;
         let dbus_child = self.spawn(
             "session D-Bus",
-            Command::new(dbus).args([
-                "--session",
-                "--nofork",
-                "--nopidfile",
-                &format!("--address={bus_address}"),
-            ]),
+            Command::new(dbus)
+                .arg(format!("--config-file={}", config.display()))
+                .args(["--nofork", "--nopidfile"]),
         )?;
         self.children.push(dbus_child);
         wait_until("session D-Bus", START_TIMEOUT, || {
@@ -340,6 +421,7 @@ impl Drop for PrivateDisplay {
         }
         let _ = std::fs::remove_file(&self.record_path);
         self.record.remove_runtime();
+        let _ = std::fs::remove_dir_all(&self.reach.home);
         tracing::info!(display = %self.record.display, processes = ended, "private display ended");
     }
 }
@@ -456,7 +538,17 @@ fn start_server(
             .arg(format!(":{number}"))
             .args(["-screen", "0"])
             .arg(format!("{}x{}x24", screen.width, screen.height))
-            .args(["-nolisten", "tcp", "-noreset", "-auth"])
+            // No abstract socket: a sandboxed app, kept from abstract sockets made outside its
+            // sandbox, finds this display at its socket file (which libxcb tries only when no
+            // abstract socket answers).
+            .args([
+                "-nolisten",
+                "tcp",
+                "-nolisten",
+                "local",
+                "-noreset",
+                "-auth",
+            ])
             .arg(&server_auth)
             .process_group(0)
             .stdin(Stdio::null())

@@ -85,6 +85,7 @@ impl PrivateDisplay {
             record_path,
             env: Vec::new(),
             children: vec![server],
+            reach: crate::Reach::default(),
         };
         display.write_record();
         let deadline = Instant::now() + START_TIMEOUT;
@@ -138,6 +139,7 @@ impl PrivateDisplay {
             ("QT_QPA_PLATFORM".into(), "wayland".into()),
         ];
         display.start_buses(dir, &dbus, &launcher)?;
+        display.set_reach(dir, [socket.clone()], None);
         tracing::info!(socket = %socket.display(), group, "private sway ready");
         Ok(display)
     }

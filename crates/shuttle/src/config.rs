@@ -26,6 +26,8 @@ pub struct Config {
     pub journal: JournalConfig,
     /// Scripts and plugins.
     pub tools: ToolsConfig,
+    /// How the apps agents launch run: in a sandbox or as the person.
+    pub apps: AppsConfig,
     /// The model calls: one endpoint, a model per role (`[models]`, see docs/models.md).
     pub models: models::Config,
 }
@@ -227,7 +229,136 @@ impl From<&SafetyConfig> for desk::guard::Policy {
             },
             // The daemon sets it for calls on the person's display.
             input: desk::guard::InputMode::Foreground,
+            // The daemon sets it from [apps], by the display the call runs on.
+            sandbox: None,
         }
+    }
+}
+
+/// `[apps]`: how the apps agents launch run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AppsConfig {
+    /// On agents' private displays; unset: `home` where bubblewrap can make a sandbox, else
+    /// `none`.
+    pub sandbox: Option<SandboxSetting>,
+    /// On the person's own display (`display = "inherit"`).
+    pub person_sandbox: SandboxSetting,
+    /// A home for sandboxed apps that lasts (`~/` is the person's home); unset: one per
+    /// display, made with it and removed with it.
+    pub home: Option<PathBuf>,
+    /// Parts of the person's home sandboxed apps see and may change.
+    pub share: Vec<PathBuf>,
+    /// Parts of the person's home sandboxed apps see and may not change.
+    pub show: Vec<PathBuf>,
+}
+
+/// Whether apps run in a sandbox (`[apps] sandbox`, `person_sandbox`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxSetting {
+    /// As the person, with everything the person may touch.
+    #[default]
+    None,
+    /// Under bubblewrap, with a home of their own in place of the person's.
+    Home,
+}
+
+impl SandboxSetting {
+    /// The setting's name as config.toml spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Home => "home",
+        }
+    }
+}
+
+impl AppsConfig {
+    /// The sandbox in force on a private display (`private`) or the person's, where a sandbox
+    /// can (`can`) or cannot be made here; `None`: apps run as the person. A sandbox asked for
+    /// by name is kept where it cannot be made, so that a launch is refused rather than run
+    /// without it.
+    pub fn sandbox(&self, private: bool, can: bool) -> Option<desk::Sandbox> {
+        let setting = match (private, self.sandbox) {
+            (true, Some(setting)) => setting,
+            (true, None) if can => SandboxSetting::Home,
+            (true, None) => SandboxSetting::None,
+            (false, _) => self.person_sandbox,
+        };
+        (setting == SandboxSetting::Home).then(|| desk::Sandbox {
+            persons_home: persons_home(),
+            home: self.home.as_deref().map(expand),
+            share: self.share.iter().map(|p| expand(p)).collect(),
+            show: self.show.iter().map(|p| expand(p)).collect(),
+        })
+    }
+
+    /// What is wrong with the paths, naming the key: each must be absolute or start with
+    /// `~/`, those shared and shown must lie inside the person's home (outside it a sandboxed
+    /// app sees as much as anyone), and no path may be both shared and shown.
+    fn check(&self) -> Result<(), (&'static str, String)> {
+        let home = persons_home();
+        let named = |key: &'static str, path: &Path| -> Result<PathBuf, (&'static str, String)> {
+            let text = path.display().to_string();
+            let bad = |why: &str| (key, format!("{text:?} {why}"));
+            if !(text.starts_with('/') || text.starts_with("~/")) {
+                return Err(bad("is neither absolute nor in ~/"));
+            }
+            if path
+                .components()
+                .any(|c| matches!(c, std::path::Component::ParentDir))
+            {
+                return Err(bad("goes up with `..`; name the directory itself"));
+            }
+            Ok(expand(path))
+        };
+        if let Some(path) = &self.home {
+            named("home", path)?;
+        }
+        let mut seen: Vec<(PathBuf, &'static str)> = Vec::new();
+        for (key, paths) in [("share", &self.share), ("show", &self.show)] {
+            for path in paths {
+                let full = named(key, path)?;
+                if !full.starts_with(&home) || full == home {
+                    return Err((
+                        key,
+                        format!(
+                            "{:?} is not inside the person's home ({}): outside it a                              sandboxed app sees what anyone may, and the whole home is                              sandbox = \"none\"",
+                            path.display(),
+                            home.display()
+                        ),
+                    ));
+                }
+                if let Some((_, other)) = seen.iter().find(|(p, _)| *p == full) {
+                    return Err((
+                        key,
+                        format!(
+                            "{:?} is named by both share and show; keep it in one ({other} \
+                             names it too)",
+                            path.display()
+                        ),
+                    ));
+                }
+                seen.push((full, key));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The person's home: the daemon's HOME.
+fn persons_home() -> PathBuf {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map_or_else(|| PathBuf::from("/"), PathBuf::from)
+}
+
+/// `path` with a leading `~/` taken as the person's home.
+fn expand(path: &Path) -> PathBuf {
+    match path.strip_prefix("~") {
+        Ok(rest) => persons_home().join(rest),
+        Err(_) => path.to_path_buf(),
     }
 }
 
@@ -348,6 +479,9 @@ pub fn parse(text: &str) -> Result<Config, String> {
             "{}, key `apps`: an entry is empty; name an app",
             line_of(text, "apps")
         ));
+    }
+    if let Err((key, why)) = config.apps.check() {
+        return Err(format!("{}, key `{key}`: {why}", line_of(text, key)));
     }
     Ok(config)
 }

@@ -48,6 +48,10 @@ pub struct Started {
     /// agent must answer (or close) before the window itself.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dialogs: Option<Vec<BlockingDialog>>,
+    /// It runs in a sandbox: it sees a home of its own in place of the person's, with only the
+    /// parts of theirs `[apps] share` and `show` name.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub sandboxed: bool,
     /// Switches shuttle added (a Chromium-based app's accessibility switch).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub added_args: Option<Vec<String>>,

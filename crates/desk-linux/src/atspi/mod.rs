@@ -212,7 +212,7 @@ impl AtSpi {
         }
         .await;
         let direct = match address {
-            Ok(address) if !address.is_empty() => {
+            Ok(address) if is_direct_socket(&address) => {
                 zbus::connection::Builder::address(address.as_str())
                     .map(|b| b.p2p().method_timeout(CALL_TIMEOUT))
                     .ok()
@@ -823,4 +823,34 @@ fn bad_id(node: &NodeRef, e: &zbus::Error) -> DeskError {
 /// Whether a toolkit and version (as an app says them) are GTK 4's.
 fn is_gtk4((toolkit, version): &(String, String)) -> bool {
     toolkit == "GTK" && version.starts_with("4.")
+}
+
+/// Whether `address`, which an app gave as its direct connection, is one unix socket. The
+/// address is the app's word: another transport (`unixexec:` runs a program, `tcp:` reaches
+/// the network) or a list of alternatives would have the daemon do what the app says.
+fn is_direct_socket(address: &str) -> bool {
+    (address.starts_with("unix:path=") || address.starts_with("unix:abstract="))
+        && !address.contains(';')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_direct_socket;
+
+    #[test]
+    fn an_apps_direct_address_is_taken_only_as_one_unix_socket() {
+        assert!(is_direct_socket(
+            "unix:path=/run/user/1000/at-spi2-AB12CD/socket"
+        ));
+        assert!(is_direct_socket("unix:abstract=/tmp/at-spi2-x,guid=00"));
+        for app_said in [
+            "",
+            "unixexec:path=/bin/sh,argv1=-c,argv2=rm%20-rf%20~",
+            "tcp:host=example.com,port=80",
+            "unix:path=/tmp/x;unixexec:path=/bin/sh",
+            "launchd:env=X",
+        ] {
+            assert!(!is_direct_socket(app_said), "{app_said}");
+        }
+    }
 }

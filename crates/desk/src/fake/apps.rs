@@ -11,8 +11,14 @@ impl Apps for FakeDesk {
         self.state().own_pid
     }
 
-    fn launch(&self, app: &str, _args: &[String]) -> Result<Launched, DeskError> {
+    fn launch(
+        &self,
+        app: &str,
+        _args: &[String],
+        sandbox: Option<&Sandbox>,
+    ) -> Result<Launched, DeskError> {
         let mut state = self.state();
+        state.sandboxes.push(sandbox.cloned());
         let crash = state.crashes.get(app).cloned();
         let Some(title) = state
             .programs
@@ -30,6 +36,7 @@ impl Apps for FakeDesk {
             state.exited.push(pid);
             return Ok(Launched {
                 pid,
+                sandboxed: sandbox.is_some(),
                 scoped: false,
                 added: Vec::new(),
                 exit: Arc::new(OnceLock::from(exit)),
@@ -51,6 +58,7 @@ impl Apps for FakeDesk {
         };
         Ok(Launched {
             pid,
+            sandboxed: sandbox.is_some(),
             scoped: false,
             added,
             exit: Arc::default(),

@@ -32,7 +32,7 @@ use crate::image::RgbImage;
 use crate::system::{
     Answer, Apps, Backend, Background, Clip, Display, DisplayInfo, Ending, Exit,
     FORCE_ACCESSIBILITY, FrameChange, Hotkey, Input, Launched, Opener, Platform, Presence,
-    Question, WindowEvents, WindowState,
+    Question, Sandbox, WindowEvents, WindowState,
 };
 
 /// Something the desktop received.
@@ -259,6 +259,8 @@ pub struct State {
     pub names: HashMap<u32, Vec<String>>,
     /// What the person answers, in turn; with none left, nobody answers.
     pub answers: VecDeque<Answer>,
+    /// The sandbox each launch was asked for, in order.
+    pub sandboxes: Vec<Option<Sandbox>>,
     /// The questions the person was asked.
     pub questions: Vec<Question>,
     /// Whether the marker showed, each time it was set.
@@ -524,6 +526,7 @@ impl FakeDesk {
             nodes: Vec::new(),
             names: HashMap::new(),
             answers: VecDeque::new(),
+            sandboxes: Vec::new(),
             questions: Vec::new(),
             marker: Vec::new(),
             stop_typing_after: None,

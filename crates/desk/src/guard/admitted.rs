@@ -445,7 +445,8 @@ impl<'d> Admitted<'d> {
             "starting a program",
         )?;
         self.sending("starting a program", || {
-            self.desk.backend.apps.launch(app, args)
+            let sandbox = self.desk.policy.sandbox.as_ref();
+            self.desk.backend.apps.launch(app, args, sandbox)
         })
     }
 

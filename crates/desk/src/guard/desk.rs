@@ -24,7 +24,7 @@ use crate::cancel::Cancel;
 use crate::error::DeskError;
 use crate::image::RgbImage;
 use crate::intent::{Intent, Target};
-use crate::system::{Answer, Asks, Backend, Clip, Opener, Question, WindowState};
+use crate::system::{Answer, Asks, Backend, Clip, Opener, Question, Sandbox, WindowState};
 use desk_core::call::ClipFormat;
 
 /// Who makes a call, and how it may be stopped.
@@ -149,6 +149,11 @@ impl Desk {
     /// The call's cancel flag, for long waits.
     pub fn cancel(&self) -> &Cancel {
         &self.caller.cancel
+    }
+
+    /// The sandbox the apps agents launch run in, if any.
+    pub fn sandbox(&self) -> Option<&Sandbox> {
+        self.policy.sandbox.as_ref()
     }
 
     fn names(&self, pid: u32) -> Vec<String> {

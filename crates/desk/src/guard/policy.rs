@@ -6,6 +6,7 @@ use std::time::Duration;
 use desk_core::outcome::Control;
 
 use crate::error::DeskError;
+use crate::system::Sandbox;
 
 /// The safety settings one call runs under.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -26,6 +27,8 @@ pub struct Policy {
     pub no_clipboard: Option<String>,
     /// How input reaches windows on the person's display (`[daemon] input`).
     pub input: InputMode,
+    /// The sandbox the apps agents launch run in (`[apps]`); `None`: they run as the person.
+    pub sandbox: Option<Sandbox>,
 }
 
 /// How input reaches windows (`[daemon] input`).

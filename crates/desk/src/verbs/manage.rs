@@ -302,6 +302,7 @@ fn started(desk: &Desk, launched: &Launched, first: Option<Window>) -> Result<St
     Ok(Started {
         pid: launched.pid,
         scoped: launched.scoped,
+        sandboxed: launched.sandboxed,
         window,
         dialogs: (!dialogs.is_empty()).then_some(dialogs),
         added_args: (!launched.added.is_empty()).then(|| launched.added.clone()),
@@ -331,6 +332,16 @@ pub(super) fn open(desk: &Desk, args: &OpenArgs) -> Result<Opened, DeskError> {
     if target.starts_with('/') && !std::path::Path::new(target).exists() {
         return Err(DeskError::Invalid(format!(
             "there is no file at {target}; nothing was opened"
+        )));
+    }
+    if target.starts_with('/')
+        && let Some(sandbox) = desk.sandbox()
+        && !sandbox.shows(std::path::Path::new(target))
+    {
+        return Err(DeskError::Invalid(format!(
+            "{target} is out of the sandbox's sight: the apps agents launch see none of the \
+             person's home but the paths [apps] share and show name, nor the person's /tmp or \
+             /run; nothing was opened. Ask the person to share or show it"
         )));
     }
     let opener = desk.opener(target)?;

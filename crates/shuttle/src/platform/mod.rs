@@ -17,6 +17,7 @@ use std::sync::Arc;
 use desk::{Answer, Backend, Background, Cancel, DeskError, Hotkey, Platform, Presence, Question};
 use desk_linux::LinuxApps;
 use desk_linux::atspi::OnDemand;
+pub use desk_linux::sandbox::Room;
 use desk_x11::X11Backend;
 pub use desk_x11::watch::{WatchEnd, WatchOptions, watch};
 
@@ -35,6 +36,11 @@ pub mod probe {
 /// a plugin's program, a service), so its processes are known as the agent's.
 pub fn note_agent_group(pid: u32) {
     desk_linux::lineage::note_leader(pid);
+}
+
+/// Whether apps can be launched in a sandbox here: bubblewrap is installed and can make one.
+pub fn can_sandbox() -> bool {
+    desk_linux::sandbox::probe().bwrap.is_ok()
 }
 
 /// Notes the daemon's keeper, which adopts what the daemon's descendants leave behind: its
@@ -69,6 +75,64 @@ pub fn ask_at_terminal(
     desk_linux::terminal::ask(terminal, prompt, limit)
 }
 
+/// What apps on the person's own display reach from a sandbox, from the daemon's environment:
+/// the display's socket and cookie, their Wayland socket, their accessibility bus when it has
+/// a socket file, and a runtime directory and home of the sandbox's own under `dir`. Never
+/// their session bus, whose services would run outside the sandbox.
+pub fn persons_room(dir: &std::path::Path) -> Room {
+    use std::path::PathBuf;
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let mut room = Room {
+        home: dir.join("home"),
+        ..Room::default()
+    };
+    if let Some(display) = var("DISPLAY") {
+        if let Some(number) = display.strip_prefix(':').and_then(|n| n.split('.').next()) {
+            room.reach.push(format!("/tmp/.X11-unix/X{number}").into());
+        }
+        room.env.push(("DISPLAY".into(), display));
+    }
+    let cookie = var("XAUTHORITY")
+        .map(PathBuf::from)
+        .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".Xauthority")))
+        .filter(|p| p.is_file());
+    if let Some(cookie) = cookie {
+        room.env
+            .push(("XAUTHORITY".into(), cookie.display().to_string()));
+        room.reach.push(cookie);
+    }
+    if let Some(wayland) = var("WAYLAND_DISPLAY") {
+        let socket = match var("XDG_RUNTIME_DIR") {
+            Some(runtime) if !wayland.starts_with('/') => PathBuf::from(runtime).join(wayland),
+            _ => PathBuf::from(wayland),
+        };
+        room.env
+            .push(("WAYLAND_DISPLAY".into(), socket.display().to_string()));
+        room.reach.push(socket);
+    }
+    if let Some(bus) = var("AT_SPI_BUS_ADDRESS") {
+        if let Some(path) = bus.strip_prefix("unix:path=") {
+            room.reach
+                .push(path.split(',').next().unwrap_or(path).into());
+        }
+        room.env.push(("AT_SPI_BUS_ADDRESS".into(), bus));
+    }
+    for var in ["XDG_SESSION_TYPE", "GDK_BACKEND", "QT_QPA_PLATFORM"] {
+        if let Ok(value) = std::env::var(var) {
+            room.env.push((var.into(), value));
+        }
+    }
+    let runtime = dir.join("runtime");
+    if std::fs::create_dir_all(&runtime).is_ok() {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700));
+        room.env
+            .push(("XDG_RUNTIME_DIR".into(), runtime.display().to_string()));
+        room.reach.push(runtime);
+    }
+    room
+}
+
 /// Where the person is: their X display (where confirm questions open) and, when they work
 /// in sway, its IPC socket, where the kill hotkey is bound (an X grab would hear the keys only
 /// while an XWayland window has the focus).
@@ -82,8 +146,8 @@ pub struct Person {
 
 /// The desktop on `display` (none: the daemon has none), whose kill hotkey is grabbed where
 /// `person` is.
-pub fn desktop(display: Option<String>, person: Person) -> Arc<dyn Platform> {
-    Arc::new(LinuxX11::new(display, person))
+pub fn desktop(display: Option<String>, person: Person, room: Room) -> Arc<dyn Platform> {
+    Arc::new(LinuxX11::new(display, person, room))
 }
 
 /// An X11 desktop on Linux.
@@ -92,6 +156,8 @@ pub struct LinuxX11 {
     display: Option<String>,
     person: Person,
     session: Option<Session>,
+    /// What its apps reach from a sandbox.
+    room: Room,
 }
 
 /// A private display's session: what apps launched there get, and its accessibility bus.
@@ -103,16 +169,19 @@ struct Session {
     pub remove: Vec<String>,
     /// Its accessibility bus.
     pub accessibility: Option<String>,
+    /// What its apps reach from a sandbox.
+    pub room: Room,
 }
 
 impl LinuxX11 {
     /// Drives `display` with the daemon's environment; grabs the kill hotkey where `person`
-    /// is.
-    pub fn new(display: Option<String>, person: Person) -> Self {
+    /// is; its apps reach `room` from a sandbox.
+    pub fn new(display: Option<String>, person: Person, room: Room) -> Self {
         Self {
             display,
             person,
             session: None,
+            room,
         }
     }
 
@@ -121,6 +190,7 @@ impl LinuxX11 {
         Self {
             display: Some(display),
             person,
+            room: session.room.clone(),
             session: Some(session),
         }
     }
@@ -152,8 +222,12 @@ impl Platform for LinuxX11 {
                 None => x11.clone(),
             },
             apps: Arc::new(match &self.session {
-                Some(session) => LinuxApps::with_env(session.env.clone(), session.remove.clone()),
-                None => LinuxApps::inherit(),
+                Some(session) => LinuxApps::with_env(
+                    session.env.clone(),
+                    session.remove.clone(),
+                    self.room.clone(),
+                ),
+                None => LinuxApps::inherit(self.room.clone()),
             }),
             accessibility: Arc::new(
                 match self.session.as_ref().and_then(|s| s.accessibility.clone()) {

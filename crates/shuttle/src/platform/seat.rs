@@ -68,10 +68,16 @@ impl PrivateSeats {
             .map(|v| v.to_string())
             .collect();
         let value = |key: &str| env.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+        let reach = display.reach();
         let session = Session {
             env: env.clone(),
             remove: unset.clone(),
             accessibility: value("AT_SPI_BUS_ADDRESS"),
+            room: super::Room {
+                reach: reach.paths.clone(),
+                env: reach.env.clone(),
+                home: reach.home.clone(),
+            },
         };
         let person = self.person.clone();
         let platform: Arc<dyn Platform> = match (value("WAYLAND_DISPLAY"), value("SWAYSOCK")) {

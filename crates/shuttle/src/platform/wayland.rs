@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use super::{Person, Session};
+use super::{Person, Room, Session};
 use std::sync::Arc;
 
 use desk::{Answer, Backend, Cancel, DeskError, Hotkey, Platform, Presence, Question};
@@ -52,15 +52,19 @@ pub struct LinuxWayland {
     person: Person,
     /// A private seat's session: what its apps get, and its accessibility bus.
     private: Option<Session>,
+    /// What its apps reach from a sandbox.
+    room: Room,
 }
 
 impl LinuxWayland {
-    /// Drives the person's `session`; asks the person on `person`, XWayland's display.
-    pub fn new(session: WaylandSession, person: Person) -> Self {
+    /// Drives the person's `session`; asks the person on `person`, XWayland's display; its
+    /// apps reach `room` from a sandbox.
+    pub fn new(session: WaylandSession, person: Person, room: Room) -> Self {
         Self {
             session,
             person,
             private: None,
+            room,
         }
     }
 
@@ -69,6 +73,7 @@ impl LinuxWayland {
         Self {
             session,
             person,
+            room: private.room.clone(),
             private: Some(private),
         }
     }
@@ -97,8 +102,12 @@ impl Platform for LinuxWayland {
                 }),
             },
             apps: Arc::new(match &self.private {
-                Some(session) => LinuxApps::with_env(session.env.clone(), session.remove.clone()),
-                None => LinuxApps::inherit(),
+                Some(session) => LinuxApps::with_env(
+                    session.env.clone(),
+                    session.remove.clone(),
+                    self.room.clone(),
+                ),
+                None => LinuxApps::inherit(self.room.clone()),
             }),
             accessibility: Arc::new(Placed::new(
                 Arc::new(

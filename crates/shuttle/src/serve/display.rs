@@ -15,7 +15,9 @@ use serde_json::{Value, json};
 
 use super::seats::{PerAgentSettings, Seat, Seats};
 use crate::config::{DaemonConfig, DisplayMode, SeatKind};
-use crate::platform::{self, LinuxWayland, Person, PrivateSeat, PrivateSeats, WaylandSession};
+use crate::platform::{
+    self, LinuxWayland, Person, PrivateSeat, PrivateSeats, Room, WaylandSession,
+};
 
 /// The display the daemon settled on, kept for its whole life: dropping it ends a private one.
 pub struct Settled {
@@ -32,6 +34,8 @@ pub struct Settled {
     persons_sway: Option<WaylandSession>,
     private: Option<PrivateSeat>,
     seats: Option<Arc<PrivateSeats>>,
+    /// What apps on the person's display reach from a sandbox.
+    persons_room: Room,
 }
 
 impl Settled {
@@ -57,8 +61,14 @@ impl Settled {
     pub fn platform(&self) -> Arc<dyn Platform> {
         match (&self.private, &self.wayland) {
             (Some(private), _) => private.platform(),
-            (None, Some(session)) => Arc::new(LinuxWayland::new(session.clone(), self.persons())),
-            (None, None) => platform::desktop(self.desk.clone(), self.persons()),
+            (None, Some(session)) => Arc::new(LinuxWayland::new(
+                session.clone(),
+                self.persons(),
+                self.persons_room.clone(),
+            )),
+            (None, None) => {
+                platform::desktop(self.desk.clone(), self.persons(), self.persons_room.clone())
+            }
         }
     }
 
@@ -86,6 +96,10 @@ impl Settled {
         }
     }
 }
+
+/// Under the private displays' directory, what the sandbox of apps on the person's display
+/// keeps (its home, its runtime directory), from one daemon to the next.
+const PERSONS: &str = "person";
 
 /// The private displays' files: `display` beside the socket.
 pub fn private_dir(socket: &Path) -> PathBuf {
@@ -117,6 +131,7 @@ pub fn settle(
         persons_sway: persons_sway.clone(),
         private: None,
         seats: None,
+        persons_room: platform::persons_room(&dir.join(PERSONS)),
     };
     if mode == DisplayMode::Inherit {
         // A sway session is driven natively: its native windows are beyond XWayland's reach.

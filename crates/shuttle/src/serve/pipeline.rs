@@ -220,6 +220,9 @@ impl Daemon {
         if !seat.private_display {
             policy.input = config.daemon.input.into();
         }
+        policy.sandbox = config
+            .apps
+            .sandbox(seat.private_display, platform::can_sandbox());
         let policy = Arc::new(policy);
         let caller = Caller {
             agent: request.agent_id.clone(),
