@@ -600,6 +600,69 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_sandbox_is_home_on_private_displays_where_it_can_be_and_as_named_elsewhere() {
+        let home = persons_home();
+        let default = AppsConfig::default();
+        let on_private = default.sandbox(true, true).unwrap();
+        assert_eq!(on_private.persons_home, home);
+        assert_eq!(on_private.home, None);
+        assert_eq!(
+            default.sandbox(true, false),
+            None,
+            "no bubblewrap: none by default"
+        );
+        assert_eq!(
+            default.sandbox(false, true),
+            None,
+            "the person's display: none"
+        );
+        let named = parse(
+            "[apps]\nsandbox = \"home\"\nperson_sandbox = \"home\"\nhome = \"~/agents\"\n\
+             share = [\"~/work\"]\nshow = [\"~/ref\"]\n",
+        )
+        .unwrap()
+        .apps;
+        let kept = named.sandbox(true, false).unwrap();
+        assert_eq!(kept.home, Some(home.join("agents")));
+        assert_eq!(kept.share, [home.join("work")]);
+        assert_eq!(kept.show, [home.join("ref")]);
+        assert!(named.sandbox(false, true).is_some());
+        let none = parse("[apps]\nsandbox = \"none\"\n").unwrap().apps;
+        assert_eq!(none.sandbox(true, true), None);
+    }
+
+    #[test]
+    fn sandbox_paths_that_would_not_do_what_they_say_are_refused_by_name() {
+        for (text, want) in [
+            (
+                "[apps]\nshare = [\"/etc\"]\n",
+                "line 2, key `share`: \"/etc\" is not inside the person's home",
+            ),
+            (
+                "[apps]\nshow = [\"~\"]\n",
+                "key `show`: \"~\" is neither absolute",
+            ),
+            (
+                "[apps]\nshow = [\"~/\"]\n",
+                "is not inside the person's home",
+            ),
+            (
+                "[apps]\nshare = [\"work\"]\n",
+                "\"work\" is neither absolute nor in ~/",
+            ),
+            ("[apps]\nshare = [\"~/a/../..\"]\n", "goes up with `..`"),
+            (
+                "[apps]\nshare = [\"~/w\"]\nshow = [\"~/w\"]\n",
+                "line 3, key `show`: \"~/w\" is named by both share and show",
+            ),
+            ("[apps]\nsandbox = \"strict\"\n", "unknown variant `strict`"),
+        ] {
+            let error = parse(text).unwrap_err();
+            assert!(error.contains(want), "{text:?}: {error}");
+        }
+    }
+
+    #[test]
     fn empty_text_is_the_default() {
         assert_eq!(parse("").unwrap(), Config::default());
         assert!(Config::default().safety.auth_guard);

@@ -237,6 +237,7 @@ pub fn run() -> Report {
     let accessibility = on_thread(desktop::accessibility);
     let node = on_thread(|c| vec![parts::node(c)]);
     let models = on_thread(|c| vec![parts::models(c)]);
+    let sandbox = on_thread(|c| vec![parts::sandbox(c)]);
     let quick = [
         parts::private_displays(&context),
         parts::socket(&context),
@@ -259,6 +260,7 @@ pub fn run() -> Report {
     let mut checks = wait("display", display);
     checks.extend(wait("wayland", wayland));
     checks.push(private_displays);
+    checks.extend(wait("sandbox", sandbox));
     checks.extend(wait("accessibility bus", accessibility));
     checks.extend(wait("node", node));
     checks.extend([socket, daemon, config]);

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::{CALL_LIMIT, Check, Context, Repair, Status};
 use crate::client::{DeskClient, WhenAbsent};
-use crate::config::{DisplayMode, SeatKind};
+use crate::config::{DisplayMode, SandboxSetting, SeatKind};
 use crate::endpoint;
 use crate::node::{self, Source};
 use crate::setup::{self, Client, State};
@@ -46,6 +46,71 @@ pub(super) fn private_displays(c: &Context) -> Check {
         detail += " (not needed while the daemon drives the person's display)";
     }
     Check::new(name, status, detail).fix(format!("sudo apt install {}", packages.join(" ")))
+}
+
+/// The sandbox of the apps agents launch, on the display they launch them on: in force or not,
+/// and why, and how tight it is.
+pub(super) fn sandbox(c: &Context) -> Check {
+    let probe = crate::platform::probe::sandbox();
+    let private = c.mode != DisplayMode::Inherit;
+    let apps = &c.config.apps;
+    let (setting, key) = if private {
+        (apps.sandbox, "sandbox")
+    } else {
+        (Some(apps.person_sandbox), "person_sandbox")
+    };
+    let whose = if private {
+        "apps agents launch on their displays"
+    } else {
+        "apps agents launch on your display"
+    };
+    let name = "sandbox";
+    match (setting, &probe.bwrap) {
+        (Some(SandboxSetting::None), _) => {
+            let status = if private { Status::Warn } else { Status::Ok };
+            Check::new(
+                name,
+                status,
+                format!("none ([apps] {key} = \"none\"): {whose} run as you, your files in reach"),
+            )
+        }
+        (None, Err(why)) => Check::new(
+            name,
+            Status::Warn,
+            format!("none: {whose} run as you, your files in reach, because {why}"),
+        )
+        .fix("sudo apt install bubblewrap"),
+        (Some(SandboxSetting::Home), Err(why)) => Check::new(
+            name,
+            Status::Fail,
+            format!("[apps] {key} = \"home\", and {why}: every launch is refused"),
+        )
+        .fix("sudo apt install bubblewrap, or set [apps] sandbox = \"none\""),
+        (_, Ok(bwrap)) => {
+            let scoped = if probe.scoped {
+                "Landlock keeps them from your session's abstract sockets and processes"
+            } else {
+                "this kernel lacks Landlock's scopes (Linux 6.12+), so an abstract socket of your \
+                 session (an X server's, a bus's) stays in their reach"
+            };
+            let status = if probe.scoped {
+                Status::Ok
+            } else {
+                Status::Warn
+            };
+            Check::new(
+                name,
+                status,
+                format!(
+                    "home: {whose} run under {} with a home of their own ({} shared, {} shown); \
+                     {scoped}",
+                    bwrap.display(),
+                    apps.share.len(),
+                    apps.show.len()
+                ),
+            )
+        }
+    }
 }
 
 /// The Node scripts run on: found, the pinned version, and the pinned bytes.

@@ -26,6 +26,7 @@ pub use desk_x11::watch::{WatchEnd, WatchOptions, watch};
 pub mod probe {
     pub use desk_linux::atspi::probe::probe as accessibility;
     pub use desk_linux::atspi::probe::{AppOnBus, BusProbe, enable as enable_accessibility};
+    pub use desk_linux::sandbox::probe as sandbox;
     pub use desk_x11::{Probe as DisplayProbe, probe as display};
     pub use private_display::{
         Requirement, requirements as private_display_needs, sway_requirements as sway_seat_needs,

@@ -22,6 +22,7 @@ impl Daemon {
             None => json!({"per_agent": seats.len()}),
         };
         let safety = &config.safety;
+        let can = crate::platform::can_sandbox();
         json!({
             "daemon": "running",
             "pid": std::process::id(),
@@ -39,6 +40,11 @@ impl Daemon {
                 "auth_guard": safety.auth_guard,
                 "indicator": safety.indicator,
                 "kill_hotkey": self.hotkey.describe(),
+                // What the apps agents launch run in, on their displays and on the person's.
+                "sandbox": {
+                    "private": sandbox_name(config.apps.sandbox(true, can)),
+                    "person": sandbox_name(config.apps.sandbox(false, can)),
+                },
             },
             "journal": config.journal.enabled.then(|| config.journal.file().display().to_string()),
             "display": self.display.get(),
@@ -58,6 +64,13 @@ impl Daemon {
             "calls": self.calls.load(Ordering::Relaxed),
             "connections": self.connections.load(Ordering::Relaxed),
         })
+    }
+}
+
+fn sandbox_name(sandbox: Option<desk::Sandbox>) -> &'static str {
+    match sandbox {
+        Some(_) => "home",
+        None => "none",
     }
 }
 

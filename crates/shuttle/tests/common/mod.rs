@@ -67,6 +67,14 @@ impl Scratch {
         Self(dir)
     }
 
+    /// A scratch directory inside `dir`.
+    pub fn within(dir: &Path, name: &str) -> Self {
+        let scratch = Self::new(name);
+        let inside = dir.join(scratch.0.file_name().unwrap());
+        std::fs::create_dir_all(&inside).unwrap();
+        Self(inside)
+    }
+
     pub fn path(&self, name: &str) -> PathBuf {
         self.0.join(name)
     }
@@ -130,13 +138,25 @@ impl Daemon {
         let scratch = Scratch::new("daemon");
         prepare(&scratch);
         let socket = scratch.path("desk.sock");
-        if let Some(config) = config {
-            std::fs::write(scratch.path("config.toml"), config).unwrap();
-        }
-        let env: Vec<(String, String)> = env
+        let mut env: Vec<(String, String)> = env
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
+        if let Some(config) = config {
+            // On private displays apps run sandboxed, away from the person's home and /tmp:
+            // the person's home is the daemon's own, and what an app must write for the test
+            // goes to the part of it the sandbox shares (`Daemon::shared`).
+            let private = config.contains("\"per-agent\"") || config.contains("\"private\"");
+            let mut config = config.to_string();
+            if private {
+                std::fs::create_dir_all(scratch.path("home/shared")).unwrap();
+                env.push(("HOME".into(), scratch.path("home").display().to_string()));
+                if !config.contains("[apps]") {
+                    config.push_str("\n[apps]\nshare = [\"~/shared\"]\n");
+                }
+            }
+            std::fs::write(scratch.path("config.toml"), config).unwrap();
+        }
         let child = Self::spawn(&scratch, &socket, &env);
         let daemon = Self {
             child,
@@ -173,6 +193,17 @@ impl Daemon {
             .stdout(Stdio::null())
             .stderr(log);
         command.spawn().unwrap()
+    }
+
+    /// A file `name` in the part of the person's home that sandboxed apps share (a daemon on
+    /// private displays has a home of its own, `home` in its scratch directory).
+    pub fn shared(&self, name: &str) -> PathBuf {
+        self.scratch.path("home/shared").join(name)
+    }
+
+    /// A scratch directory in the part of the person's home that sandboxed apps share.
+    pub fn shared_scratch(&self, name: &str) -> Scratch {
+        Scratch::within(&self.shared(""), name)
     }
 
     /// The daemon's pid: the one child of the process started, `shuttle serve`'s keeper, which

@@ -86,7 +86,7 @@ fn an_agent_on_a_private_display_leaves_the_persons_display_untouched() {
     assert_eq!(display["person"], person.as_str());
     assert_ne!(display["name"], person.as_str(), "{display}");
 
-    let scratch = Scratch::new("private-display");
+    let scratch = daemon.shared_scratch("private-display");
     let log = scratch.path("agent.log");
     let app = launch_fixture(&daemon, "Agent's Window", &log);
     let mut mcp = Mcp::start(
@@ -138,7 +138,7 @@ fn a_killed_daemons_private_display_is_reaped_by_the_next_daemon() {
     let mut daemon = Daemon::start_configured(Some(PRIVATE), &[]);
     let first = display_status(&daemon);
     let server = first["group"].as_i64().unwrap();
-    let scratch = Scratch::new("private-reap");
+    let scratch = daemon.shared_scratch("private-reap");
     let app = launch_fixture(&daemon, "Left Behind", &scratch.path("left.log"));
 
     daemon.kill_and_restart();
@@ -221,7 +221,7 @@ fn two_agents_type_different_texts_at_once_each_on_a_display_of_its_own() {
     require_desktop();
     let (bystander, before) = persons_window_with_pointer_at(222, 111);
     let daemon = per_agent("");
-    let scratch = Scratch::new("per-agent");
+    let scratch = daemon.shared_scratch("per-agent");
     let agents = [
         ("agent-a", "Ålpha ✓ ünïcödé 一二三", scratch.path("a.log")),
         ("agent-b", "βeta → ñ 四五六 😀", scratch.path("b.log")),
@@ -321,7 +321,7 @@ fn the_display_cap_is_named_and_a_dead_display_is_replaced_on_the_next_call() {
 fn an_agents_display_ends_with_its_mcp_session() {
     require_desktop();
     let daemon = per_agent("");
-    let scratch = Scratch::new("session-end");
+    let scratch = daemon.shared_scratch("session-end");
     let log = scratch.path("app.log");
     let mut mcp = Mcp::start(
         &daemon.socket,
@@ -356,7 +356,7 @@ fn dialog() -> String {
 fn confirm_asks_on_the_persons_display_for_an_agent_on_its_own_and_the_journal_names_it() {
     require_desktop();
     let daemon = per_agent("[safety]\nconfirm = true\nconfirm_timeout_s = 10\n");
-    let scratch = Scratch::new("confirm-private");
+    let scratch = daemon.shared_scratch("confirm-private");
     let log = scratch.path("app.log");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixture/fixture.py");
     let socket = daemon.socket.clone();
@@ -476,7 +476,7 @@ pub(crate) fn start_watch(daemon: &Daemon, control: bool) -> (std::process::Chil
 fn watch_shows_an_agents_display_live_view_only_unless_control() {
     require_desktop();
     let daemon = per_agent("");
-    let scratch = Scratch::new("watch");
+    let scratch = daemon.shared_scratch("watch");
     let first_log = scratch.path("first.log");
     let mut wire = Wire::connect_as(&daemon.socket, "watched");
     launch_as(&mut wire, "Watched App", &first_log);
@@ -570,7 +570,7 @@ fn watch_shows_an_agents_display_live_view_only_unless_control() {
 fn stop_and_resume_reach_every_agents_display() {
     require_desktop();
     let daemon = per_agent("");
-    let scratch = Scratch::new("stop-all");
+    let scratch = daemon.shared_scratch("stop-all");
     let mut agents: Vec<(Wire, std::path::PathBuf)> = ["stop-a", "stop-b"]
         .iter()
         .map(|agent| {
@@ -649,7 +649,7 @@ fn persons_accessible_pids() -> Vec<i64> {
 /// bus unchanged.
 fn an_agent_reads_and_presses_on_its_display_alone(daemon: &Daemon, agent: &str) {
     let (bystander, before) = persons_window_with_pointer_at(321, 123);
-    let scratch = Scratch::new("sealed");
+    let scratch = daemon.shared_scratch("sealed");
     let log = scratch.path("agent.log");
     let mut wire = Wire::connect_as(&daemon.socket, agent);
     let title = format!("Sealed {agent}");
@@ -698,7 +698,7 @@ fn a_private_display_is_sealed_from_the_persons_buses_it_was_started_with() {
 fn a_node_id_read_on_one_agents_display_is_refused_on_another() {
     require_desktop();
     let daemon = per_agent("");
-    let scratch = Scratch::new("ids");
+    let scratch = daemon.shared_scratch("ids");
     let mut ids = Vec::new();
     let mut wires = Vec::new();
     for agent in ["ids-a", "ids-b"] {

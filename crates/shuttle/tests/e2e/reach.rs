@@ -67,7 +67,7 @@ fn nothing_an_agent_starts_reads_the_key_of_the_daemon_or_of_the_proxy() {
     let user = person();
     let key = format!("sk-or-reach-{:x}", std::process::id() * 7919);
     let scratch = Scratch::new("reach");
-    for dir in ["home", "run", "state", "bin", "out"] {
+    for dir in ["home", "home/out", "run", "state", "bin"] {
         std::fs::create_dir_all(scratch.path(dir)).unwrap();
         chown(&scratch.path(dir), user);
     }
@@ -75,7 +75,8 @@ fn nothing_an_agent_starts_reads_the_key_of_the_daemon_or_of_the_proxy() {
     chown(&scratch.0, user);
     std::fs::write(
         scratch.path("config.toml"),
-        "[daemon]\ndisplay = \"per-agent\"\n",
+        // What the probes write goes where a sandboxed app may write: a part of the home shared.
+        "[daemon]\ndisplay = \"per-agent\"\n[apps]\nshare = [\"~/out\"]\n",
     )
     .unwrap();
     let bin = scratch.path("bin");
@@ -86,7 +87,7 @@ fn nothing_an_agent_starts_reads_the_key_of_the_daemon_or_of_the_proxy() {
     );
     let peek = reachable(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixture/peek.py"),
-        &bin,
+        &scratch.path("home/out"),
     );
 
     let log = std::fs::File::create(scratch.path("serve.log")).unwrap();
@@ -131,7 +132,7 @@ fn nothing_an_agent_starts_reads_the_key_of_the_daemon_or_of_the_proxy() {
             "--key".into(),
             key.clone(),
             "--out".into(),
-            scratch.path("out").join(out).display().to_string(),
+            scratch.path("home/out").join(out).display().to_string(),
         ];
         args.extend(targets.iter().cloned());
         args
@@ -141,9 +142,10 @@ fn nothing_an_agent_starts_reads_the_key_of_the_daemon_or_of_the_proxy() {
     let launched = desk_tool(
         &mut mcp,
         json!({"verb": "launch", "app": "/usr/bin/python3", "args": probe("app.json")}),
-    );
+    )
+    .unwrap();
     // The probe shows no window: what counts is what it wrote.
-    drop(launched);
+    let sandboxed = launched["sandboxed"] == true;
     // A script, which also leaves a detached grandchild behind (a new session, its parent gone).
     let command = |args: Vec<String>| {
         args.iter()
@@ -166,7 +168,7 @@ fn nothing_an_agent_starts_reads_the_key_of_the_daemon_or_of_the_proxy() {
     assert_ne!(ran["result"]["isError"], true, "{ran}");
 
     for out in ["app.json", "script.json", "detached.json"] {
-        let path = scratch.path("out").join(out);
+        let path = scratch.path("home/out").join(out);
         let report: Value = wait_for(out, Duration::from_secs(20), || {
             serde_json::from_str(&std::fs::read_to_string(&path).ok()?).ok()
         });
@@ -175,11 +177,19 @@ fn nothing_an_agent_starts_reads_the_key_of_the_daemon_or_of_the_proxy() {
             "{out}: the probe ran as the person: {report}"
         );
         let control = &report["control"];
-        assert_eq!(control["environ"], "read", "{out}: {report}");
-        assert_eq!(
-            control["found"], true,
-            "{out}: the probe finds an open key: {report}"
-        );
+        if out == "app.json" && sandboxed {
+            // A sandbox keeps every process outside it out of the app's reach.
+            assert!(
+                control["environ"].as_str().unwrap().starts_with("refused"),
+                "{out}: {report}"
+            );
+        } else {
+            assert_eq!(control["environ"], "read", "{out}: {report}");
+            assert_eq!(
+                control["found"], true,
+                "{out}: the probe finds an open key: {report}"
+            );
+        }
         for sealed in ["daemon", "keeper", "mcp"] {
             let tried = &report[sealed];
             for how in ["environ", "mem", "ptrace"] {

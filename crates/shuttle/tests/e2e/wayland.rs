@@ -436,7 +436,7 @@ fn the_vision_verbs_see_and_act_on_native_windows_and_a_terminal() {
 fn agents_on_sway_seats_type_at_once_natively_and_nothing_reaches_the_persons_sessions() {
     use crate::private_display::{per_agent, seats};
     let mut daemon = per_agent("private_seat = \"sway\"");
-    let scratch = Scratch::new("wayland-seats");
+    let scratch = daemon.shared_scratch("wayland-seats");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixture/wayland_entry.py");
     let agents = [
         ("agent-a", "Ålpha ✓ ünïcödé 一二三", scratch.path("a")),
@@ -587,7 +587,7 @@ fn a_daemon_with_seats_of_its_own_in_a_sway_session_binds_the_hotkey_there_and_i
         ],
     );
     // An app on an agent's X display sees nothing of the person's sway session.
-    let scratch = Scratch::new("wayland-seat-env");
+    let scratch = daemon.shared_scratch("wayland-seat-env");
     let env_file = scratch.path("env");
     let mut wire = common::Wire::connect_as(&daemon.socket, "agent-env");
     wire.call(
