@@ -202,14 +202,17 @@ fn arguments(sandbox: &Sandbox, room: &Room, home: &Path) -> Vec<OsString> {
     args
 }
 
-/// The capabilities an app of a root daemon keeps in its sandbox.
-const ROOTS_KEPT: [&str; 6] = [
+/// The capabilities an app of a root daemon keeps in its sandbox: a terminal chowns its pty,
+/// and a browser's own sandbox maps root into a user namespace of its own, which takes
+/// CAP_SETFCAP.
+const ROOTS_KEPT: [&str; 7] = [
     "CAP_CHOWN",
     "CAP_DAC_OVERRIDE",
     "CAP_FOWNER",
     "CAP_FSETID",
     "CAP_SETGID",
     "CAP_SETUID",
+    "CAP_SETFCAP",
 ];
 
 fn make_home(home: &Path) -> std::io::Result<()> {

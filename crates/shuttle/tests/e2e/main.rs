@@ -31,6 +31,7 @@ mod plans;
 mod private_display;
 mod reach;
 mod safety;
+mod sandbox;
 mod scripts;
 mod soak;
 mod vision;
