@@ -99,7 +99,7 @@ fn a_sandboxed_terminal_sees_a_home_of_its_own_and_writes_only_where_the_person_
     assert!(hidden.contains("out of the sandbox's sight"), "{hidden}");
     std::fs::write(
         daemon.config_path(),
-        format!("[daemon]\ndisplay = \"per-agent\"\n[apps]\nshare = [\"~/gone\"]\n"),
+        "[daemon]\ndisplay = \"per-agent\"\n[apps]\nshare = [\"~/gone\"]\n",
     )
     .unwrap();
     let before = titles(&mut mcp);
