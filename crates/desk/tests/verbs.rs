@@ -1124,6 +1124,17 @@ fn a_field_that_ignores_its_text_interface_is_typed_into_instead() {
         })
         .collect();
     assert!(to_elsewhere.is_empty(), "{to_elsewhere:?}");
+    // Past the start, the caret must land where asked before any key goes.
+    let appended = json(&run(
+        &fake,
+        &open(),
+        "insert_text",
+        json!({"id": "m:5", "text": "!", "position": 8}),
+    ));
+    assert_eq!(
+        appended,
+        json!({"id": "m:5", "holds": "Lady Ada!", "how": "typed", "as_asked": true})
+    );
 }
 
 #[test]

@@ -206,6 +206,30 @@ fn an_app_that_exits_before_its_window_is_reported_with_its_last_words() {
 }
 
 #[test]
+fn launch_answers_once_the_app_stops_working_not_merely_once_its_windows_hold_still() {
+    let fake = desktop();
+    fake.state()
+        .programs
+        .insert("office".into(), "Untitled 1 - Office".into());
+    // Its window maps at once and holds still, while it keeps a CPU busy for 0.8 s.
+    let busy = Duration::from_millis(800);
+    fake.state().busy_for.insert("office".into(), busy);
+    let started = Instant::now();
+    let launched = json(&run(
+        &fake,
+        &Policy::default(),
+        "launch",
+        json!({"app": "office"}),
+    ));
+    assert_eq!(launched["window"]["title"], "Untitled 1 - Office");
+    assert!(
+        started.elapsed() >= busy,
+        "launch answered after {:?}, while the app still worked",
+        started.elapsed()
+    );
+}
+
+#[test]
 fn close_names_the_question_an_app_asks_instead() {
     let fake = desktop();
     fake.state()
@@ -288,6 +312,60 @@ fn the_safety_controls_hold_the_new_verbs() {
     assert_eq!(opened["kind"], "x-scheme-handler/https");
     let unhandled = run(&fake, &Policy::default(), "open", json!({"target": "/tmp"}));
     assert_not_sent(&unhandled, "no app opens application/octet-stream");
+}
+
+#[test]
+fn under_a_sandbox_apps_start_in_it_and_a_file_out_of_its_sight_is_not_opened() {
+    let home = std::env::temp_dir().join(format!("shuttle-fake-home-{}", std::process::id()));
+    std::fs::create_dir_all(home.join("work")).unwrap();
+    std::fs::write(home.join("secret.txt"), "the person's").unwrap();
+    std::fs::write(home.join("work/notes.txt"), "shared").unwrap();
+    let sandbox = desk::Sandbox {
+        persons_home: home.clone(),
+        home: None,
+        share: vec![home.join("work")],
+        show: Vec::new(),
+    };
+    let policy = Policy {
+        sandbox: Some(sandbox.clone()),
+        ..Policy::default()
+    };
+    let fake = desktop();
+    fake.state()
+        .programs
+        .insert("editor".into(), "Editor".into());
+    fake.state()
+        .openers
+        .insert("text/plain".into(), "editor".into());
+    let launched = json(&run(&fake, &policy, "launch", json!({"app": "editor"})));
+    assert_eq!(launched["sandboxed"], true, "{launched}");
+    let hidden = run(
+        &fake,
+        &policy,
+        "open",
+        json!({"target": home.join("secret.txt")}),
+    );
+    assert_not_sent(&hidden, "out of the sandbox's sight");
+    let shared = json(&run(
+        &fake,
+        &policy,
+        "open",
+        json!({"target": home.join("work/notes.txt")}),
+    ));
+    assert_eq!(shared["sandboxed"], true, "{shared}");
+    let plain = json(&run(
+        &fake,
+        &Policy::default(),
+        "launch",
+        json!({"app": "editor"}),
+    ));
+    assert!(plain.get("sandboxed").is_none(), "{plain}");
+    assert_eq!(
+        fake.state().sandboxes,
+        [Some(sandbox.clone()), Some(sandbox), None],
+        "each start was asked for the sandbox in force, and the refused open started nothing"
+    );
+    std::fs::remove_dir_all(home).unwrap();
 }
 
 #[test]

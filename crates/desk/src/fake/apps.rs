@@ -51,6 +51,9 @@ impl Apps for FakeDesk {
             state.windows.insert(0, splash);
         }
         state.names.insert(pid, vec![app.to_string()]);
+        if let Some(&busy) = state.busy_for.get(app) {
+            state.cpu.insert(pid, (std::time::Instant::now(), busy));
+        }
         let added = if app == "chromium" {
             vec![FORCE_ACCESSIBILITY.to_string()]
         } else {
@@ -73,8 +76,9 @@ impl Apps for FakeDesk {
         self.names(pid).iter().any(|n| n == "chromium")
     }
 
-    fn cpu_time(&self, _pid: u32) -> Option<std::time::Duration> {
-        None
+    fn cpu_time(&self, pid: u32) -> Option<std::time::Duration> {
+        let (started, busy) = *self.state().cpu.get(&pid)?;
+        Some(started.elapsed().min(busy))
     }
 
     fn running(&self, pid: u32) -> bool {

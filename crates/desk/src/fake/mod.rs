@@ -308,6 +308,10 @@ pub struct State {
     pub openers: HashMap<String, String>,
     /// Programs that exit at once, showing no window, and how.
     pub crashes: HashMap<String, Exit>,
+    /// Programs that keep a CPU busy this long after they start, then wait for input.
+    pub busy_for: HashMap<String, Duration>,
+    /// The CPU each started process uses: from when, for how long; unknown for the others.
+    pub cpu: HashMap<u32, (std::time::Instant, Duration)>,
     /// What the clipboard holds.
     pub clipboard: Option<Clip>,
     pending_focus: Option<(String, u32)>,
@@ -549,6 +553,8 @@ impl FakeDesk {
             exited: Vec::new(),
             openers: HashMap::new(),
             crashes: HashMap::new(),
+            busy_for: HashMap::new(),
+            cpu: HashMap::new(),
             clipboard: None,
             pending_focus: None,
             events: Vec::new(),
