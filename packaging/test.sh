@@ -68,6 +68,8 @@ second=$(cut -d ' ' -f 1 "$archive.sha256")
 [ "$first" = "$second" ] || fail "two builds of one commit differ: $first, then $second"
 step "the .deb"
 deb=$(packaging/deb.sh "$archive")
+# The sandbox of the apps agents launch needs bubblewrap; apt installs what a package recommends.
+dpkg-deb -f "$deb" Recommends | grep -qw bubblewrap || fail "the .deb does not recommend bubblewrap"
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
 
 step "install.sh into a scratch prefix, doctor, --remove"

@@ -680,6 +680,8 @@ export interface Opened {
   window?: Window | null;
   /** The app's dialogs in front of the main window, which take its input first: what an agent must answer (or close) before the window itself. */
   dialogs?: BlockingDialog[] | null;
+  /** It runs in a sandbox: it sees a home of its own in place of the person's, with only the parts of theirs `[apps] share` and `show` name. */
+  sandboxed: boolean;
   /** Switches shuttle added (a Chromium-based app's accessibility switch). */
   added_args?: string[] | null;
   /** Why there is no window. */
@@ -1024,6 +1026,8 @@ export interface Started {
   window?: Window | null;
   /** The app's dialogs in front of the main window, which take its input first: what an agent must answer (or close) before the window itself. */
   dialogs?: BlockingDialog[] | null;
+  /** It runs in a sandbox: it sees a home of its own in place of the person's, with only the parts of theirs `[apps] share` and `show` name. */
+  sandboxed: boolean;
   /** Switches shuttle added (a Chromium-based app's accessibility switch). */
   added_args?: string[] | null;
   /** Why there is no window. */

@@ -2,6 +2,7 @@
 //!
 //! - [`wire`]: the desk wire, the framed JSON protocol every shuttle process speaks.
 //! - [`a11y`]: accessibility nodes, their outline and finding them by name.
+//! - [`app_text`]: keeping the text apps control apart from shuttle's own words.
 //! - [`call`]: the desk verbs and the typed arguments of each.
 //! - [`geometry`]: desk coordinates.
 //! - [`window`]: the window record the `windows` verb returns.
@@ -13,6 +14,7 @@
 //! a display, a socket or a file belongs there, not here.
 
 pub mod a11y;
+pub mod app_text;
 pub mod bounds;
 pub mod call;
 pub mod geometry;

@@ -63,7 +63,7 @@ fn list_titles(titles: &[String]) -> String {
 fn list_candidates(candidates: &[(String, String)]) -> String {
     candidates
         .iter()
-        .map(|(id, title)| format!("{id} {title:?}"))
+        .map(|(id, title)| format!("{id} {}", crate::app_text::Quoted(title)))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -211,7 +211,7 @@ mod tests {
         let err = pick(Some("Termin"), None).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "\"Termin\" matches 2 windows alike: 0x3 \"Terminal\", 0x4 \"Terminal 2\"; \
+            "\"Termin\" matches 2 windows alike: 0x3 ⟪\"Terminal\"⟫, 0x4 ⟪\"Terminal 2\"⟫; \
              pass the id, or a longer title only one window has"
         );
     }

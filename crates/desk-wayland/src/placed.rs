@@ -52,9 +52,10 @@ impl Placed {
                 };
                 let Some(window) = several.iter().find(|w| w.title == name) else {
                     return Err(DeskError::Accessibility(format!(
-                        "node {id} is in a window named {name:?}, and process {pid} shows {} \
+                        "node {id} is in a window named {}, and process {pid} shows {} \
                          windows none of which has that title, so where it is on the screen \
                          is unknown",
+                        desk_core::app_text::Quoted(&name),
                         several.len()
                     )));
                 };

@@ -69,7 +69,10 @@ pub(super) fn mark(
                 let mut cover = None;
                 for above in 0..i {
                     if rect_of(above, list)?.is_some_and(|r| r.contains_rect(&rect)) {
-                        cover = Some(format!("behind {:?}", list[above].title));
+                        cover = Some(format!(
+                            "behind {}",
+                            desk_core::app_text::Quoted(&list[above].title)
+                        ));
                         break;
                     }
                 }

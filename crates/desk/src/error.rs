@@ -52,7 +52,8 @@ pub enum DeskError {
     },
     /// The window exists but nothing of it is on the screen.
     #[error(
-        "window {id} {title:?} is not on the screen (minimized, or on another desktop); focus it first"
+        "window {id} {} is not on the screen (minimized, or on another desktop); focus it first",
+        desk_core::app_text::Quoted(.title)
     )]
     WindowHidden {
         /// The window's id.
@@ -127,7 +128,10 @@ pub enum DeskError {
     #[error(transparent)]
     Unsent(Box<DeskError>),
     /// The focus could not be moved to the window the call named.
-    #[error("could not give window {id} {title:?} the focus (the focused window is {active})")]
+    #[error(
+        "could not give window {id} {} the focus (the focused window is {active})",
+        desk_core::app_text::Quoted(.title)
+    )]
     FocusRefused {
         /// The window.
         id: String,
@@ -137,7 +141,11 @@ pub enum DeskError {
         active: String,
     },
     /// A window whose app exposes no accessibility tree.
-    #[error("window {id} {title:?} ({app}) has no accessibility tree: {why}")]
+    #[error(
+        "window {id} {} ({}) has no accessibility tree: {why}",
+        desk_core::app_text::Quoted(.title),
+        desk_core::app_text::Quoted(.app)
+    )]
     NoTree {
         /// The window's id.
         id: String,

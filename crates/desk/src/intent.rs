@@ -9,6 +9,7 @@
 //! [`Desk::admit`]: crate::guard::Desk::admit
 //! [`Admitted`]: crate::guard::Admitted
 
+use desk_core::app_text::Quoted;
 use std::fmt;
 
 use desk_core::window::Window;
@@ -57,12 +58,12 @@ impl fmt::Display for Target {
                 app,
             } => {
                 if id.is_empty() {
-                    write!(f, "window {title:?}")?;
+                    write!(f, "window {}", Quoted(title))?;
                 } else {
-                    write!(f, "window {id} {title:?}")?;
+                    write!(f, "window {id} {}", Quoted(title))?;
                 }
                 match (app, pid) {
-                    (Some(app), _) => write!(f, " ({app})"),
+                    (Some(app), _) => write!(f, " ({})", Quoted(app)),
                     (None, Some(pid)) => write!(f, " (pid {pid})"),
                     (None, None) => Ok(()),
                 }
@@ -139,7 +140,7 @@ mod tests {
         let intent = Intent::new("click left at (120, 40)", vec![target]);
         assert_eq!(
             intent.describe(),
-            "click left at (120, 40) in window 0x1e00003 \"Notes\" (gedit)"
+            "click left at (120, 40) in window 0x1e00003 ⟪\"Notes\"⟫ (⟪\"gedit\"⟫)"
         );
         let launch = Intent::new("launch gedit", vec![Target::Program("gedit".into())]);
         assert_eq!(launch.describe(), "launch gedit");
@@ -162,6 +163,6 @@ mod tests {
                 app: None,
             }],
         );
-        assert_eq!(close.describe(), "close window 0x1 \"Notes\"");
+        assert_eq!(close.describe(), "close window 0x1 ⟪\"Notes\"⟫");
     }
 }

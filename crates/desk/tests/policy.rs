@@ -175,7 +175,7 @@ fn the_allowlist_refuses_input_that_would_land_outside_any_allowed_window() {
     assert_refused_by(
         &run(&fake, &policy, "launch", json!({"app": "/usr/bin/vault"})),
         Control::Allowlist,
-        "\"vault\" is not in the app allowlist",
+        "⟪\"vault\"⟫ is not in the app allowlist",
     );
     assert!(fake.log().is_empty());
 
@@ -238,15 +238,15 @@ fn dry_run_describes_every_action_and_delivers_nothing() {
         ..Policy::default()
     };
     let wording = [
-        "press ctrl+s in window 0x10 \"Notes\"",
+        "press ctrl+s in window 0x10 ⟪\"Notes\"⟫",
         "type 2 characters in window 0x10",
         "click left at (200, 200) in window 0x10",
         "scroll down 3 notches at (200, 200) in window 0x10",
         "drag from (200, 200) to (205, 205) in window 0x10",
-        "press push button \"OK\" in window 0x10",
-        "focus push button \"OK\" in window 0x10",
-        "focus window 0x10 \"Notes\"",
-        "close window 0x10 \"Notes\"",
+        "press push button ⟪\"OK\"⟫ in window 0x10",
+        "focus push button ⟪\"OK\"⟫ in window 0x10",
+        "focus window 0x10 ⟪\"Notes\"⟫",
+        "close window 0x10 ⟪\"Notes\"⟫",
     ];
     for ((verb, args), would) in acts_on(NOTES, IN_NOTES, "n:2").into_iter().zip(wording) {
         let fake = desktop();
@@ -309,7 +309,7 @@ fn confirm_mode_asks_the_person_and_only_allow_lets_input_through() {
     assert_eq!(question.agent, "a1");
     assert_eq!(
         question.action,
-        "type 6 characters in window 0x10 \"Notes\" (notes)"
+        "type 6 characters in window 0x10 ⟪\"Notes\"⟫ (⟪\"notes\"⟫)"
     );
     assert_eq!(question.text.as_deref(), Some("secret"));
     assert_eq!(question.timeout, Duration::from_secs(7));
@@ -350,7 +350,7 @@ fn a_target_that_changes_while_the_person_decides_gets_nothing() {
     });
     let (x, y) = IN_NOTES;
     let ran = run(&fake, &policy, "click", json!({"x": x, "y": y}));
-    assert_not_sent(&ran, "it is now window 0x20 \"Mail\"");
+    assert_not_sent(&ran, "it is now window 0x20 ⟪\"Mail\"⟫");
     assert!(fake.log().is_empty());
 
     // A stop while the person is asked ends the call with nothing sent.
@@ -582,7 +582,10 @@ fn pointer_input_raises_a_covered_window_it_names_and_refuses_one_that_stays_cov
         ("click", json!({"x": 100, "y": 100, "window": "Notes"})),
     ] {
         let ran = run(&fake, &Policy::default(), verb, args);
-        assert_not_sent(&ran, "by window 0x20 \"Mail\" (mail) even after raising it");
+        assert_not_sent(
+            &ran,
+            "by window 0x20 ⟪\"Mail\"⟫ (⟪\"mail\"⟫) even after raising it",
+        );
     }
     assert!(input(&fake).is_empty());
     // A press runs the node's action instead, and says why.
@@ -768,7 +771,10 @@ fn a_menu_of_the_same_app_over_the_point_takes_the_click_and_another_apps_does_n
         "click",
         json!({"x": 100, "y": 100, "window": "Notes"}),
     );
-    assert_not_sent(&ran, "covered at (200, 200) by window 0x21 \"\" (mail)");
+    assert_not_sent(
+        &ran,
+        "covered at (200, 200) by window 0x21 ⟪\"\"⟫ (⟪\"mail\"⟫)",
+    );
     assert!(input(&fake).is_empty());
 }
 

@@ -174,7 +174,7 @@ fn a_window_that_will_not_take_the_focus_gets_no_keys() {
     );
     assert_not_sent(
         &ran,
-        "could not give window 0x20 \"Mail\" the focus (the focused window is 0x10 \"Notes\")",
+        "could not give window 0x20 ⟪\"Mail\"⟫ the focus (the focused window is 0x10 ⟪\"Notes\"⟫)",
     );
     assert!(input(&fake).is_empty());
 }
@@ -240,7 +240,7 @@ fn clicks_land_at_screen_points_or_window_pixels() {
     );
     assert_not_sent(
         &outside,
-        "outside window 0x20 \"Mail\", whose shot is 300x300",
+        "outside window 0x20 ⟪\"Mail\"⟫, whose shot is 300x300",
     );
 }
 
@@ -300,7 +300,7 @@ fn scrolls_go_to_a_point_or_the_centre_of_the_focused_window() {
     fake.state().raise(MAIL);
     fake.state().focus = Some(NOTES.into());
     let covered = run(&fake, &open(), "scroll", json!({"direction": "up"}));
-    assert_not_sent(&covered, "is covered by window 0x20 \"Mail\"");
+    assert_not_sent(&covered, "is covered by window 0x20 ⟪\"Mail\"⟫");
 }
 
 #[test]
@@ -1163,7 +1163,7 @@ fn select_option_picks_a_combo_item_by_name_and_says_which_exist() {
         "select_option",
         json!({"id": "m:8", "option": "Huge"}),
     );
-    assert_not_sent(&missing, "its items are \"Small\", \"Large\"");
+    assert_not_sent(&missing, "its items are ⟪\"Small\"⟫, ⟪\"Large\"⟫");
     let no_items = run(
         &fake,
         &open(),

@@ -176,7 +176,7 @@ fn a_list_stops_at_its_first_failing_step_and_says_which() {
         "{reason}"
     );
     assert!(
-        reason.contains("what ran: click [1] push button \"OK\": clicked left"),
+        reason.contains("what ran: click [1] push button ⟪\"OK\"⟫: clicked left"),
         "{reason}"
     );
     assert!(

@@ -26,7 +26,7 @@ fn the_reply_and_the_journal_tell_the_same_outcome() {
     let refused = daemon.call("desk_click", json!({"x": 600, "y": 200}));
     let error = refused.error();
     assert!(
-        error.starts_with("desk_click: refused: window 0x30 \"Vault\""),
+        error.starts_with("desk_click: refused: window 0x30 ⟪\"Vault\"⟫"),
         "{error}"
     );
     assert!(
@@ -185,7 +185,7 @@ fn a_dry_run_answers_its_plan_and_the_journal_marks_it() {
     assert_eq!(plan["dry_run"], true);
     assert_eq!(
         plan["would"],
-        "type 5 characters in window 0x10 \"Notes\" (notes)"
+        "type 5 characters in window 0x10 ⟪\"Notes\"⟫ (⟪\"notes\"⟫)"
     );
     let line = daemon.last();
     assert_eq!(

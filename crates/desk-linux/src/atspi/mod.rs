@@ -394,7 +394,11 @@ impl AtSpi {
                     reason: "its app is gone (it quit or restarted)".into(),
                 }
             }
-            other => DeskError::Accessibility(format!("cannot {what} in {app}: {other}")),
+            // The error's text is the app's (or its toolkit's) words.
+            other => DeskError::Accessibility(format!(
+                "cannot {what} in {app}: {}",
+                desk_core::app_text::Quoted(&other.to_string())
+            )),
         }
     }
 

@@ -301,7 +301,10 @@ pub(super) async fn read(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Read,
                 Err(e @ DeskError::NotAnswering { .. }) => return Err(e),
                 // A sheet still loading lacks parts of its Table: the rest of the tree stands.
                 Err(e) => {
-                    reason.push_str(&format!("; the cells that show could not be read: {e}"));
+                    reason.push_str(&format!(
+                        "; the cells that show could not be read: {}",
+                        desk_core::app_text::Quoted(&e.to_string())
+                    ));
                     None
                 }
             }

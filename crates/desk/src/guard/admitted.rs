@@ -9,6 +9,7 @@
 
 use std::time::{Duration, Instant};
 
+use desk_core::app_text::Quoted;
 use desk_core::call::{Button, Direction};
 use desk_core::outcome::Control;
 use desk_core::window::Window;
@@ -125,7 +126,7 @@ impl<'d> Admitted<'d> {
                 "this window, but the keyboard focus did not follow; the app may not accept it yet"
                     .into()
             }
-            Seen::Window(w) => format!("{} {:?}", w.id, w.title),
+            Seen::Window(w) => format!("{} {}", w.id, Quoted(&w.title)),
             Seen::Foreign(target) => target.to_string(),
             Seen::Nothing => "none".into(),
         };

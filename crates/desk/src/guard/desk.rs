@@ -11,6 +11,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use desk_core::app_text::Quoted;
 use desk_core::call::Kind;
 use desk_core::geometry::Rect;
 use desk_core::matching::{MatchError, pick_window};
@@ -269,7 +270,10 @@ impl Desk {
             (None, Some(pid)) => format!("process {pid}"),
             (None, None) => "nothing".into(),
         };
-        let titles: Vec<String> = visible.iter().map(|w| format!("{:?}", w.title)).collect();
+        let titles: Vec<String> = visible
+            .iter()
+            .map(|w| Quoted(&w.title).to_string())
+            .collect();
         Err(DeskError::refused(
             Control::Allowlist,
             format!(

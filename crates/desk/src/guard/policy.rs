@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use desk_core::app_text::Quoted;
 use desk_core::outcome::Control;
 
 use crate::error::DeskError;
@@ -95,7 +96,8 @@ impl Policy {
             Err(DeskError::refused(
                 Control::Allowlist,
                 format!(
-                    "{name:?} is not in the app allowlist ([safety] apps: {})",
+                    "{} is not in the app allowlist ([safety] apps: {})",
+                    Quoted(&name),
                     self.allowlist()
                 ),
             ))
@@ -229,7 +231,7 @@ mod tests {
         assert!(
             refused
                 .to_string()
-                .contains("\"xterm\" is not in the app allowlist")
+                .contains("⟪\"xterm\"⟫ is not in the app allowlist")
         );
     }
 

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use desk_core::a11y::role::{DOCUMENT_WEB, MENU, MENU_ITEMS};
+use desk_core::app_text::Quoted;
 use std::collections::HashMap;
 
 use desk_core::a11y::{self, Node, View};
@@ -501,8 +502,9 @@ impl AdmittedNode<'_> {
         };
         if !self.admitted.nodes().do_action(&node.id, 0)? {
             return Err(DeskError::AppRefused(format!(
-                "{} refused its action {name:?}",
-                node_words(node)
+                "{} refused its action {}",
+                node_words(node),
+                Quoted(name)
             )));
         }
         Ok(Pressed {
@@ -682,7 +684,7 @@ pub(super) fn node_words(node: &Node) -> String {
     if node.name.is_empty() {
         node.role.clone()
     } else {
-        format!("{} {:?}", node.role, node.name)
+        format!("{} {}", node.role, Quoted(&node.name))
     }
 }
 

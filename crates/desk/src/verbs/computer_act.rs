@@ -9,6 +9,7 @@
 use std::time::{Duration, Instant};
 
 use desk_core::a11y::Node;
+use desk_core::app_text::Quoted;
 use desk_core::call::vision::{Aim, ComputerActArgs, DEFAULT_MAX_EDGE, Step};
 use desk_core::call::{
     Args, Button, ClickArgs, DragArgs, KeyArgs, LaunchArgs, PressArgs, ScrollArgs, StillArgs,
@@ -258,7 +259,7 @@ fn element_words(index: u32, element: &Element) -> String {
     if element.name.is_empty() {
         format!("[{index}] {}", element.role)
     } else {
-        format!("[{index}] {} {:?}", element.role, element.name)
+        format!("[{index}] {} {}", element.role, Quoted(&element.name))
     }
 }
 

@@ -2,6 +2,7 @@
 //! accessibility interfaces, then reading it back to say what it holds.
 
 use desk_core::a11y::{self, Node, role};
+use desk_core::app_text::Quoted;
 use desk_core::call::{FieldValue, InsertTextArgs, SelectOptionArgs, SelectTextArgs, SetValueArgs};
 use desk_core::results::{FieldHolds, FieldHow, OptionPicked, PickHow, TextSelected};
 use desk_core::window::Window;
@@ -183,11 +184,11 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, 
     let as_asked = as_asked_by(&holds);
     let note = if as_asked == Some(false) {
         Some(format!(
-            "{} holds {:?}, not what was asked: the app changed or refused it (a spin button or \
+            "{} holds {}, not what was asked: the app changed or refused it (a spin button or \
              slider keeps to its range and steps; a field may limit what it takes); read it, or \
              set another value",
             node_words(node),
-            holds.as_deref().unwrap_or_default()
+            Quoted(holds.as_deref().unwrap_or_default())
         ))
     } else {
         activated.then(|| "then activated, as Return does, for the app to act on it".to_string())
@@ -617,7 +618,7 @@ pub(super) fn select_option(
             let names: Vec<String> = options
                 .iter()
                 .take(30)
-                .map(|n| format!("{:?}", n.name))
+                .map(|n| Quoted(&n.name).to_string())
                 .collect();
             let typed_into = items
                 .iter()

@@ -5,6 +5,7 @@
 //! Under `[daemon] input = "background"` keys, typing and the wheel go from the agent's own seat
 //! to a named window ([`Way`]); clicks and drags never do.
 
+use desk_core::app_text::Quoted;
 use desk_core::call::{Button, ClickArgs, DragArgs, KeyArgs, MAX_SCROLL, ScrollArgs, TypeArgs};
 use desk_core::results::{Clicked, Dragged, Keyed, Scrolled, Typed};
 use desk_core::window::Window;
@@ -248,10 +249,10 @@ fn focused_centre(desk: &Desk) -> Result<Spot, DeskError> {
         }),
         Seen::Nothing => Err(DeskError::WindowGone { id: focused.id }),
         covering => Err(DeskError::Unplaced(format!(
-            "the centre of the focused window {} {:?} is covered by {}; pass x and y, or focus \
+            "the centre of the focused window {} {} is covered by {}; pass x and y, or focus \
              the window first",
             focused.id,
-            focused.title,
+            Quoted(&focused.title),
             covering.target(Target::Background)
         ))),
     }

@@ -2,6 +2,7 @@
 
 use std::time::{Duration, Instant};
 
+use desk_core::app_text::Quoted;
 use desk_core::call::{CloseArgs, FocusArgs, LaunchArgs, OpenArgs, QuitArgs};
 use desk_core::results::{
     BlockingDialog, Closed, Focused, Opened, Quit, QuitEnding, Started, WindowRef,
@@ -143,7 +144,7 @@ fn first_window(
                 let said = match exit.output.as_deref() {
                     None => " (its output was not kept)".to_string(),
                     Some("") => " and wrote nothing".to_string(),
-                    Some(output) => format!("; its last output: {output}"),
+                    Some(output) => format!("; its last output: {}", Quoted(output)),
                 };
                 return Err(DeskError::After {
                     done: format!("started {program} (pid {})", launched.pid),
@@ -284,7 +285,9 @@ impl CpuWatch {
 
 /// The answer for `launched`, whose first window (if any) was `first`.
 fn started(desk: &Desk, launched: &Launched, first: Option<Window>) -> Result<Started, DeskError> {
-    let first_title = first.as_ref().map(|w| format!("{:?} ({})", w.title, w.id));
+    let first_title = first
+        .as_ref()
+        .map(|w| format!("{} ({})", Quoted(&w.title), w.id));
     let (window, dialogs) = match first {
         Some(first) => match settled(desk, launched, first)? {
             Some((main, dialogs)) => (Some(main), dialogs),
@@ -385,7 +388,7 @@ fn opened_since(before: &[Window], now: &[Window], pid: u32) -> Vec<Window> {
 fn titles(windows: &[Window]) -> String {
     windows
         .iter()
-        .map(|w| format!("{:?} ({})", w.title, w.id))
+        .map(|w| format!("{} ({})", Quoted(&w.title), w.id))
         .collect::<Vec<_>>()
         .join(", ")
 }

@@ -3,6 +3,7 @@
 //! button, since neither Firefox nor Chromium takes a number set on a segment.
 
 use desk_core::a11y::Node;
+use desk_core::app_text::Quoted;
 use desk_core::results::{FieldHolds, FieldHow};
 
 use super::a11y::{AdmittedNode, node_words};
@@ -197,10 +198,10 @@ pub(super) fn set(
     for (segment, part) in &segments {
         let Some((keys, number)) = moment.segment(*part, twelve_hour) else {
             return Err(DeskError::Unfit(format!(
-                "{} has a {:?} segment, which {text:?} does not give: pass the whole value \
+                "{} has a {} segment, which {text:?} does not give: pass the whole value \
                  this input takes",
                 node_words(node),
-                segment.name
+                Quoted(&segment.name)
             )));
         };
         typed.push((segment, keys, number));

@@ -1,5 +1,6 @@
 //! Turning a call's coordinates and window names into desk points and spots.
 
+use desk_core::app_text::Quoted;
 use std::time::Duration;
 
 use desk_core::geometry::Rect;
@@ -21,8 +22,11 @@ pub(super) fn window_point(
     let rect = desk.rect_of(window)?;
     if !Rect::new(0, 0, rect.w, rect.h).contains_point(x, y) {
         return Err(DeskError::Unplaced(format!(
-            "point ({x}, {y}) is outside window {} {:?}, whose shot is {}x{}",
-            window.id, window.title, rect.w, rect.h
+            "point ({x}, {y}) is outside window {} {}, whose shot is {}x{}",
+            window.id,
+            Quoted(&window.title),
+            rect.w,
+            rect.h
         )));
     }
     Ok((rect.x + x, rect.y + y))

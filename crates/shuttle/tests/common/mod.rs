@@ -740,16 +740,44 @@ pub fn desk_tool(mcp: &mut Mcp, args: Value) -> Result<Value, String> {
     Ok(serde_json::from_str(&text).unwrap_or(Value::String(text)))
 }
 
-/// The text content of a tools/call result.
+/// The text content of a tools/call result as the daemon answered it: the fence around apps'
+/// data taken off, and shuttle's own fields and the data, given in blocks apart, put back in
+/// one JSON object.
 pub fn result_text(result: &Value) -> String {
-    result["content"]
+    let blocks: Vec<String> = result["content"]
         .as_array()
         .unwrap()
         .iter()
         .filter(|c| c["type"] == "text")
-        .map(|c| c["text"].as_str().unwrap().to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
+        .map(|c| unfence(c["text"].as_str().unwrap()))
+        .collect();
+    let objects: Option<Vec<serde_json::Map<String, Value>>> = blocks
+        .iter()
+        .map(|b| match serde_json::from_str::<Value>(b) {
+            Ok(Value::Object(fields)) => Some(fields),
+            _ => None,
+        })
+        .collect();
+    match objects {
+        Some(objects) if objects.len() > 1 => {
+            Value::Object(objects.into_iter().flatten().collect()).to_string()
+        }
+        _ => blocks.join("\n"),
+    }
+}
+
+/// Where a block of an MCP result fences apps' data: the data between its markers, else the
+/// block as it is.
+pub fn fenced(block: &str) -> Option<&str> {
+    let start = block.find("\n⟦data ")? + 1;
+    let data = block[start..].split_once('\n')?.1;
+    let end = data.rfind("\n⟦/data ")?;
+    Some(&data[..end])
+}
+
+/// A block of an MCP result without the fence around apps' data.
+pub fn unfence(block: &str) -> String {
+    fenced(block).unwrap_or(block).to_string()
 }
 
 /// The image block of a tools/call result, decoded: width, height and RGB pixels.

@@ -14,6 +14,7 @@
 mod common;
 
 mod a11y;
+mod app_text;
 mod apps;
 mod background;
 mod cli;
