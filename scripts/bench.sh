@@ -124,6 +124,8 @@ compare "key combination" \
 /usr/bin/python3 scripts/bench_replies.py "$SHUTTLE" tests/fixture/fixture.py "$work"
 # launch: the main window once settled and the dialog in front of it, against xdotool --sync.
 /usr/bin/python3 scripts/bench_launch.py "$SHUTTLE" "$work"
+# What the sandbox of launched apps costs a launch, on a daemon of its own with private displays.
+/usr/bin/python3 scripts/bench_sandbox.py "$SHUTTLE"
 # Calls per task for an agent that learns of windows from the replies alone.
 /usr/bin/python3 scripts/bench_tasks.py "$SHUTTLE" "$work"
 
