@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use desk_core::a11y::{self, Node, View};
+use desk_core::app_text::Quoted;
 use desk_core::call::vision::{
     ComputerEndArgs, ComputerScaleArgs, ComputerStateArgs, DEFAULT_MAX_EDGE, LookArgs,
     MAX_ELEMENTS, TitleAtArgs,
@@ -85,12 +86,15 @@ fn describe_desk(
     for (window, _) in all.iter().filter(|(w, _)| w.modal.is_some()) {
         let _ = writeln!(
             text,
-            "modal: dialog {} {:?} is {} and blocks {:?}: the window it blocks ignores input \
+            "modal: dialog {} {} is {} and blocks {}: the window it blocks ignores input \
              until it is answered",
             window.id,
-            window.title,
+            Quoted(&window.title),
             window.modal.as_deref().unwrap_or_default(),
-            window.blocks.as_deref().unwrap_or("its app")
+            window
+                .blocks
+                .as_deref()
+                .map_or_else(|| "its app".to_string(), |b| Quoted(b).to_string())
         );
     }
     let elements = match subject(desk, args, &windows)? {

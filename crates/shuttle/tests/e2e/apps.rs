@@ -508,7 +508,7 @@ fn thunars_icon_view_is_named_as_listing_to_the_screen_only() {
     });
     let note = view["note"].as_str().unwrap_or_default();
     assert!(
-        note.contains("directory pane \"Icon view\" exposes no items"),
+        note.contains("directory pane ⟪\"Icon view\"⟫ exposes no items"),
         "{view}"
     );
 }
@@ -828,7 +828,7 @@ fn select_option_picks_a_combo_item_as_the_app_then_shows_it() {
     assert!(
         missing
             .error()
-            .contains("its items are \"Left\", \"Middle\", \"Right\""),
+            .contains("its items are ⟪\"Left\"⟫, ⟪\"Middle\"⟫, ⟪\"Right\"⟫"),
         "{}",
         missing.text
     );

@@ -411,7 +411,7 @@ fn an_app_that_fails_to_start_says_why() {
     assert!(
         reply
             .text
-            .contains("its last output: cannot open display: no such thing"),
+            .contains("its last output: ⟪\"cannot open display: no such thing\"⟫"),
         "{}",
         reply.text
     );

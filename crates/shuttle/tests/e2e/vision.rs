@@ -239,13 +239,13 @@ fn a_modal_dialog_behind_its_window_is_named_in_windows_and_the_state() {
                 .cloned()
         },
     );
-    assert_eq!(listed["modal"], "behind \"modal owner\"", "{listed}");
+    assert_eq!(listed["modal"], "behind ⟪\"modal owner\"⟫", "{listed}");
     assert_eq!(listed["blocks"], "modal owner", "{listed}");
     let state = daemon.call("desk_computer_state", json!({}));
     assert!(!state.is_error, "{}", state.text);
     assert!(
         state.text.contains(&format!(
-            "modal: dialog {} \"Unsaved changes\" is behind \"modal owner\" and blocks \"modal owner\"",
+            "modal: dialog {} ⟪\"Unsaved changes\"⟫ is behind ⟪\"modal owner\"⟫ and blocks ⟪\"modal owner\"⟫",
             listed["id"].as_str().unwrap()
         )),
         "{}",
