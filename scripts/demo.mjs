@@ -47,12 +47,15 @@ function ask(method, params) {
 async function call(name, args) {
   const { result, error } = await ask("tools/call", { name, arguments: args });
   if (error) fail(`${name} ${JSON.stringify(args)}: ${error.message}`);
-  if (result.isError) fail(`${name} ${JSON.stringify(args)} failed: ${text(result.content)}`);
-  return result.content;
+  if (result.isError) fail(`${name} ${JSON.stringify(args)} failed: ${texts(result).join(" ")}`);
+  return result;
 }
 
-const text = (content) => content.find((c) => c.type === "text").text;
-const json = (content) => JSON.parse(text(content));
+const texts = (result) => result.content.filter((c) => c.type === "text").map((c) => c.text);
+// What apps show comes between ⟦data NONCE⟧ markers, apart from shuttle's own words.
+const data = (block) => block.match(/\n⟦data (\w+)⟧\n([\s\S]*)\n⟦\/data \1⟧$/)?.[2] ?? block;
+// A JSON object result is also structured content; a list is the fenced data.
+const json = (result) => result.structuredContent ?? JSON.parse(data(texts(result).at(-1)));
 
 const init = await ask("initialize", {
   protocolVersion: "2025-06-18",
@@ -92,10 +95,10 @@ console.log(
 );
 
 const shot = await call("screenshot", { window: "gtk3-widget-factory" });
-const image = shot.find((c) => c.type === "image");
+const image = shot.content.find((c) => c.type === "image");
 const png = Buffer.from(image.data, "base64");
 writeFileSync(shotPath, png);
-console.log(`screenshot -> ${text(shot)} + a ${image.mimeType} of ${png.length} bytes`);
+console.log(`screenshot -> ${JSON.stringify(json(shot))} + a ${image.mimeType} of ${png.length} bytes`);
 
 mcp.stdin.end();
 await new Promise((resolve) => mcp.on("exit", resolve));
