@@ -227,7 +227,7 @@ async fn start_daemon(socket: &Path) -> Result<UnixStream, CallError> {
     })?;
     let mut command = std::process::Command::new(exe);
     command.arg("serve").env(endpoint::SOCKET_ENV, socket);
-    desk_linux::launch::detach(&mut command);
+    crate::platform::detach(&mut command);
     let mut command = tokio::process::Command::from(command);
     let mut child = command
         .spawn()

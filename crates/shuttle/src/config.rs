@@ -11,6 +11,8 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::platform::SeatKind;
+
 /// Overrides the config file's path for every shuttle process.
 pub const CONFIG_ENV: &str = "SHUTTLE_CONFIG";
 
@@ -88,27 +90,6 @@ impl From<InputSetting> for desk::guard::InputMode {
     }
 }
 
-/// What the daemon's private displays are (`[daemon] private_seat`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SeatKind {
-    /// An Xvfb X server with openbox: apps run on X11.
-    #[default]
-    Xvfb,
-    /// A headless sway: apps run native on Wayland.
-    Sway,
-}
-
-impl SeatKind {
-    /// The kind's name as config.toml spells it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Xvfb => "xvfb",
-            Self::Sway => "sway",
-        }
-    }
-}
-
 /// Which display the daemon drives (`[daemon] display`, `shuttle serve --display`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
@@ -141,7 +122,7 @@ impl Default for DaemonConfig {
             display: None,
             displays_max: 4,
             display_idle_s: 900,
-            private_seat: SeatKind::Xvfb,
+            private_seat: SeatKind::default(),
             input: InputSetting::Foreground,
         }
     }

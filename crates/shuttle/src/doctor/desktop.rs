@@ -19,7 +19,7 @@ fn env(name: &str) -> Option<String> {
 /// The person's display: needed under `inherit`; otherwise only `shuttle watch` shows agents'
 /// displays on it.
 pub(super) fn display(c: &Context) -> Check {
-    let sway = crate::platform::WaylandSession::from_env().is_some();
+    let sway = crate::platform::PersonsSession::from_env().native() == Some("sway");
     let needed = c.mode == DisplayMode::Inherit && !sway;
     let not_needed = if sway && c.mode == DisplayMode::Inherit {
         "the sway session is driven natively (the wayland check)"
@@ -141,11 +141,10 @@ pub(super) fn display(c: &Context) -> Check {
 /// `SWAYSOCK` names) or only its XWayland apps.
 pub(super) fn wayland(c: &Context) -> Option<Check> {
     let name = env("WAYLAND_DISPLAY")?;
-    let session = match desk_wayland::Session::connect() {
-        Ok(session) => session,
-        Err(e) => return Some(Check::new("wayland", Status::Warn, e.to_string())),
+    let protocols = match crate::platform::probe::wayland_protocols() {
+        Ok(protocols) => protocols,
+        Err(e) => return Some(Check::new("wayland", Status::Warn, e)),
     };
-    let protocols = desk_wayland::desk_protocols(&session.advertised());
     let offered: Vec<String> = protocols
         .iter()
         .filter_map(|p| Some(format!("{} v{}", p.interface, p.version?)))
@@ -172,7 +171,7 @@ pub(super) fn wayland(c: &Context) -> Option<Check> {
         )
     };
     let inherit = c.mode == DisplayMode::Inherit;
-    if crate::platform::WaylandSession::from_env().is_some() {
+    if crate::platform::PersonsSession::from_env().native() == Some("sway") {
         let detail = format!("sway session {name}: {compositor}");
         return Some(match (inherit, lacking.is_empty()) {
             (false, _) => Check::new(

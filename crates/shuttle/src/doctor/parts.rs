@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::{CALL_LIMIT, Check, Context, Repair, Status};
 use crate::client::{DeskClient, WhenAbsent};
-use crate::config::{DisplayMode, SandboxSetting, SeatKind};
+use crate::config::{DisplayMode, SandboxSetting};
 use crate::endpoint;
 use crate::node::{self, Source};
 use crate::setup::{self, Client, State};
@@ -17,10 +17,7 @@ use crate::setup::{self, Client, State};
 /// What the private displays run (Xvfb and openbox, or sway; the session bus and the AT-SPI
 /// launcher): needed unless the daemon drives the person's display.
 pub(super) fn private_displays(c: &Context) -> Check {
-    let needs: Vec<_> = match c.config.daemon.private_seat {
-        SeatKind::Xvfb => crate::platform::probe::private_display_needs().to_vec(),
-        SeatKind::Sway => crate::platform::probe::sway_seat_needs().to_vec(),
-    };
+    let needs = c.config.daemon.private_seat.needs();
     let missing: Vec<_> = needs.iter().filter(|n| n.found.is_none()).collect();
     let name = "private displays";
     if missing.is_empty() {

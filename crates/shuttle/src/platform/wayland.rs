@@ -4,7 +4,9 @@
 
 use std::path::PathBuf;
 
-use super::{Person, Room, Session};
+use super::person::{ask_where_the_person_is, grab_where_the_person_is};
+use super::seat::Session;
+use super::{Person, Room};
 use std::sync::Arc;
 
 use desk::{Answer, Backend, Cancel, DeskError, Hotkey, Platform, Presence, Question};
@@ -129,7 +131,7 @@ impl Platform for LinuxWayland {
     ) -> Result<Box<dyn Hotkey>, DeskError> {
         // Nobody sits at a private seat: the person presses the hotkey where they are.
         if self.private.is_some() {
-            return super::grab_where_the_person_is(&self.person, combo, pressed);
+            return grab_where_the_person_is(&self.person, combo, pressed);
         }
         Ok(Box::new(SwayHotkey::grab(
             &self.session.ipc,
@@ -139,7 +141,7 @@ impl Platform for LinuxWayland {
     }
 
     fn ask_person(&self, question: &Question, cancel: &Cancel) -> Result<Answer, DeskError> {
-        super::ask_where_the_person_is(&self.person, question, cancel)
+        ask_where_the_person_is(&self.person, question, cancel)
     }
 }
 

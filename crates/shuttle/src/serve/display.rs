@@ -15,9 +15,7 @@ use serde_json::{Value, json};
 
 use super::seats::{PerAgentSettings, Seat, Seats};
 use crate::config::{DaemonConfig, DisplayMode, SeatKind};
-use crate::platform::{
-    self, LinuxWayland, Person, PrivateSeat, PrivateSeats, Room, WaylandSession,
-};
+use crate::platform::{self, PersonsDesk, PersonsSession, PrivateSeat, PrivateSeats};
 
 /// The display the daemon settled on, kept for its whole life: dropping it ends a private one.
 pub struct Settled {
@@ -25,58 +23,40 @@ pub struct Settled {
     pub mode: DisplayMode,
     /// The display every agent shares (none under `per-agent`).
     pub desk: Option<String>,
-    /// The person's display, where the kill hotkey is grabbed (the same as `desk` under
-    /// `inherit`; none when the daemon started without a DISPLAY).
-    pub person: Option<String>,
-    /// Under `inherit`, the person's sway session, driven natively instead of through X11.
-    pub wayland: Option<WaylandSession>,
-    /// The person's sway session, whatever the mode: the kill hotkey is bound there.
-    persons_sway: Option<WaylandSession>,
+    /// The person's session: where the kill hotkey is grabbed and the person asked.
+    persons: PersonsSession,
+    /// Under `inherit`, the person's own desktop.
+    inherited: Option<PersonsDesk>,
     private: Option<PrivateSeat>,
     seats: Option<Arc<PrivateSeats>>,
-    /// What apps on the person's display reach from a sandbox.
-    persons_room: Room,
 }
 
 impl Settled {
     /// What `status` shows of it.
     pub fn status(&self) -> Value {
+        let system = match (&self.inherited, &self.seats) {
+            (Some(desk), _) => desk.system,
+            (None, Some(seats)) => seats.kind().system(),
+            (None, None) => "x11",
+        };
         json!({
             "mode": self.mode.name(),
-            "system": match (&self.wayland, &self.seats) {
-                (Some(_), _) => "wayland",
-                (None, Some(seats)) if seats.kind() == SeatKind::Sway => "wayland",
-                _ => "x11",
-            },
+            "system": system,
             "seats": self.seats.as_ref().map(|s| s.kind().name()),
             "name": self.desk,
-            "person": self.person,
+            "person": self.persons.display,
             "group": self.private.as_ref().map(PrivateSeat::leader),
             "xauthority": self.seats.as_ref().map(|s| s.credentials().display().to_string()),
         })
     }
 
-    /// The platform that grabs the kill hotkey (on the person's display) and, unless displays
-    /// are per agent, drives the shared one.
+    /// The platform that grabs the kill hotkey (where the person is) and, unless displays are
+    /// per agent, drives the shared one.
     pub fn platform(&self) -> Arc<dyn Platform> {
-        match (&self.private, &self.wayland) {
+        match (&self.private, &self.inherited) {
             (Some(private), _) => private.platform(),
-            (None, Some(session)) => Arc::new(LinuxWayland::new(
-                session.clone(),
-                self.persons(),
-                self.persons_room.clone(),
-            )),
-            (None, None) => {
-                platform::desktop(self.desk.clone(), self.persons(), self.persons_room.clone())
-            }
-        }
-    }
-
-    /// Where the person is.
-    fn persons(&self) -> Person {
-        Person {
-            display: self.person.clone(),
-            sway: self.persons_sway.as_ref().map(|s| s.ipc.clone()),
+            (None, Some(desk)) => desk.platform.clone(),
+            (None, None) => self.persons.presence_only(),
         }
     }
 
@@ -119,31 +99,28 @@ pub fn settle(
     for name in platform::reap_seats(&dir) {
         tracing::warn!(display = %name, "reaped the private display of a daemon that was killed");
     }
-    let person = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty());
     // Read before a private display's settings replace the person's in the environment.
-    let persons_sway = WaylandSession::from_env();
+    let persons = PersonsSession::from_env();
     let mode = chosen.unwrap_or(DisplayMode::PerAgent);
     let mut settled = Settled {
         mode,
-        desk: person.clone(),
-        person: person.clone(),
-        wayland: None,
-        persons_sway: persons_sway.clone(),
+        desk: None,
+        persons,
+        inherited: None,
         private: None,
         seats: None,
-        persons_room: platform::persons_room(&dir.join(PERSONS)),
     };
     if mode == DisplayMode::Inherit {
-        // A sway session is driven natively: its native windows are beyond XWayland's reach.
-        if let Some(session) = persons_sway {
-            settled.desk = Some(session.name.clone());
-            settled.wayland = Some(session);
-        }
+        let desk = settled
+            .persons
+            .desk(platform::persons_room(&dir.join(PERSONS)));
+        settled.desk = desk.name.clone();
+        settled.inherited = Some(desk);
         return Ok(settled);
     }
     // SAFETY: called before the daemon starts any thread (see above).
-    let seats =
-        unsafe { PrivateSeats::new(&dir, settled.persons(), kind) }.map_err(anyhow::Error::msg)?;
+    let seats = unsafe { PrivateSeats::new(&dir, settled.persons.person(), kind) }
+        .map_err(anyhow::Error::msg)?;
     if mode == DisplayMode::Private {
         let private = seats.start("shared").map_err(anyhow::Error::msg).context(
             "cannot start the private display (`[daemon] display = \"inherit\"` drives the \
@@ -161,8 +138,6 @@ pub fn settle(
         }
         settled.desk = Some(private.name().to_string());
         settled.private = Some(private);
-    } else {
-        settled.desk = None;
     }
     settled.seats = Some(Arc::new(seats));
     Ok(settled)
