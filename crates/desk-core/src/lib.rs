@@ -9,6 +9,7 @@
 //! - [`matching`]: how a `window` argument (an id or a title) picks one window.
 //! - [`outcome`]: how a call ended, for the reply and the journal alike.
 //! - [`results`]: what each verb answers, typed.
+//! - [`status`]: the daemon's state, as `status` answers it.
 //!
 //! The desk (`crates/desk`), its backends and the binary (`crates/shuttle`) build on these; anything that needs
 //! a display, a socket or a file belongs there, not here.
@@ -21,5 +22,6 @@ pub mod geometry;
 pub mod matching;
 pub mod outcome;
 pub mod results;
+pub mod status;
 pub mod window;
 pub mod wire;

@@ -24,8 +24,9 @@ use crate::cancel::Cancel;
 use crate::error::DeskError;
 use crate::image::RgbImage;
 
-/// What a display says about itself, for `status`.
-#[derive(Debug, Clone, Serialize)]
+/// What a display says about itself, for `status` (which shows it as
+/// `desk_core::status::DeskInfo`).
+#[derive(Debug, Clone)]
 pub struct DisplayInfo {
     /// The windowing system: `x11` or `wayland`.
     pub system: &'static str,
@@ -41,7 +42,6 @@ pub struct DisplayInfo {
     pub confirms: bool,
     /// What this display cannot do, and why: each a verb family refused for a missing part
     /// of the desktop (a Wayland compositor without virtual pointers refuses clicks).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lacking: Vec<String>,
 }
 

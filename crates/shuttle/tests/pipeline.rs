@@ -124,6 +124,16 @@ fn read_only_is_judged_before_the_stop_and_a_stop_holds_until_resume() {
 }
 
 #[test]
+fn the_status_reads_back_as_its_type() {
+    let daemon = InProcess::start("[safety]\nread_only = true\n");
+    let status: desk_core::status::Status =
+        serde_json::from_value(daemon.call("status", json!({})).json()).unwrap();
+    assert!(status.safety.read_only);
+    assert_eq!(status.pid, std::process::id());
+    assert!(status.plugins.catalog.tools.is_empty());
+}
+
+#[test]
 fn a_resume_is_the_persons_to_allow() {
     let daemon = InProcess::start("");
     daemon.call("safety_stop", json!({}));

@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
+use desk_core::status::{Agent, Status};
 use serde_json::Value;
 
 use crate::client::{DeskClient, WhenAbsent};
@@ -11,35 +12,30 @@ use crate::platform::{WatchEnd, WatchOptions};
 
 /// Which display to show: the one agent's (or `agent`'s, by id or id prefix) under per-agent
 /// displays, the shared one under `private`.
-fn pick(status: &Value, agent: Option<&str>) -> anyhow::Result<(String, String)> {
-    let mode = status["display"]["mode"].as_str().unwrap_or("");
-    match mode {
+fn pick(status: &Status, agent: Option<&str>) -> anyhow::Result<(String, String)> {
+    let display = status.display.as_ref().context("no display in status")?;
+    match display.mode.as_str() {
         "private" => {
-            let name = status["display"]["name"]
-                .as_str()
-                .context("no display in status")?;
-            Ok((name.to_string(), "every agent".to_string()))
+            let name = display.name.clone().context("no display in status")?;
+            Ok((name, "every agent".to_string()))
         }
         "per-agent" => {
-            let agents = status["agents"]["agents"]
-                .as_array()
-                .cloned()
+            let agents = status
+                .agents
+                .as_ref()
+                .map(|a| a.agents.as_slice())
                 .unwrap_or_default();
-            let ids: Vec<&str> = agents.iter().filter_map(|a| a["agent"].as_str()).collect();
-            let chosen: Vec<&Value> = agents
+            let ids: Vec<&str> = agents.iter().map(|a| a.agent.as_str()).collect();
+            let chosen: Vec<&Agent> = agents
                 .iter()
                 .filter(|a| {
-                    let id = a["agent"].as_str().unwrap_or("");
-                    agent.is_none_or(|wanted| id == wanted || id.starts_with(wanted))
+                    agent.is_none_or(|wanted| a.agent == wanted || a.agent.starts_with(wanted))
                 })
                 .collect();
             match chosen.as_slice() {
                 [one] => Ok((
-                    one["display"]
-                        .as_str()
-                        .context("no display in status")?
-                        .to_string(),
-                    one["agent"].as_str().unwrap_or("").to_string(),
+                    one.display.clone().context("no display in status")?,
+                    one.agent.clone(),
                 )),
                 [] if ids.is_empty() => bail!(
                     "no agent has a display yet: each agent gets one on its first call; run \
@@ -79,7 +75,8 @@ pub fn run(
     if status.is_error {
         bail!("{}", status.text);
     }
-    let status: Value = serde_json::from_str(&status.text).context("status is not JSON")?;
+    let status: Status = serde_json::from_str(&status.text)
+        .context("the daemon's status does not read as this version's: restart the daemon")?;
     let (display, whose) = pick(&status, agent.as_deref())?;
     if display.starts_with('/') {
         bail!(
@@ -92,7 +89,11 @@ pub fn run(
         .ok()
         .filter(|d| !d.is_empty())
         .context("DISPLAY is not set: run shuttle watch from your desktop session")?;
-    if let Some(file) = status["display"]["xauthority"].as_str() {
+    if let Some(file) = status
+        .display
+        .as_ref()
+        .and_then(|d| d.xauthority.as_deref())
+    {
         // SAFETY: the runtime is gone; this process has one thread. The file holds your own
         // cookies and the private displays'.
         unsafe { std::env::set_var("XAUTHORITY", file) };

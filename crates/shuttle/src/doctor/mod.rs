@@ -16,7 +16,6 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::config::{self, Config, DisplayMode};
 
@@ -134,7 +133,7 @@ pub(crate) struct Context {
     /// The display mode in force: the running daemon's, else the config's.
     pub mode: DisplayMode,
     /// The running daemon's `status`, when one answers.
-    pub daemon: Option<Value>,
+    pub daemon: Option<desk_core::status::Status>,
     /// Why a daemon whose socket is there did not answer.
     pub daemon_absent: Option<String>,
 }
@@ -296,8 +295,8 @@ fn context() -> Context {
     };
     let running_mode = daemon
         .as_ref()
-        .and_then(|s| s.pointer("/display/mode"))
-        .and_then(|m| serde_json::from_value::<DisplayMode>(m.clone()).ok());
+        .and_then(|s| s.display.as_ref())
+        .and_then(|d| serde_json::from_value::<DisplayMode>(d.mode.clone().into()).ok());
     let mode = running_mode
         .or(config.daemon.display)
         .unwrap_or(DisplayMode::PerAgent);

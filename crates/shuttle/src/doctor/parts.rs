@@ -5,6 +5,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::time::Duration;
 
+use desk_core::status::Status as DaemonStatus;
 use serde_json::Value;
 
 use super::{CALL_LIMIT, Check, Context, Repair, Status};
@@ -233,7 +234,7 @@ pub(super) fn socket(c: &Context) -> Check {
 
 /// The running daemon's `status`, asked with a short deadline. `Ok(None)` when no socket is
 /// there; `Err` says why one that is there did not answer.
-pub(super) fn daemon_status() -> Result<Option<Value>, String> {
+pub(super) fn daemon_status() -> Result<Option<DaemonStatus>, String> {
     let socket = endpoint::socket_path().map_err(|e| e.to_string())?;
     if !socket.exists() {
         return Ok(None);
@@ -249,9 +250,13 @@ pub(super) fn daemon_status() -> Result<Option<Value>, String> {
             Err(_) => Err("the daemon did not answer status within 1 s".into()),
             Ok(Err(e)) => Err(e.to_string()),
             Ok(Ok(reply)) if reply.is_error => Err(reply.text),
-            Ok(Ok(reply)) => serde_json::from_str(&reply.text)
-                .map(Some)
-                .map_err(|e| format!("the daemon's status is not JSON: {e}")),
+            Ok(Ok(reply)) => serde_json::from_str(&reply.text).map(Some).map_err(|e| {
+                format!(
+                    "its status does not read as this version's ({e}): a daemon of another \
+                     shuttle version runs; stop it (shuttle status names its pid), and the next \
+                     agent call starts this one"
+                )
+            }),
         }
     })
 }
@@ -271,8 +276,7 @@ pub(super) fn daemon(c: &Context) -> Check {
             ),
         };
     };
-    let pid = status.get("pid").and_then(Value::as_u64).unwrap_or(0);
-    let version = status.get("version").and_then(Value::as_str).unwrap_or("?");
+    let (pid, version) = (status.pid, &status.version);
     let ours = env!("CARGO_PKG_VERSION");
     if version != ours {
         return Check::new(
@@ -318,10 +322,7 @@ pub(super) fn models(c: &Context) -> Check {
         "no key (the config asks for none)".to_string()
     } else {
         let set = match &c.daemon {
-            Some(status) => status
-                .pointer("/models/key_set")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
+            Some(status) => status.models.key_set,
             None => std::env::var_os(var).is_some_and(|v| !v.is_empty()),
         };
         if !set {

@@ -14,8 +14,6 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 
 use crate::client::{DeskClient, WhenAbsent};
 use crate::endpoint;
-use crate::plugins::Plugins;
-use std::sync::Arc;
 
 /// Serves MCP on stdio until the client closes its end.
 pub async fn run() -> anyhow::Result<()> {
@@ -25,21 +23,11 @@ pub async fn run() -> anyhow::Result<()> {
     let socket = endpoint::socket_path()?;
     // Without a working directory only a relative script path is refused, not the session.
     let cwd = std::env::current_dir().ok();
-    let plugins = match crate::config::load(&crate::config::config_path()) {
-        Ok(config) => {
-            let plugins = Plugins::load(&config.tools.plugin_dir(&crate::config::config_path()));
-            for error in &plugins.errors {
-                tracing::warn!("plugin {error}");
-            }
-            plugins
-        }
-        Err(_) => Plugins::default(),
-    };
     let agent_id = desk_core::wire::session_agent_id(std::process::id());
     let client = DeskClient::new(socket, agent_id, WhenAbsent::Start);
     let (stdin, stdout) = rmcp::transport::stdio_pipes();
     let transport = ordered::Ordered::new(AsyncRwTransport::new_server(stdin, stdout));
-    let service = server::DeskServer::new(client, cwd, Arc::new(plugins))
+    let service = server::DeskServer::new(client, cwd)
         .serve(transport)
         .await
         .context("the MCP handshake failed")?;

@@ -14,9 +14,10 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use tokio::sync::Mutex;
 
+use desk_core::status::{Catalog, Status};
+
 use super::tools;
 use crate::client::DeskClient;
-use crate::plugins::Plugins;
 
 /// The MCP protocol revisions this server speaks; it answers with the client's when listed here.
 const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
@@ -30,31 +31,63 @@ const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
 pub struct DeskServer {
     client: Mutex<DeskClient>,
     cwd: Option<PathBuf>,
-    plugins: Arc<Plugins>,
+    /// What the daemon last said it serves: its mode and the plugins' tools and resources. The
+    /// proxy reads no settings of its own.
+    offered: Mutex<Option<(tools::Mode, Arc<Catalog>)>>,
 }
 
 impl DeskServer {
-    /// A server forwarding calls through `client`, with the tools of `plugins`; relative paths
-    /// resolve against `cwd` (and are refused without one).
-    pub fn new(client: DeskClient, cwd: Option<PathBuf>, plugins: Arc<Plugins>) -> Self {
+    /// A server forwarding calls through `client`; relative paths resolve against `cwd` (and
+    /// are refused without one).
+    pub fn new(client: DeskClient, cwd: Option<PathBuf>) -> Self {
         Self {
             client: Mutex::new(client),
             cwd,
-            plugins,
+            offered: Mutex::new(None),
+        }
+    }
+
+    /// What the daemon serves, asked anew (starting it when none runs). A daemon that cannot
+    /// answer (a config that does not load, none that can start) leaves every built-in tool
+    /// listed and no plugin; its calls then say why they are refused.
+    async fn ask_offered(&self) -> (tools::Mode, Arc<Catalog>) {
+        // On a connection of its own: a tool call may hold the session's for long.
+        let mut client = self.client.lock().await.sibling();
+        let status = client.call(desk_core::wire::tools::STATUS, serde_json::Value::Null);
+        let offered = match status.await {
+            Ok(reply) if !reply.is_error => reply
+                .json_value()
+                .and_then(|value| serde_json::from_value::<Status>(value).ok())
+                .map(|status| {
+                    (
+                        tools::Mode::from_status(&status),
+                        Arc::new(status.plugins.catalog),
+                    )
+                }),
+            _ => None,
+        };
+        let offered = offered.unwrap_or_default();
+        *self.offered.lock().await = Some(offered.clone());
+        offered
+    }
+
+    /// The plugins the daemon last said it serves, asked once when never asked.
+    async fn catalog(&self) -> Arc<Catalog> {
+        let known = self.offered.lock().await.clone();
+        match known {
+            Some((_, catalog)) => catalog,
+            None => self.ask_offered().await.1,
         }
     }
 }
 
 impl ServerHandler for DeskServer {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = if self.plugins.resources().next().is_some() {
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_resources()
-                .build()
-        } else {
-            ServerCapabilities::builder().enable_tools().build()
-        };
+        // Resources are the plugins', which only the daemon knows: listed when asked.
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .build();
         InitializeResult::new(capabilities)
             .with_server_info(Implementation::new("shuttle", env!("CARGO_PKG_VERSION")))
             .with_protocol_version(ProtocolVersion::V_2025_11_25)
@@ -76,22 +109,8 @@ impl ServerHandler for DeskServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        // On a connection of its own: a tool call may hold the session's for long.
-        let mut client = self.client.lock().await.sibling();
-        // A daemon that cannot answer (a config that does not load, none running that can
-        // start) leaves every tool listed; its calls then say why they are refused.
-        let status = client.call(desk_core::wire::tools::STATUS, serde_json::Value::Null);
-        let mode = match status.await {
-            Ok(reply) if !reply.is_error => reply
-                .json_value()
-                .map(|status| tools::Mode::from_status(&status))
-                .unwrap_or_default(),
-            _ => tools::Mode::default(),
-        };
-        Ok(ListToolsResult::with_all_items(tools::list(
-            mode,
-            &self.plugins,
-        )))
+        let (mode, catalog) = self.ask_offered().await;
+        Ok(ListToolsResult::with_all_items(tools::list(mode, &catalog)))
     }
 
     async fn list_resources(
@@ -99,8 +118,8 @@ impl ServerHandler for DeskServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        let resources = self
-            .plugins
+        let catalog = self.ask_offered().await.1;
+        let resources = catalog
             .resources()
             .map(|r| {
                 Resource::new(r.uri.clone(), r.name())
@@ -116,7 +135,8 @@ impl ServerHandler for DeskServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        let Some(resource) = self.plugins.resources().find(|r| r.uri == request.uri) else {
+        let catalog = self.catalog().await;
+        let Some(resource) = catalog.resources().find(|r| r.uri == request.uri) else {
             return Err(McpError::resource_not_found(
                 format!(
                     "no plugin resource {:?}; resources/list names those there are",
@@ -131,8 +151,7 @@ impl ServerHandler for DeskServer {
                 McpError::internal_error(
                     format!(
                         "cannot read {} for resource {:?}: {e}",
-                        resource.path.display(),
-                        resource.uri
+                        resource.path, resource.uri
                     ),
                     None,
                 )
@@ -147,11 +166,12 @@ impl ServerHandler for DeskServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        let catalog = self.catalog().await;
         let (tool, args) = match tools::to_wire(
             &request.name,
             request.arguments,
             self.cwd.as_deref(),
-            &self.plugins,
+            &catalog,
         ) {
             Ok(call) => call,
             Err(message) => {
@@ -161,8 +181,7 @@ impl ServerHandler for DeskServer {
         let mut shared = self.client.lock().await;
         // A service keeps the connection its call arrives on, so its call gets a fresh one,
         // dropped with the reply.
-        let mut own = self
-            .plugins
+        let mut own = catalog
             .service_of(&tool)
             .is_some()
             .then(|| shared.sibling());

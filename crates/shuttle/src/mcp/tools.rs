@@ -13,7 +13,7 @@ use desk_core::wire::{Format, Reply};
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
 use serde_json::{Value, json};
 
-use crate::plugins::Plugins;
+use desk_core::status::{Catalog, Status};
 
 /// The tool that runs any desk verb.
 pub const DESK: &str = "desk";
@@ -38,19 +38,18 @@ pub struct Mode {
 impl Mode {
     /// The mode the daemon's `status` says it serves: the daemon alone reads config.toml, so
     /// the tools listed and the calls answered follow the same settings.
-    pub fn from_status(status: &Value) -> Self {
-        let on = |value: &Value| value.as_bool() == Some(true);
+    pub fn from_status(status: &Status) -> Self {
         Self {
-            read_only: on(&status["safety"]["read_only"]),
-            dry_run: on(&status["safety"]["dry_run"]),
-            no_scripts: status["scripts"].as_bool() == Some(false),
+            read_only: status.safety.read_only,
+            dry_run: status.safety.dry_run,
+            no_scripts: !status.scripts,
         }
     }
 }
 
 /// The tools, in listing order: the built-ins, then the tool plugins, then the services' tools
 /// that are for MCP.
-pub fn list(mode: Mode, plugins: &Plugins) -> Vec<Tool> {
+pub fn list(mode: Mode, plugins: &Catalog) -> Vec<Tool> {
     let mut tools = vec![
         desk_tool(mode),
         computer_tool(mode),
@@ -225,7 +224,7 @@ pub fn to_wire(
     name: &str,
     arguments: Option<JsonObject>,
     cwd: Option<&Path>,
-    plugins: &Plugins,
+    plugins: &Catalog,
 ) -> Result<(String, Value), String> {
     let mut args = arguments.unwrap_or_default();
     if name == SCRIPT_RUN || plugins.tool(name).is_some() {
@@ -393,8 +392,8 @@ mod tests {
         value.as_object().cloned()
     }
 
-    fn none() -> Plugins {
-        Plugins::default()
+    fn none() -> Catalog {
+        Catalog::default()
     }
 
     #[test]
@@ -441,7 +440,7 @@ mod tests {
                 {"name": "notes_watch", "description": "Watch.", "input_schema": {"type": "object"}, "mcp": false}]}"#,
         )
         .unwrap();
-        let plugins = Plugins::load(&dir);
+        let plugins = crate::plugins::Plugins::load(&dir).catalog();
         std::fs::remove_dir_all(&dir).unwrap();
         let names: Vec<String> = list(Mode::default(), &plugins)
             .iter()

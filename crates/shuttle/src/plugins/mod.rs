@@ -186,6 +186,48 @@ impl Plugins {
     pub fn resources(&self) -> impl Iterator<Item = &Resource> {
         self.tools.iter().flat_map(|t| t.resources.iter())
     }
+
+    /// What an MCP client is offered of them, as `status` carries it to the MCP proxy.
+    pub fn catalog(&self) -> desk_core::status::Catalog {
+        use desk_core::status as offered;
+        offered::Catalog {
+            tools: self
+                .tools
+                .iter()
+                .map(|tool| offered::PluginTool {
+                    name: tool.name.clone(),
+                    description: tool.description.clone(),
+                    resources: tool
+                        .resources
+                        .iter()
+                        .map(|r| offered::Resource {
+                            uri: r.uri.clone(),
+                            path: r.path.display().to_string(),
+                            mime: r.mime.clone(),
+                            description: r.description.clone(),
+                        })
+                        .collect(),
+                })
+                .collect(),
+            services: self
+                .services
+                .iter()
+                .map(|service| offered::ServiceTools {
+                    name: service.name.clone(),
+                    tools: service
+                        .tools
+                        .iter()
+                        .map(|t| offered::ServiceTool {
+                            name: t.name.clone(),
+                            description: t.description.clone(),
+                            input_schema: t.input_schema.clone(),
+                            mcp: t.mcp,
+                        })
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -71,7 +71,7 @@ pub struct Daemon {
     /// Itself, for the hotkey's callback, which must not keep the daemon alive.
     me: Weak<Daemon>,
     /// The display it drives, as `status` shows it (set once by `serve::run`).
-    pub(super) display: OnceLock<Value>,
+    pub(super) display: OnceLock<desk_core::status::DisplayStatus>,
     /// Where model calls find their key: taken out of the daemon's environment at start, so
     /// that nothing it starts inherits one.
     pub(super) keys: KeySource,
@@ -132,7 +132,7 @@ impl Daemon {
     }
 
     /// Says which display the daemon drives, for `status`.
-    pub fn set_display_status(&self, status: Value) {
+    pub fn set_display_status(&self, status: desk_core::status::DisplayStatus) {
         let _ = self.display.set(status);
     }
 

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use desk::Platform;
-use serde_json::{Value, json};
+use desk_core::status::DisplayStatus;
 
 use super::seats::{PerAgentSettings, Seat, Seats};
 use crate::config::{DaemonConfig, DisplayMode, SeatKind};
@@ -33,21 +33,24 @@ pub struct Settled {
 
 impl Settled {
     /// What `status` shows of it.
-    pub fn status(&self) -> Value {
+    pub fn status(&self) -> DisplayStatus {
         let system = match (&self.inherited, &self.seats) {
             (Some(desk), _) => desk.system,
             (None, Some(seats)) => seats.kind().system(),
             (None, None) => "x11",
         };
-        json!({
-            "mode": self.mode.name(),
-            "system": system,
-            "seats": self.seats.as_ref().map(|s| s.kind().name()),
-            "name": self.desk,
-            "person": self.persons.display,
-            "group": self.private.as_ref().map(PrivateSeat::leader),
-            "xauthority": self.seats.as_ref().map(|s| s.credentials().display().to_string()),
-        })
+        DisplayStatus {
+            mode: self.mode.name().into(),
+            system: system.into(),
+            seats: self.seats.as_ref().map(|s| s.kind().name().into()),
+            name: self.desk.clone(),
+            person: self.persons.display.clone(),
+            group: self.private.as_ref().map(PrivateSeat::leader),
+            xauthority: self
+                .seats
+                .as_ref()
+                .map(|s| s.credentials().display().to_string()),
+        }
     }
 
     /// The platform that grabs the kill hotkey (where the person is) and, unless displays are

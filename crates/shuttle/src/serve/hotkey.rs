@@ -4,7 +4,6 @@
 use std::sync::{Arc, Mutex};
 
 use desk::{Hotkey, Platform};
-use serde_json::{Value, json};
 
 /// The hotkey as it stands.
 pub struct HotkeyKeeper {
@@ -68,13 +67,12 @@ impl HotkeyKeeper {
     }
 
     /// For `status`: the combination and whether it is grabbed.
-    pub fn describe(&self) -> Value {
+    pub fn describe(&self) -> desk_core::status::Hotkey {
         let held = self.held();
-        let grabbed = held.hotkey.as_ref().is_some_and(|h| h.alive());
-        let mut value = json!({"keys": held.combo, "grabbed": grabbed});
-        if let Some(problem) = &held.problem {
-            value["problem"] = json!(problem);
+        desk_core::status::Hotkey {
+            keys: held.combo.clone(),
+            grabbed: held.hotkey.as_ref().is_some_and(|h| h.alive()),
+            problem: held.problem.clone(),
         }
-        value
     }
 }

@@ -109,7 +109,10 @@ impl Daemon {
                 self.run_call(request, plugin, config).await
             }
             Some(Tool::Model(call)) => self.model_call(call, request, config).await,
-            Some(_) => Ended::completed(Kind::Observe, Done::json(self.status(&config))),
+            Some(_) => Ended::completed(
+                Kind::Observe,
+                Done::json(serde_json::to_value(self.status(&config)).unwrap_or_default()),
+            ),
         }
     }
 

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use desk::Platform;
-use serde_json::{Value, json};
+use desk_core::status::{Agent, Agents};
 
 use desk_core::wire::agent_of;
 
@@ -237,23 +237,26 @@ impl Seats {
     }
 
     /// What `status` shows of the seats.
-    pub fn status(&self) -> Value {
+    pub fn status(&self) -> Option<Agents> {
         match self {
-            Self::Shared(_) => Value::Null,
+            Self::Shared(_) => None,
             Self::PerAgent {
                 settings, seats, ..
             } => {
                 let seats = lock(seats);
-                json!({
-                    "max": settings.max,
-                    "idle_s": settings.idle.as_secs(),
-                    "agents": seats.iter().map(|(agent, seat)| json!({
-                        "agent": agent,
-                        "display": seat.display,
-                        "server_pid": seat.private.as_ref().map(PrivateSeat::leader),
-                        "idle_s": seat.idle().as_secs(),
-                        "turn": seat.turn.describe_holder(),
-                    })).collect::<Vec<_>>(),
+                Some(Agents {
+                    max: settings.max,
+                    idle_s: settings.idle.as_secs(),
+                    agents: seats
+                        .iter()
+                        .map(|(agent, seat)| Agent {
+                            agent: agent.clone(),
+                            display: seat.display.clone(),
+                            server_pid: seat.private.as_ref().map(PrivateSeat::leader),
+                            idle_s: seat.idle().as_secs(),
+                            turn: seat.turn.describe_holder(),
+                        })
+                        .collect(),
                 })
             }
         }

@@ -13,7 +13,6 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::process::Command;
 use tokio::task::JoinSet;
@@ -93,21 +92,19 @@ impl Services {
     }
 
     /// Each service's pid, starts and last exit.
-    pub fn status(&self) -> Value {
-        let services: Vec<Value> = self
-            .states
+    pub fn status(&self) -> Vec<desk_core::status::ServiceState> {
+        self.states
             .iter()
             .map(|state| {
                 let state = state.lock().unwrap_or_else(|e| e.into_inner());
-                json!({
-                    "service": state.name,
-                    "pid": state.pid,
-                    "starts": state.starts,
-                    "last_exit": state.last_exit,
-                })
+                desk_core::status::ServiceState {
+                    service: state.name.clone(),
+                    pid: state.pid,
+                    starts: state.starts,
+                    last_exit: state.last_exit.clone(),
+                }
             })
-            .collect();
-        Value::Array(services)
+            .collect()
     }
 
     /// Ends every service: SIGTERM, then SIGKILL to its group after up to 3 s.
