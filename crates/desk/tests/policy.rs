@@ -392,7 +392,11 @@ fn the_auth_guard_keeps_typing_out_of_password_fields() {
     ] {
         let fake = with_password_focused();
         let ran = run(&fake, &guarded, verb, args.clone());
-        assert_refused_by(&ran, Control::AuthGuard, "\"Password\" is a password field");
+        assert_refused_by(
+            &ran,
+            Control::AuthGuard,
+            "⟪\"Password\"⟫ is a password field",
+        );
         assert!(input(&fake).is_empty(), "{verb} {args}");
     }
     // An ordinary field with the focus takes text.

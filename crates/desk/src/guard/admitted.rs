@@ -7,15 +7,18 @@
 //! raising a window the call named when another covers it. Only then does it mark the call as
 //! having sent input.
 
+use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
 use desk_core::app_text::Quoted;
 use desk_core::call::{Button, Direction};
 use desk_core::outcome::Control;
+use desk_core::results::Route;
 use desk_core::window::Window;
 
 use super::desk::{Desk, Seen, Spot};
 use super::nodes::ActingNodes;
+use super::way::{self, Way};
 use crate::error::DeskError;
 use crate::intent::{Intent, Target};
 use crate::keys::KeyCombo;
@@ -26,15 +29,70 @@ const FOCUS_WAIT: Duration = Duration::from_secs(1);
 use desk_core::a11y::role::PASSWORD_TEXT as PASSWORD_ROLE;
 use desk_core::window::role::POPUP;
 
-/// An admitted action: it may send input to its intent's targets, and nowhere else.
+/// An admitted action: it may send input to its intent's targets, and nowhere else, the way
+/// admission decided ([`super::way`]).
 pub struct Admitted<'d> {
     desk: &'d Desk,
     intent: Intent,
+    /// How its keys, text and wheel go: on the person's devices, or from the agent's seat.
+    way: Way,
+    /// Under background input, the window that had the person's focus at admission, to tell
+    /// whether it moved.
+    persons: Option<String>,
+    /// Under background input, the field with the app's focus before typing, and its text.
+    before: RefCell<Option<(String, String)>>,
 }
 
 impl<'d> Admitted<'d> {
-    pub(super) fn new(desk: &'d Desk, intent: Intent) -> Self {
-        Self { desk, intent }
+    pub(super) fn new(desk: &'d Desk, intent: Intent, way: Way) -> Self {
+        let persons = match way {
+            Way::Background(_) => desk.persons_focus(),
+            Way::Foreground(_) => None,
+        };
+        Self {
+            desk,
+            intent,
+            way,
+            persons,
+            before: RefCell::new(None),
+        }
+    }
+
+    /// What the result says of where the input went: the route decided for the foreground;
+    /// in the background, `effect` (what went where) unverified, and whether the person's
+    /// focus moved.
+    pub fn route(&self, effect: impl FnOnce() -> String) -> Route {
+        match &self.way {
+            Way::Foreground(route) => route.clone(),
+            Way::Background(_) => self
+                .desk
+                .kept_focus(self.persons.clone(), way::behind(effect())),
+        }
+    }
+
+    /// The route of `text` typed into `window`: in the background, verified when the field
+    /// with the app's focus shows it once more than before ([`way::typed_behind`]).
+    pub fn typed_route(&self, text: &str, window: Option<&Window>, effect: String) -> Route {
+        match (&self.way, window) {
+            (Way::Background(_), Some(window)) => {
+                let route = way::typed_behind(
+                    effect,
+                    text,
+                    self.before.borrow().clone(),
+                    self.field_text(window),
+                );
+                self.desk.kept_focus(self.persons.clone(), route)
+            }
+            _ => self.route(|| effect),
+        }
+    }
+
+    /// The agent's seat, when the input goes in the background.
+    fn behind(&self) -> Option<&dyn Background> {
+        match &self.way {
+            Way::Background(seat) => Some(&**seat),
+            Way::Foreground(_) => None,
+        }
     }
 
     /// Whether `target` is one the action was admitted for.
@@ -239,17 +297,21 @@ impl<'d> Admitted<'d> {
             Ok(Some(node)) if node.role == PASSWORD_ROLE => Err(DeskError::refused(
                 Control::AuthGuard,
                 format!(
-                    "the focused field {:?} is a password field and the auth guard is on; pass \
+                    "the focused field {} is a password field and the auth guard is on; pass \
                      allow_auth: true only if the person at the desktop asked you to type it",
-                    node.name
+                    Quoted(&node.name)
                 ),
             )),
             _ => Ok(()),
         }
     }
 
-    /// Presses a key combination into `into`, the window that has the focus.
+    /// Presses a key combination into `into`: the window that has the focus, or, in the
+    /// background, the named window, given the agent's keyboard focus.
     pub fn press_keys(&self, combo: &KeyCombo, into: Option<&Window>) -> Result<(), DeskError> {
+        if let (Some(seat), Some(into)) = (self.behind(), into) {
+            return self.press_keys_behind(seat, combo, into);
+        }
         self.keys_land(into)?;
         if combo.types_text() {
             self.check_password_field(into)?;
@@ -262,9 +324,12 @@ impl<'d> Admitted<'d> {
         })
     }
 
-    /// Types `text` into `into`, the window that has the focus; returns how many characters
-    /// went out.
+    /// Types `text` into `into`: the window that has the focus, or, in the background, the
+    /// named window, given the agent's keyboard focus. Returns how many characters went out.
     pub fn type_text(&self, text: &str, into: Option<&Window>) -> Result<usize, DeskError> {
+        if let (Some(seat), Some(into)) = (self.behind(), into) {
+            return self.type_text_behind(seat, text, into);
+        }
         self.keys_land(into)?;
         self.check_password_field(into)?;
         self.sending("typing", || {
@@ -277,7 +342,7 @@ impl<'d> Admitted<'d> {
 
     /// Presses a key combination into `into` from the agent's own seat, leaving the person's
     /// focus where it is.
-    pub fn press_keys_behind(
+    fn press_keys_behind(
         &self,
         background: &dyn Background,
         combo: &KeyCombo,
@@ -301,7 +366,7 @@ impl<'d> Admitted<'d> {
     /// Gives the agent's keyboard focus to `into`, an admitted target, and returns the text of
     /// the field that then has its app's focus, read through accessibility: `None` where it
     /// cannot be read (no field, a password field, an app off the bus).
-    pub fn aim_behind(
+    fn aim_behind(
         &self,
         background: &dyn Background,
         into: &Window,
@@ -315,7 +380,7 @@ impl<'d> Admitted<'d> {
     }
 
     /// The text of the field with the focus in `window`'s app, never a password field's.
-    pub fn field_text(&self, window: &Window) -> Option<(String, String)> {
+    fn field_text(&self, window: &Window) -> Option<(String, String)> {
         let pid = window.pid?;
         let node = self.desk.backend.accessibility.focused_in(pid).ok()??;
         if node.role == PASSWORD_ROLE {
@@ -325,26 +390,26 @@ impl<'d> Admitted<'d> {
     }
 
     /// Types `text` into `into` from the agent's own seat; returns how many characters went
-    /// out, and the text of the field with the app's focus before (see
-    /// [`Admitted::aim_behind`]).
-    pub fn type_text_behind(
+    /// out, and keeps the text of the field with the app's focus before (see
+    /// [`Admitted::aim_behind`]) for the route.
+    fn type_text_behind(
         &self,
         background: &dyn Background,
         text: &str,
         into: &Window,
-    ) -> Result<(usize, Option<(String, String)>), DeskError> {
+    ) -> Result<usize, DeskError> {
         // The app says which field has its focus only once its window has a keyboard's focus.
         let before = self.aim_behind(background, into)?;
+        *self.before.borrow_mut() = before;
         self.check_password_field(Some(into))?;
-        let typed = self.sending("typing", || {
+        self.sending("typing", || {
             background.type_text(self.seat_owner(), text, into, &self.desk.caller.cancel)
-        })?;
-        Ok((typed, before))
+        })
     }
 
     /// Turns the agent pointer's wheel at `spot`. Its window must be on top there: input in
     /// the background does not raise windows.
-    pub fn scroll_behind(
+    fn scroll_behind(
         &self,
         background: &dyn Background,
         spot: &Spot,
@@ -416,8 +481,12 @@ impl<'d> Admitted<'d> {
         self.sending("clicking", || input.click(button, count))
     }
 
-    /// Turns the wheel `amount` notches at `spot`.
+    /// Turns the wheel `amount` notches at `spot`: on the person's pointer, or, in the
+    /// background, the agent's (where its window must show: nothing raises it).
     pub fn scroll(&self, spot: &Spot, direction: Direction, amount: u32) -> Result<(), DeskError> {
+        if let Some(seat) = self.behind() {
+            return self.scroll_behind(seat, spot, direction, amount);
+        }
         self.land(spot)?;
         let input = &self.desk.backend.input;
         self.pass("moving the pointer", false)?;

@@ -16,11 +16,13 @@ use desk_core::call::Kind;
 use desk_core::geometry::Rect;
 use desk_core::matching::{MatchError, pick_window};
 use desk_core::outcome::Control;
+use desk_core::results::Route;
 use desk_core::window::{Window, role};
 
 use super::admitted::Admitted;
 use super::nodes::Nodes;
 use super::policy::{Policy, is_auth_prompt};
+use super::way::Way;
 use crate::cancel::Cancel;
 use crate::error::DeskError;
 use crate::image::RgbImage;
@@ -547,6 +549,11 @@ impl Desk {
     /// each target, dry run, then the person at the desktop in confirm mode. What comes back
     /// may send input to those targets and nowhere else.
     pub fn admit(&self, intent: Intent) -> Result<Admitted<'_>, DeskError> {
+        self.admit_by(intent, Way::Foreground(Route::default()))
+    }
+
+    /// [`Desk::admit`], for input that goes `way` (decided by [`Desk::way`]).
+    pub fn admit_by(&self, intent: Intent, way: Way) -> Result<Admitted<'_>, DeskError> {
         if self.caller.cancel.is_cancelled() {
             return Err(DeskError::Cancelled {
                 done: "it stopped before any input".into(),
@@ -570,7 +577,7 @@ impl Desk {
         if let Some(timeout) = self.policy.confirm {
             self.confirm(&intent, timeout)?;
         }
-        Ok(Admitted::new(self, intent))
+        Ok(Admitted::new(self, intent, way))
     }
 
     /// The allowlist's verdict on one target.

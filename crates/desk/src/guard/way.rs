@@ -15,7 +15,110 @@ use crate::error::DeskError;
 use crate::intent::Target;
 use crate::system::Background;
 
-/// How one action's input goes.
+/// What an action sends, as far as the way its input goes is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Input {
+    /// Keys or text, to a window the call named (`named`) or to whatever has the focus.
+    Keyboard { named: bool },
+    /// Wheel notches at a point of a window the call named or not, where another window may
+    /// cover it (`covered`).
+    Wheel { named: bool, covered: bool },
+    /// A pointer button pressed on the screen (a click, a drag), a focus change, or screen
+    /// pixels aimed at: window managers focus and raise a window any pointer presses in.
+    Pointer,
+    /// An element's action or selection, which needs no pointer and no keyboard.
+    Action,
+}
+
+/// Why an action's input cannot go in the background. Each has a code that stays the same,
+/// which refusals end with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// Background input goes to a named window only.
+    Unnamed,
+    /// A pointer button press would take the person's focus.
+    Pointer,
+    /// This desktop has no second seat for the agent.
+    NoSeat,
+    /// Another window covers the point, and background input does not raise windows.
+    Covered,
+}
+
+impl Refusal {
+    /// Its code: `unnamed-window`, `pointer-press`, `no-second-seat`, `covered`.
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::Unnamed => "unnamed-window",
+            Self::Pointer => "pointer-press",
+            Self::NoSeat => "no-second-seat",
+            Self::Covered => "covered",
+        }
+    }
+
+    /// The refusal of background keyboard or wheel input, `what` naming it.
+    pub fn error(self, what: &str) -> DeskError {
+        match self {
+            Self::Unnamed => DeskError::Invalid(format!(
+                "{what} in the background goes to a named window: pass window (its id or title) \
+                 or pid"
+            )),
+            Self::NoSeat => DeskError::Unsupported(
+                "this desktop cannot send input in the background: that needs the person's \
+                 own X display with XInput 2.2 (a private display or Wayland has no second \
+                 seat); set [daemon] input = \"foreground\" or \"auto\""
+                    .into(),
+            ),
+            Self::Pointer => DeskError::Unsupported(format!(
+                "{what} is not sent in the background: window managers focus and raise a window \
+                 that any pointer presses a button in, which would take the person's focus; \
+                 press or act on the element by its id (its action runs in the background), or \
+                 ask the person to set [daemon] input = \"auto\", which clicks in the foreground"
+            )),
+            Self::Covered => DeskError::Changed(format!(
+                "{what}: the window is covered there, and input in the background does not raise \
+                 windows"
+            )),
+        }
+    }
+}
+
+/// The way an action's input goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// On the person's pointer and keyboard; `said` when the result must say so (under
+    /// auto, for input that could not go in the background).
+    Front { said: bool },
+    /// From the agent's own seat (or, for an action, by the element alone).
+    Behind,
+    /// Nowhere: nothing is sent, for this reason.
+    Refused(Refusal),
+}
+
+/// Decides, once per action, how its input goes under `mode`, on a desktop that has a second
+/// seat for the agent (`seat`) or not. Pure: what the desktop looks like is in `input`.
+pub fn decide(mode: InputMode, seat: bool, input: Input) -> Decision {
+    if mode == InputMode::Foreground {
+        return Decision::Front { said: false };
+    }
+    let refusal = match input {
+        Input::Action => return Decision::Behind,
+        Input::Pointer => Some(Refusal::Pointer),
+        Input::Keyboard { named: false } | Input::Wheel { named: false, .. } => {
+            Some(Refusal::Unnamed)
+        }
+        Input::Wheel { covered: true, .. } => Some(Refusal::Covered),
+        Input::Keyboard { .. } | Input::Wheel { .. } if !seat => Some(Refusal::NoSeat),
+        Input::Keyboard { .. } | Input::Wheel { .. } => None,
+    };
+    match (refusal, mode) {
+        (None, _) => Decision::Behind,
+        (Some(_), InputMode::Auto) => Decision::Front { said: true },
+        (Some(refusal), _) => Decision::Refused(refusal),
+    }
+}
+
+/// How one action's input goes, as the desk carries it out.
+#[derive(Clone)]
 pub enum Way {
     /// On the person's pointer and keyboard; the route is what the result says about it.
     Foreground(Route),
@@ -24,37 +127,34 @@ pub enum Way {
 }
 
 impl Desk {
-    /// How this action's input goes. `refusal` is why this action cannot go in the
-    /// background (a window it must name and does not, a click); `None` when it can.
-    pub fn way(&self, refusal: Option<DeskError>) -> Result<Way, DeskError> {
-        let mode = self.policy.input;
-        if mode == InputMode::Foreground {
-            return Ok(Way::Foreground(Route::default()));
-        }
-        match (&self.backend.background, refusal) {
-            (_, Some(refusal)) => self.in_front(refusal).map(Way::Foreground),
-            (Some(background), None) => Ok(Way::Background(background.clone())),
-            (None, None) => self
-                .in_front(DeskError::Unsupported(
-                    "this desktop cannot send input in the background: that needs the person's \
-                     own X display with XInput 2.2 (a private display or Wayland has no second \
-                     seat); set [daemon] input = \"foreground\" or \"auto\""
-                        .into(),
-                ))
-                .map(Way::Foreground),
+    /// How this action's input goes ([`decide`]); a refusal is the error `why` gives for its
+    /// reason, ending with the reason's code.
+    pub fn way(
+        &self,
+        input: Input,
+        why: impl FnOnce(Refusal) -> DeskError,
+    ) -> Result<Way, DeskError> {
+        let seat = self.backend.background.as_ref();
+        match decide(self.policy.input, seat.is_some(), input) {
+            Decision::Front { said } => Ok(Way::Foreground(Route {
+                input: said.then_some(InputWay::Foreground),
+                unverified: None,
+            })),
+            Decision::Behind => match seat {
+                Some(seat) if input != Input::Action => Ok(Way::Background(seat.clone())),
+                // An action runs by its element alone, with no seat's input.
+                _ => Ok(Way::Foreground(confirmed_behind())),
+            },
+            Decision::Refused(refusal) => Err(coded(why(refusal), refusal)),
         }
     }
 
-    /// The route of input that goes in the foreground although it could not go in the
-    /// background (`refusal` says why): refused under background input, said under auto.
+    /// The route of input that only ever goes in the foreground (a pointer press, screen
+    /// pixels): refused under background input with `refusal`, said under auto.
     pub fn in_front(&self, refusal: DeskError) -> Result<Route, DeskError> {
-        match self.policy.input {
-            InputMode::Foreground => Ok(Route::default()),
-            InputMode::Auto => Ok(Route {
-                input: Some(InputWay::Foreground),
-                unverified: None,
-            }),
-            InputMode::Background => Err(refusal),
+        match self.way(Input::Pointer, |_| refusal)? {
+            Way::Foreground(route) => Ok(route),
+            Way::Background(_) => unreachable!("pointer presses never go in the background"),
         }
     }
 
@@ -117,7 +217,18 @@ impl Desk {
     /// Whether a press runs the node's action rather than clicking it: input goes in the
     /// background (or may, under auto), and an action needs no pointer.
     pub fn presses_behind(&self) -> bool {
-        self.policy.input != InputMode::Foreground
+        decide(self.policy.input, false, Input::Action) == Decision::Behind
+    }
+}
+
+/// `error`, its text ending with the code of `refusal`.
+fn coded(error: DeskError, refusal: Refusal) -> DeskError {
+    let code = refusal.code();
+    match error {
+        DeskError::Invalid(text) => DeskError::Invalid(format!("{text} (refusal: {code})")),
+        DeskError::Changed(text) => DeskError::Changed(format!("{text} (refusal: {code})")),
+        DeskError::Unsupported(text) => DeskError::Unsupported(format!("{text} (refusal: {code})")),
+        other => other,
     }
 }
 
@@ -149,16 +260,6 @@ pub fn confirmed_behind() -> Route {
     }
 }
 
-/// The refusal of background input that names no window: it goes to a named window only.
-pub fn unnamed(window: Option<&str>, pid: Option<u32>, what: &str) -> Option<DeskError> {
-    (window.is_none() && pid.is_none()).then(|| {
-        DeskError::Invalid(format!(
-            "{what} in the background goes to a named window: pass window (its id or title) or \
-             pid"
-        ))
-    })
-}
-
 /// The route of input sent in the background: `effect` says what went where. Nothing reads
 /// the app back, so the result says to.
 pub fn behind(effect: String) -> Route {
@@ -179,6 +280,61 @@ pub fn behind(effect: String) -> Route {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_way_is_decided_once_by_the_mode_the_seat_and_the_input() {
+        use Decision::{Behind, Front, Refused};
+        use InputMode::{Auto, Background, Foreground};
+        let keys = Input::Keyboard { named: true };
+        let unnamed = Input::Keyboard { named: false };
+        let wheel = Input::Wheel {
+            named: true,
+            covered: false,
+        };
+        let covered = Input::Wheel {
+            named: true,
+            covered: true,
+        };
+        let front = Front { said: false };
+        let said = Front { said: true };
+        for input in [keys, unnamed, wheel, covered, Input::Pointer, Input::Action] {
+            assert_eq!(decide(Foreground, true, input), front, "{input:?}");
+        }
+        let cases = [
+            (keys, true, Behind, Behind),
+            (wheel, true, Behind, Behind),
+            (Input::Action, false, Behind, Behind),
+            (keys, false, Refused(Refusal::NoSeat), said),
+            (unnamed, true, Refused(Refusal::Unnamed), said),
+            (covered, true, Refused(Refusal::Covered), said),
+            (Input::Pointer, true, Refused(Refusal::Pointer), said),
+        ];
+        for (input, seat, background, auto) in cases {
+            assert_eq!(
+                decide(Background, seat, input),
+                background,
+                "{input:?} {seat}"
+            );
+            assert_eq!(decide(Auto, seat, input), auto, "{input:?} {seat}");
+        }
+        let codes: Vec<&str> = [
+            Refusal::Unnamed,
+            Refusal::Pointer,
+            Refusal::NoSeat,
+            Refusal::Covered,
+        ]
+        .map(Refusal::code)
+        .to_vec();
+        assert_eq!(
+            codes,
+            [
+                "unnamed-window",
+                "pointer-press",
+                "no-second-seat",
+                "covered"
+            ]
+        );
+    }
 
     fn field(id: &str, text: &str) -> Option<(String, String)> {
         Some((id.into(), text.into()))

@@ -12,61 +12,54 @@ use desk_core::window::Window;
 
 use super::target;
 use crate::error::DeskError;
-use crate::guard::way::{self, Way};
+use crate::guard::way::{Input, Refusal, Way};
 use crate::guard::{Admitted, Desk, Seen, Spot};
 use crate::intent::{Intent, Target};
 use crate::keys;
 
-/// Admits keyboard input, then gives the target the focus: the window named by `window`/`pid`,
-/// focused and checked, else whatever has the focus.
+/// Decides how keyboard input goes, admits it, and, in the foreground, gives the target the
+/// focus: the window named by `window`/`pid`, focused and checked, else whatever has the
+/// focus. In the background it goes to the named window alone, focused by the agent's seat.
 fn keyboard_target<'d>(
     desk: &'d Desk,
     window: Option<&str>,
     pid: Option<u32>,
+    what: &str,
     intent: impl FnOnce(Target) -> Intent,
 ) -> Result<(Admitted<'d>, Option<Window>), DeskError> {
-    if window.is_none() && pid.is_none() {
+    let named = window.is_some() || pid.is_some();
+    let way = desk.way(Input::Keyboard { named }, |why| why.error(what))?;
+    if !named {
         let focused = desk.focused()?;
-        let admitted = desk.admit(intent(focused.target(Target::NoFocus)))?;
+        let admitted = desk.admit_by(intent(focused.target(Target::NoFocus)), way)?;
         // A foreign window with the focus was refused by admission; what is left is ours.
         return Ok((admitted, focused.window().cloned()));
     }
     let window = desk.pick(window, pid)?;
-    let admitted = desk.admit(intent(Target::window(&window)))?;
-    admitted.focus(&window)?;
+    let behind = matches!(way, Way::Background(_));
+    let admitted = desk.admit_by(intent(Target::window(&window)), way)?;
+    if !behind {
+        admitted.focus(&window)?;
+    }
     Ok((admitted, Some(window)))
 }
 
 pub(super) fn key(desk: &Desk, args: &KeyArgs) -> Result<Keyed, DeskError> {
     let combo = keys::parse_combo(&args.keys)?;
     let what = format!("press {}", args.keys);
-    let (window, pid) = (args.window.as_deref(), args.pid);
-    let route = match desk.way(way::unnamed(window, pid, "a key"))? {
-        Way::Background(background) => {
-            let window = desk.pick(window, pid)?;
-            let admitted = desk.admit(Intent::new(what, vec![Target::window(&window)]))?;
-            let persons = desk.persons_focus();
-            admitted.press_keys_behind(&*background, &combo, &window)?;
-            let confirmed = admitted.settle(&window, target::SETTLE_WAIT);
-            return Ok(Keyed {
-                keys: args.keys.clone(),
-                route: desk.kept_focus(
-                    persons,
-                    way::behind(format!(
-                        "{} pressed on the agent's keyboard, focused on window {}",
-                        args.keys, window.id
-                    )),
-                ),
-                window: Some(window.id),
-                confirmed,
-            });
-        }
-        Way::Foreground(route) => route,
-    };
     let (admitted, window) =
-        keyboard_target(desk, window, pid, |place| Intent::new(what, vec![place]))?;
+        keyboard_target(desk, args.window.as_deref(), args.pid, "a key", |place| {
+            Intent::new(what, vec![place])
+        })?;
     admitted.press_keys(&combo, window.as_ref())?;
     let (window, confirmed) = target::delivery(&admitted, window.as_ref());
+    let route = admitted.route(|| {
+        format!(
+            "{} pressed on the agent's keyboard, focused on window {}",
+            args.keys,
+            window.as_deref().unwrap_or_default()
+        )
+    });
     Ok(Keyed {
         keys: args.keys.clone(),
         window,
@@ -81,52 +74,26 @@ pub(super) fn type_text(desk: &Desk, args: &TypeArgs) -> Result<Typed, DeskError
         text: Some(args.text.clone()),
         ..Intent::new(format!("type {chars} characters"), vec![place])
     };
-    let (window, pid) = (args.window.as_deref(), args.pid);
-    let route = match desk.way(way::unnamed(window, pid, "typing"))? {
-        Way::Background(background) => {
-            let window = desk.pick(window, pid)?;
-            let admitted = desk.admit(intent(Target::window(&window)))?;
-            let persons = desk.persons_focus();
-            let (typed, before) = admitted.type_text_behind(&*background, &args.text, &window)?;
-            let confirmed = admitted.settle(&window, target::SETTLE_WAIT);
-            // Read back: the field with the app's focus shows the text, or it stays unverified.
-            let route = way::typed_behind(
-                format!(
-                    "{typed} characters typed on the agent's keyboard, focused on window {}",
-                    window.id
-                ),
-                &args.text,
-                before,
-                admitted.field_text(&window),
-            );
-            return Ok(Typed {
-                typed,
-                route: desk.kept_focus(persons, route),
-                window: Some(window.id),
-                confirmed,
-            });
-        }
-        Way::Foreground(route) => route,
-    };
-    let (admitted, window) = keyboard_target(desk, window, pid, intent)?;
+    let (admitted, window) =
+        keyboard_target(desk, args.window.as_deref(), args.pid, "typing", intent)?;
     let typed = admitted.type_text(&args.text, window.as_ref())?;
-    let (window, confirmed) = target::delivery(&admitted, window.as_ref());
+    let (id, confirmed) = target::delivery(&admitted, window.as_ref());
+    // In the background, read back: the field with the app's focus shows the text, or it
+    // stays unverified.
+    let route = admitted.typed_route(
+        &args.text,
+        window.as_ref(),
+        format!(
+            "{typed} characters typed on the agent's keyboard, focused on window {}",
+            id.as_deref().unwrap_or_default()
+        ),
+    );
     Ok(Typed {
         typed,
-        window,
+        window: id,
         confirmed,
         route,
     })
-}
-
-/// Why clicks and drags do not go in the background.
-fn pointer_refusal(what: &str) -> DeskError {
-    DeskError::Unsupported(format!(
-        "{what} is not sent in the background: window managers focus and raise a window that \
-         any pointer presses a button in, which would take the person's focus; press or act on \
-         the element by its id (its action runs in the background), or ask the person to set \
-         [daemon] input = \"auto\", which clicks in the foreground"
-    ))
 }
 
 pub(super) fn click(desk: &Desk, args: &ClickArgs) -> Result<Clicked, DeskError> {
@@ -139,7 +106,7 @@ pub(super) fn click(desk: &Desk, args: &ClickArgs) -> Result<Clicked, DeskError>
         n => format!(" {n} times"),
     };
     let what = format!("click {}{times} at ({}, {})", button.name(), spot.x, spot.y);
-    let route = desk.in_front(pointer_refusal("a click"))?;
+    let route = desk.in_front(Refusal::Pointer.error("a click"))?;
     let admitted = desk.admit(Intent::new(what, vec![spot.target()]))?;
     admitted.click(&spot, button, count)?;
     let (window, confirmed) = target::delivery(&admitted, spot.on.window());
@@ -158,14 +125,17 @@ pub(super) fn scroll(desk: &Desk, args: &ScrollArgs) -> Result<Scrolled, DeskErr
     let amount = args.amount().map_err(DeskError::Invalid)?;
     let point = args.point().map_err(DeskError::Invalid)?;
     let (window, pid) = (args.window.as_deref(), args.pid);
-    let (way, spot) = match (desk.way(way::unnamed(window, pid, "scrolling"))?, point) {
-        (Way::Background(background), point) => {
+    let named = window.is_some() || pid.is_some();
+    let wheel = |covered| Input::Wheel { named, covered };
+    let refuse = |why: Refusal| why.error("scrolling");
+    let (way, spot) = match (desk.way(wheel(false), refuse)?, point) {
+        (Way::Background(seat), point) => {
             let spot = behind_spot(desk, desk.pick(window, pid)?, point)?;
             match desk.covered(&spot)? {
-                None => (Way::Background(background), spot),
+                None => (Way::Background(seat), spot),
                 // Under auto a covered window is scrolled in front, raised as the call named it.
-                Some(refusal) => (
-                    Way::Foreground(desk.in_front(refusal)?),
+                Some(covered) => (
+                    desk.way(wheel(true), |_| covered)?,
                     Spot {
                         raise: true,
                         ..spot
@@ -173,8 +143,8 @@ pub(super) fn scroll(desk: &Desk, args: &ScrollArgs) -> Result<Scrolled, DeskErr
                 ),
             }
         }
-        (foreground, Some((x, y))) => (foreground, target::spot(desk, x, y, window, pid)?),
-        (foreground, None) => (foreground, focused_centre(desk)?),
+        (front, Some((x, y))) => (front, target::spot(desk, x, y, window, pid)?),
+        (front, None) => (front, focused_centre(desk)?),
     };
     let what = format!(
         "scroll {} {amount} notches at ({}, {})",
@@ -182,24 +152,14 @@ pub(super) fn scroll(desk: &Desk, args: &ScrollArgs) -> Result<Scrolled, DeskErr
         spot.x,
         spot.y
     );
-    let admitted = desk.admit(Intent::new(what, vec![spot.target()]))?;
-    let route = match way {
-        Way::Background(background) => {
-            let persons = desk.persons_focus();
-            admitted.scroll_behind(&*background, &spot, args.direction, amount)?;
-            desk.kept_focus(
-                persons,
-                way::behind(format!(
-                    "{amount} wheel notches from the agent's pointer at ({}, {})",
-                    spot.x, spot.y
-                )),
-            )
-        }
-        Way::Foreground(route) => {
-            admitted.scroll(&spot, args.direction, amount)?;
-            route
-        }
-    };
+    let admitted = desk.admit_by(Intent::new(what, vec![spot.target()]), way)?;
+    admitted.scroll(&spot, args.direction, amount)?;
+    let route = admitted.route(|| {
+        format!(
+            "{amount} wheel notches from the agent's pointer at ({}, {})",
+            spot.x, spot.y
+        )
+    });
     let (window, confirmed) = target::delivery(&admitted, spot.on.window());
     Ok(Scrolled {
         x: spot.x,
@@ -272,7 +232,7 @@ pub(super) fn drag(desk: &Desk, args: &DragArgs) -> Result<Dragged, DeskError> {
     if to.target() != from.target() {
         targets.push(to.target());
     }
-    let route = desk.in_front(pointer_refusal("a drag"))?;
+    let route = desk.in_front(Refusal::Pointer.error("a drag"))?;
     let admitted = desk.admit(Intent::new(what, targets))?;
     admitted.drag(&from, &to)?;
     let (window, confirmed) = target::delivery(&admitted, from.on.window());
