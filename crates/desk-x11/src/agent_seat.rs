@@ -19,6 +19,8 @@ use x11rb::protocol::xproto::{self, ConnectionExt as _};
 use x11rb::protocol::xtest::ConnectionExt as _;
 use x11rb::rust_connection::RustConnection;
 
+use std::sync::{Arc, Mutex, MutexGuard};
+
 use desk::DeskError;
 
 /// The prefix of every agent pair's name; the daemon's pid follows.
@@ -306,6 +308,84 @@ fn remove(conn: &impl Connection, pointer: u16) -> Result<(), DeskError> {
         .map_err(|e| refused("removing an agent's pair", e))?
         .check()
         .map_err(|e| refused("removing an agent's pair", e))
+}
+
+/// At most this many agents have seats at once; the seat used longest ago goes first.
+const AGENT_SEATS_MAX: usize = 8;
+
+/// The agents' seats on one display, most recently used last. The X requests that make or
+/// remove pairs run outside the lock.
+#[derive(Default)]
+pub(crate) struct AgentSeats(Mutex<Vec<(String, Arc<AgentSeat>)>>);
+
+impl AgentSeats {
+    fn locked(&self) -> MutexGuard<'_, Vec<(String, Arc<AgentSeat>)>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The agents that have seats.
+    pub(crate) fn names(&self) -> Vec<String> {
+        self.locked()
+            .iter()
+            .map(|(agent, _)| agent.clone())
+            .collect()
+    }
+
+    /// `agent`'s own seat on `display`, made on first use.
+    pub(crate) fn get(&self, agent: &str, display: &str) -> Result<Arc<AgentSeat>, DeskError> {
+        let found = {
+            let mut seats = self.locked();
+            let found = seats
+                .iter()
+                .position(|(a, _)| a == agent)
+                .map(|i| seats.remove(i).1);
+            if let Some(seat) = &found {
+                seats.push((agent.to_string(), seat.clone()));
+            }
+            found
+        };
+        if let Some(seat) = found {
+            return Ok(seat);
+        }
+        let seat = Arc::new(AgentSeat::create(display)?);
+        let evicted = {
+            let mut seats = self.locked();
+            seats.push((agent.to_string(), seat.clone()));
+            let over = seats.len().saturating_sub(AGENT_SEATS_MAX);
+            seats.drain(..over).collect::<Vec<_>>()
+        };
+        drop(evicted);
+        Ok(seat)
+    }
+
+    /// Removes `agent`'s seat, if it has one; its pair goes with it, outside the lock.
+    pub(crate) fn forget(&self, agent: &str) {
+        let forgotten = {
+            let mut seats = self.locked();
+            let at = seats.iter().position(|(a, _)| a == agent);
+            at.map(|i| seats.remove(i))
+        };
+        drop(forgotten);
+    }
+
+    /// Forgets `agent`'s seat when `result` says it broke, so the next call makes it anew.
+    pub(crate) fn mend<T>(
+        &self,
+        agent: &str,
+        result: Result<T, DeskError>,
+    ) -> Result<T, DeskError> {
+        if let Err(DeskError::Rejected { .. }) = &result {
+            self.forget(agent);
+        }
+        result
+    }
+
+    /// Removes every seat (their pairs with them: the X server would keep them past the
+    /// daemon).
+    pub(crate) fn clear(&self) {
+        let seats = std::mem::take(&mut *self.locked());
+        drop(seats);
+    }
 }
 
 #[cfg(test)]

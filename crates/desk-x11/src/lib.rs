@@ -48,7 +48,7 @@ use desk::{
 pub use hotkey::Hotkey;
 pub use probe::{Probe, probe};
 
-use agent_seat::AgentSeat;
+use agent_seat::AgentSeats;
 use atoms::Atoms;
 use capture::Capturer;
 use indicator::Indicator;
@@ -83,12 +83,9 @@ pub struct X11Backend {
     indicator: std::sync::OnceLock<Option<Indicator>>,
     /// The window events, recorded as they happen (`None` if the stream could not start).
     events: Option<events::Stream>,
-    /// Each agent's own seat, made on its first background input, most recently used last.
-    agents: Mutex<Vec<(String, Arc<AgentSeat>)>>,
+    /// Each agent's own seat, made on its first background input.
+    agents: AgentSeats,
 }
-
-/// At most this many agents have seats at once; the seat used longest ago goes first.
-const AGENT_SEATS_MAX: usize = 8;
 
 /// Whether this is the process's first connection to `display`. Loans on record are given
 /// back only then: a later connection (a reconnect after a break) could find loans that a call
@@ -150,59 +147,8 @@ impl X11Backend {
             window_pixels,
             indicator: std::sync::OnceLock::new(),
             events,
-            agents: Mutex::default(),
+            agents: AgentSeats::default(),
         })
-    }
-
-    /// The agents' seats, locked.
-    fn seats(&self) -> MutexGuard<'_, Vec<(String, Arc<AgentSeat>)>> {
-        self.agents.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Removes `agent`'s seat, if it has one; its pair goes with it, outside the lock.
-    fn forget(&self, agent: &str) {
-        let forgotten = {
-            let mut seats = self.seats();
-            let at = seats.iter().position(|(a, _)| a == agent);
-            at.map(|i| seats.remove(i))
-        };
-        drop(forgotten);
-    }
-
-    /// `agent`'s own seat, made on first use. The X requests that make or remove pairs run
-    /// outside the lock.
-    fn agent_seat(&self, agent: &str) -> Result<Arc<AgentSeat>, DeskError> {
-        let found = {
-            let mut seats = self.seats();
-            let found = seats
-                .iter()
-                .position(|(a, _)| a == agent)
-                .map(|i| seats.remove(i).1);
-            if let Some(seat) = &found {
-                seats.push((agent.to_string(), seat.clone()));
-            }
-            found
-        };
-        if let Some(seat) = found {
-            return Ok(seat);
-        }
-        let seat = Arc::new(AgentSeat::create(&self.display)?);
-        let evicted = {
-            let mut seats = self.seats();
-            seats.push((agent.to_string(), seat.clone()));
-            let over = seats.len().saturating_sub(AGENT_SEATS_MAX);
-            seats.drain(..over).collect::<Vec<_>>()
-        };
-        drop(evicted);
-        Ok(seat)
-    }
-
-    /// Forgets `agent`'s seat when `result` says it broke, so the next call makes it anew.
-    fn mend<T>(&self, agent: &str, result: Result<T, DeskError>) -> Result<T, DeskError> {
-        if let Err(DeskError::Rejected { .. }) = &result {
-            self.forget(agent);
-        }
-        result
     }
 
     /// Runs `input` on `agent`'s seat, whose keyboard `aim` focused on window `into`: typing
@@ -214,14 +160,17 @@ impl X11Backend {
         cancel: &Cancel,
         input: impl FnOnce(Via<'_>, Typing<'_>) -> Result<T, DeskError>,
     ) -> Result<T, DeskError> {
-        let seat = self.agent_seat(agent).map_err(DeskError::unsent)?;
+        let seat = self
+            .agents
+            .get(agent, &self.display)
+            .map_err(DeskError::unsent)?;
         // The agent's focus stays on the window afterwards: when it leaves, a window manager
         // that is not MPX-aware (openbox) thinks the focus went nowhere and falls back on a
         // window of its choosing, with the person's keyboard.
         let sent = self.with_typing(Some(into), cancel, |typing| {
             input(Via::Agent(&seat), typing)
         });
-        self.mend(agent, sent)
+        self.agents.mend(agent, sent)
     }
 
     fn capturer(&self) -> std::sync::MutexGuard<'_, Capturer> {
@@ -439,30 +388,26 @@ impl Input for X11Backend {
 
     fn release(&self) -> Result<(), DeskError> {
         // Dropping a seat removes its pair: the X server would keep it past the daemon.
-        let seats = std::mem::take(&mut *self.seats());
-        drop(seats);
+        self.agents.clear();
         self.lender().give_back(&self.conn, Duration::ZERO)
     }
 }
 
 impl Background for X11Backend {
     fn agents(&self) -> Vec<String> {
-        self.seats()
-            .iter()
-            .map(|(agent, _)| agent.clone())
-            .collect()
+        self.agents.names()
     }
 
     fn end(&self, agent: &str) {
-        self.forget(agent);
+        self.agents.forget(agent);
     }
 
     fn aim(&self, agent: &str, into: &Window) -> Result<(), DeskError> {
         let window = parse_window_id(&into.id)
             .ok_or_else(|| DeskError::Invalid(format!("{:?} is not an X window id", into.id)))?;
-        let seat = self.agent_seat(agent)?;
+        let seat = self.agents.get(agent, &self.display)?;
         let focused = seat.focus(window).and_then(|()| seat.sync());
-        self.mend(agent, focused)
+        self.agents.mend(agent, focused)
     }
 
     fn press_keys(
@@ -497,11 +442,14 @@ impl Background for X11Backend {
         amount: u32,
         cancel: &Cancel,
     ) -> Result<(), DeskError> {
-        let seat = self.agent_seat(agent).map_err(DeskError::unsent)?;
+        let seat = self
+            .agents
+            .get(agent, &self.display)
+            .map_err(DeskError::unsent)?;
         let moved = seat.move_to(input::clamp16(at.0), input::clamp16(at.1));
-        self.mend(agent, moved).map_err(DeskError::unsent)?;
+        self.agents.mend(agent, moved).map_err(DeskError::unsent)?;
         let scrolled = input::scroll(&self.conn, Via::Agent(&seat), direction, amount, cancel);
-        self.mend(agent, scrolled)
+        self.agents.mend(agent, scrolled)
     }
 }
 
