@@ -169,6 +169,8 @@ impl View {
 pub mod role {
     /// A menu: opens its items.
     pub const MENU: &str = "menu";
+    /// An app's main window (a dialog is `dialog`).
+    pub const FRAME: &str = "frame";
     /// Menu entries, which run an action.
     pub const MENU_ITEMS: [&str; 3] = ["menu item", "check menu item", "radio menu item"];
     /// A combo box.

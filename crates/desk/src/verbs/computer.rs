@@ -15,7 +15,7 @@ use desk_core::geometry::Rect;
 use desk_core::results::{Scale, SessionEnded, TitleAt};
 use desk_core::window::Window;
 
-use super::a11y::{drop_bogus_bounds, frame_of, place_misreported};
+use super::node::{accessible_window, drop_bogus_bounds, place_misreported};
 use crate::accessibility::Want;
 use crate::done::Picture;
 use crate::error::DeskError;
@@ -159,7 +159,7 @@ fn elements_of(
     query: Option<&str>,
 ) -> Result<Vec<(Element, Node)>, DeskError> {
     let nodes = desk.nodes();
-    let frame = frame_of(desk, &nodes, window)?;
+    let frame = accessible_window(desk, &nodes, window)?;
     let want = Want {
         bounds: true,
         shown_only: true,
@@ -429,7 +429,7 @@ fn no_title(window: Option<String>) -> TitleAt {
 fn panel_title(desk: &Desk, panel: &Window, x: i32, y: i32) -> TitleAt {
     let named = || -> Result<Option<String>, DeskError> {
         let nodes = desk.nodes();
-        let frame = frame_of(desk, &nodes, panel)?;
+        let frame = accessible_window(desk, &nodes, panel)?;
         let Some(id) = nodes.at_point(&frame.id, x, y)? else {
             return Ok(None);
         };

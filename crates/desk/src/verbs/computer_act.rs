@@ -19,9 +19,9 @@ use desk_core::geometry::Rect;
 use desk_core::results::{Clicked, WindowChanges};
 use desk_core::window::Window;
 
-use super::a11y::is_hidden;
 use super::computer::centre;
-use super::{a11y, input, manage, still};
+use super::node::is_hidden;
+use super::{input, manage, press, still};
 use crate::accessibility::Want;
 use crate::done::Picture;
 use crate::error::DeskError;
@@ -315,7 +315,7 @@ fn press_unplaced(
             "element {words} is hidden now; call computer_state again"
         )));
     }
-    let pressed = a11y::press(
+    let pressed = press::press(
         desk,
         &checked(PressArgs {
             id: element.node.clone(),

@@ -9,7 +9,7 @@ use desk_core::window::Window;
 
 use std::time::Duration;
 
-use super::a11y::{AdmittedNode, admitted_node, node_words};
+use super::node::{AdmittedNode, admitted_node, node_words};
 use super::{poll_until, segments, style_box};
 use crate::accessibility::{Tree, Want};
 use crate::error::DeskError;

@@ -11,6 +11,8 @@ mod fields;
 mod frame;
 mod input;
 mod manage;
+mod node;
+mod press;
 mod segments;
 mod shot;
 mod still;
@@ -78,8 +80,8 @@ fn verb(desk: &Desk, call: &DeskCall) -> Result<Done, DeskError> {
         DeskCall::Click(args) => Done::of(input::click(desk, args)?),
         DeskCall::Scroll(args) => Done::of(input::scroll(desk, args)?),
         DeskCall::Drag(args) => Done::of(input::drag(desk, args)?),
-        DeskCall::Press(args) => Done::of(a11y::press(desk, args)?),
-        DeskCall::Act(args) => Done::of(a11y::act(desk, args)?),
+        DeskCall::Press(args) => Done::of(press::press(desk, args)?),
+        DeskCall::Act(args) => Done::of(press::act(desk, args)?),
         DeskCall::SetValue(args) => Done::of(fields::set_value(desk, args)?),
         DeskCall::SelectOption(args) => Done::of(fields::select_option(desk, args)?),
         DeskCall::InsertText(args) => Done::of(fields::insert_text(desk, args)?),

@@ -6,7 +6,7 @@ use desk_core::a11y::Node;
 use desk_core::app_text::Quoted;
 use desk_core::results::{FieldHolds, FieldHow};
 
-use super::a11y::{AdmittedNode, node_words};
+use super::node::{AdmittedNode, node_words};
 use super::poll_until;
 use crate::accessibility::Want;
 use crate::error::DeskError;

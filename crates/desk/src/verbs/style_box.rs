@@ -8,7 +8,7 @@ use desk_core::a11y::Node;
 
 use std::time::Duration;
 
-use super::a11y::{AdmittedNode, is_libreoffice};
+use super::node::{AdmittedNode, is_libreoffice};
 use super::poll_until;
 use crate::accessibility::{AppWindow, Want};
 use crate::error::DeskError;
