@@ -25,10 +25,29 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, 
     let target = admitted_node(desk, &nodes, &id, "set the value of")?;
     let node = &target.node;
     target.admitted.guard_field(node)?;
+    let value = coerced(node, &args.value)?;
+    if segments::may_be_segmented(node)
+        && let FieldValue::Text(text) = &value
+        && let Some(holds) = segments::set(&target, &nodes, text)?
+    {
+        return Ok(holds);
+    }
+    refuse_unfit(node, &value)?;
+    let on_return = matches!(value, FieldValue::Text(_)) && takes_on_return(&nodes, &target)?;
+    let (holds, how) = match &value {
+        FieldValue::Number(n) => set_number(&nodes, &target, *n)?,
+        FieldValue::Text(text) if on_return => set_on_return(&nodes, &target, text)?,
+        FieldValue::Text(text) => set_text(&nodes, &target, text)?,
+    };
+    judged(&nodes, &target, &value, on_return, holds, how)
+}
+
+/// `value` as `node` takes it. A spin button, slider or number field takes "30" as it takes
+/// 30: typed as text, a spin button shows it without taking it. An editable field that holds
+/// no number (a cell does) takes 14 as the text "14".
+fn coerced(node: &Node, value: &FieldValue) -> Result<FieldValue, DeskError> {
     let numeric = NUMBER_ROLES.contains(&node.role.as_str());
-    // A spin button, slider or number field takes "30" as it takes 30: typed as text, a spin
-    // button shows it without taking it.
-    let value = match &args.value {
+    Ok(match value {
         FieldValue::Text(text) if numeric => match text.trim().parse::<f64>() {
             Ok(n) if n.is_finite() => FieldValue::Number(n),
             _ => {
@@ -39,7 +58,6 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, 
                 )));
             }
         },
-        // An editable field that holds no number (a cell does) takes 14 as the text "14".
         FieldValue::Number(n)
             if !numeric
                 && node.states.iter().any(|s| s == "editable")
@@ -51,136 +69,163 @@ pub(super) fn set_value(desk: &Desk, args: &SetValueArgs) -> Result<FieldHolds, 
             FieldValue::Text(a11y::format_number(*n))
         }
         other => other.clone(),
-    };
-    if segments::may_be_segmented(node)
-        && let FieldValue::Text(text) = &value
-        && let Some(holds) = segments::set(&target, &nodes, text)?
-    {
-        return Ok(holds);
-    }
-    // Some toolkits accept a value for a node that has none and do nothing: check first.
-    match &value {
+    })
+}
+
+/// Refuses a value `node` cannot hold. Some toolkits accept a value for a node that has none
+/// and do nothing: this checks first.
+fn refuse_unfit(node: &Node, value: &FieldValue) -> Result<(), DeskError> {
+    match value {
         FieldValue::Number(_)
             if node
                 .value
                 .as_deref()
                 .is_none_or(|v| v.parse::<f64>().is_err()) =>
         {
-            return Err(DeskError::Unfit(format!(
+            Err(DeskError::Unfit(format!(
                 "{} has no value to set: pass text for an editable field; numbers go to sliders \
                  and spin buttons",
                 node_words(node)
-            )));
+            )))
         }
         FieldValue::Text(_) if !node.states.iter().any(|s| s == "editable") => {
-            return Err(DeskError::Unfit(format!(
+            Err(DeskError::Unfit(format!(
                 "{} takes no text: set_value takes text for editable fields, and a number for \
                  sliders and spin buttons",
                 node_words(node)
-            )));
+            )))
         }
-        _ => {}
+        _ => Ok(()),
     }
-    let acting = target.admitted.nodes();
-    let read_back = || nodes.node(&node.id, WITH_TEXT).map(|now| now.value);
-    let on_return = matches!(value, FieldValue::Text(_)) && takes_on_return(&nodes, &target)?;
-    let (holds, how) = match &value {
-        FieldValue::Number(n) => {
-            if !acting.set_number(&node.id, *n)? {
-                return Err(DeskError::AppRefused(format!(
-                    "{} refused the value; read it to see what it holds",
-                    node_words(node)
-                )));
-            }
-            // Firefox sets a number a moment after it answers.
-            let is_n = |holds: &Option<String>| {
-                holds
-                    .as_deref()
-                    .and_then(|h| h.parse::<f64>().ok())
-                    .is_some_and(|h| h == *n)
-            };
-            let holds = poll_until(FIELD_WAIT, || Ok(Some(read_back()?).filter(is_n)))?
-                .map_or_else(read_back, Ok)?;
-            let editable = node.states.iter().any(|s| s == "editable");
-            if !is_n(&holds) && holds == node.value && editable {
-                // A spin button takes typed text only once it is activated.
-                let commit = match node.role.as_str() {
-                    "spin button" => Commit::Return,
-                    _ => Commit::Nothing,
-                };
-                (
-                    type_over(&target, &nodes, &a11y::format_number(*n), commit, &is_n)?,
-                    FieldHow::Typed,
-                )
-            } else {
-                (holds, FieldHow::Set)
-            }
-        }
-        FieldValue::Text(text) if on_return => {
-            if let Some(style_box) = style_box::style_box(&target) {
-                style_box::check_listed(&nodes, &target, style_box, text)?;
-            }
-            // A toolbar's combo (a font, a style, a zoom) shows text set into it without
-            // taking it: it is typed and committed with Return, as a person does.
-            let shows = |now: &Option<String>| {
-                now.as_deref()
-                    .is_some_and(|now| now.starts_with(text.as_str()))
-            };
-            (
-                type_over(&target, &nodes, text, Commit::ReturnAndApply, &shows)?,
-                FieldHow::Typed,
-            )
-        }
-        FieldValue::Text(text) => {
-            // Firefox takes the text through the interface and changes nothing; Chromium has
-            // no such interface. Either way the field is typed into instead, once it has had
-            // the time an app that applies late needs.
-            let before = read_back()?;
-            let set = match acting.set_text(&node.id, text) {
-                Ok(true) => Some(
-                    poll_until(FIELD_WAIT, || {
-                        Ok(Some(read_back()?).filter(|now| *now != before))
-                    })?
-                    .map_or_else(read_back, Ok)?,
-                ),
-                Ok(false) | Err(DeskError::Unfit(_)) => None,
-                Err(e) => return Err(e),
-            };
-            match set {
-                Some(holds) if holds != before || before.as_deref() == Some(text) => {
-                    (holds, FieldHow::Set)
-                }
-                _ => {
-                    let shows = |now: &Option<String>| now.as_deref() == Some(text.as_str());
-                    (
-                        type_over(&target, &nodes, text, Commit::Nothing, &shows)?,
-                        FieldHow::Typed,
-                    )
-                }
-            }
-        }
+}
+
+/// What the node holds now.
+fn read_back(nodes: &Nodes<'_>, node: &Node) -> Result<Option<String>, DeskError> {
+    nodes.node(&node.id, WITH_TEXT).map(|now| now.value)
+}
+
+/// Sets a number through the Value interface, else, for an editable field that did not take
+/// it, types it over.
+fn set_number(
+    nodes: &Nodes<'_>,
+    target: &AdmittedNode<'_>,
+    n: f64,
+) -> Result<(Option<String>, FieldHow), DeskError> {
+    let node = &target.node;
+    if !target.admitted.nodes().set_number(&node.id, n)? {
+        return Err(DeskError::AppRefused(format!(
+            "{} refused the value; read it to see what it holds",
+            node_words(node)
+        )));
+    }
+    // Firefox sets a number a moment after it answers.
+    let is_n = |holds: &Option<String>| {
+        holds
+            .as_deref()
+            .and_then(|h| h.parse::<f64>().ok())
+            .is_some_and(|h| h == n)
     };
-    // An entry of an app's main window that holds a setting acts on it when activated
-    // (Evince's page number turns the page then): once it holds what was asked, it is
-    // activated as Return would. Words are left alone: Return may send them.
+    let holds = poll_until(
+        FIELD_WAIT,
+        || Ok(Some(read_back(nodes, node)?).filter(is_n)),
+    )?
+    .map_or_else(|| read_back(nodes, node), Ok)?;
+    let editable = node.states.iter().any(|s| s == "editable");
+    if is_n(&holds) || holds != node.value || !editable {
+        return Ok((holds, FieldHow::Set));
+    }
+    // A spin button takes typed text only once it is activated.
+    let commit = match node.role.as_str() {
+        "spin button" => Commit::Return,
+        _ => Commit::Nothing,
+    };
+    let typed = type_over(target, nodes, &a11y::format_number(n), commit, &is_n)?;
+    Ok((typed, FieldHow::Typed))
+}
+
+/// Types text into a toolbar's combo (a font, a style, a zoom), which shows text set into it
+/// without taking it, and commits it with Return, as a person does.
+fn set_on_return(
+    nodes: &Nodes<'_>,
+    target: &AdmittedNode<'_>,
+    text: &str,
+) -> Result<(Option<String>, FieldHow), DeskError> {
+    if let Some(style_box) = style_box::style_box(target) {
+        style_box::check_listed(nodes, target, style_box, text)?;
+    }
+    let shows = |now: &Option<String>| now.as_deref().is_some_and(|now| now.starts_with(text));
+    let typed = type_over(target, nodes, text, Commit::ReturnAndApply, &shows)?;
+    Ok((typed, FieldHow::Typed))
+}
+
+/// Sets text through the EditableText interface, else types it over. Firefox takes the text
+/// through the interface and changes nothing; Chromium has no such interface. Either way the
+/// field is typed into instead, once it has had the time an app that applies late needs.
+fn set_text(
+    nodes: &Nodes<'_>,
+    target: &AdmittedNode<'_>,
+    text: &str,
+) -> Result<(Option<String>, FieldHow), DeskError> {
+    let node = &target.node;
+    let before = read_back(nodes, node)?;
+    let set = match target.admitted.nodes().set_text(&node.id, text) {
+        Ok(true) => Some(
+            poll_until(FIELD_WAIT, || {
+                Ok(Some(read_back(nodes, node)?).filter(|now| *now != before))
+            })?
+            .map_or_else(|| read_back(nodes, node), Ok)?,
+        ),
+        Ok(false) | Err(DeskError::Unfit(_)) => None,
+        Err(e) => return Err(e),
+    };
+    match set {
+        Some(holds) if holds != before || before.as_deref() == Some(text) => {
+            Ok((holds, FieldHow::Set))
+        }
+        _ => {
+            let shows = |now: &Option<String>| now.as_deref() == Some(text);
+            let typed = type_over(target, nodes, text, Commit::Nothing, &shows)?;
+            Ok((typed, FieldHow::Typed))
+        }
+    }
+}
+
+/// The answer: whether the node holds `value` as asked, and, for an entry of an app's main
+/// window that holds a setting and holds it as asked, its activation. Such an entry acts on
+/// the setting when activated (Evince's page number turns the page then), so it is activated
+/// as Return would; words are left alone, since Return may send them.
+fn judged(
+    nodes: &Nodes<'_>,
+    target: &AdmittedNode<'_>,
+    value: &FieldValue,
+    on_return: bool,
+    holds: Option<String>,
+    how: FieldHow,
+) -> Result<FieldHolds, DeskError> {
+    let node = &target.node;
     // A read stops at READ_LIMIT characters: a longer text cannot be compared.
     let as_asked_by = |holds: &Option<String>| {
         holds
             .as_ref()
             .filter(|holds| holds.chars().count() < READ_LIMIT)
-            .map(|holds| match &value {
+            .map(|holds| match value {
                 FieldValue::Number(n) => holds.parse::<f64>().is_ok_and(|h| h == *n),
                 // A combo that took "14" shows "14 pt".
                 FieldValue::Text(text) if on_return => holds == text || with_unit(holds, text),
                 FieldValue::Text(text) => holds == text,
             })
     };
+    let numeric = NUMBER_ROLES.contains(&node.role.as_str());
     let activated = !on_return
         && !numeric
         && as_asked_by(&holds) == Some(true)
         && holds.as_deref().is_some_and(is_a_setting)
-        && activate(&nodes, &target)?;
-    let holds = if activated { read_back()? } else { holds };
+        && activate(nodes, target)?;
+    let holds = if activated {
+        read_back(nodes, node)?
+    } else {
+        holds
+    };
     let as_asked = as_asked_by(&holds);
     let note = if as_asked == Some(false) {
         Some(format!(
