@@ -13,7 +13,9 @@
 //! blocking methods here wait for them, so the desk verbs stay plain blocking code.
 
 mod cells;
+mod focus;
 mod ids;
+mod names;
 mod on_demand;
 pub mod probe;
 mod tree;
@@ -751,13 +753,13 @@ impl Accessibility for AtSpi {
             let Some((app, _)) = self.apps().await?.into_iter().find(|(_, p)| *p == pid) else {
                 return Ok(None);
             };
-            let focused = match tree::focus_in_cache(self, &app).await? {
-                tree::CachedFocus::Found(node) => Some(node),
-                tree::CachedFocus::NotInCache => None,
-                tree::CachedFocus::NoCache => {
-                    tree::focused_by_walk(self, &app, FOCUS_WALK_NODES).await?
+            let focused = match focus::focus_in_cache(self, &app).await? {
+                focus::CachedFocus::Found(node) => Some(node),
+                focus::CachedFocus::NotInCache => None,
+                focus::CachedFocus::NoCache => {
+                    focus::focused_by_walk(self, &app, FOCUS_WALK_NODES).await?
                 }
-                tree::CachedFocus::Search => self.search_focus(&app).await?,
+                focus::CachedFocus::Search => self.search_focus(&app).await?,
             };
             match focused {
                 Some(node) => Ok(Some(tree::read_one(self, &node, Want::default()).await?)),
