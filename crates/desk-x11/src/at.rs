@@ -9,8 +9,9 @@ use x11rb::protocol::shape::{self, ConnectionExt as _};
 use x11rb::protocol::xproto::{ConnectionExt as _, MapState, Window as Xid, WindowClass};
 
 use super::atoms::Atoms;
+use super::parse_window_id;
 use super::windows::{self, format_id};
-use super::{lost, parse_window_id, reply_error};
+use crate::errors::{lost, reply_error};
 use desk::DeskError;
 
 /// The role an unmanaged window gets in its record.

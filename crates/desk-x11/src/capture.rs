@@ -15,7 +15,7 @@ use x11rb::protocol::xproto::{
     ConnectionExt as _, Drawable, ImageFormat, ImageOrder, Visualid, Window as Xid,
 };
 
-use super::{lost, reply_error};
+use crate::errors::{lost, reply_error};
 use desk::DeskError;
 use desk::image::RgbImage;
 

@@ -19,7 +19,7 @@ use x11rb::protocol::xproto::{
 use crate::patient::Conn;
 
 use super::windows::format_id;
-use super::{connect_error, lost, reply_error};
+use crate::errors::{connect_error, lost, reply_error};
 
 /// The names the stream reads.
 #[derive(Clone, Copy)]

@@ -16,7 +16,7 @@ use x11rb::connection::Connection;
 use x11rb::protocol::xkb::{self, ConnectionExt as _};
 use x11rb::protocol::xproto::{ConnectionExt as _, ModMask};
 
-use super::{lost, reply_error};
+use crate::errors::{lost, reply_error};
 use desk::{Cancel, DeskError};
 
 /// How long a batch waits for someone else's modifier to be released before typing stops.

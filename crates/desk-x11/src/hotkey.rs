@@ -14,7 +14,7 @@ use x11rb::protocol::Event;
 use x11rb::protocol::xproto::{ConnectionExt as _, GrabMode, Keycode, ModMask, Window as Xid};
 
 use super::keymap::Keymap;
-use super::{connect_error, lost, reply_error};
+use crate::errors::{connect_error, lost, reply_error};
 use desk::DeskError;
 use desk::keys;
 

@@ -15,7 +15,7 @@ use x11rb::protocol::xproto::{
 };
 use x11rb::protocol::xtest::ConnectionExt as _;
 
-use super::{lost, reply_error};
+use crate::errors::{lost, rejected, reply_error};
 use desk::Cancel;
 use desk::DeskError;
 use desk::keys::char_keysym;
@@ -431,7 +431,7 @@ fn missing(keymap: &Keymap, keysyms: &[u32]) -> Vec<u32> {
 /// The keycode for `keysym`, which the keymap has (lending made sure of it).
 fn on_keyboard(keymap: &Keymap, keysym: u32) -> Result<(u8, bool), DeskError> {
     keymap.find(keysym).ok_or_else(|| {
-        super::rejected(
+        rejected(
             "a keycode change",
             format!("keysym 0x{keysym:x} is still not on the keyboard after lending it a keycode"),
         )

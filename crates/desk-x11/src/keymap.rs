@@ -4,7 +4,7 @@ use crate::patient::Conn;
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{ConnectionExt as _, Keycode};
 
-use super::{lost, reply_error};
+use crate::errors::{lost, reply_error};
 use desk::DeskError;
 
 /// A copy of the server's keyboard mapping, kept in step with the changes we make.

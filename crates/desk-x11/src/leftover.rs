@@ -18,7 +18,7 @@ use x11rb::protocol::xproto::{
 use x11rb::protocol::xtest::ConnectionExt as _;
 use x11rb::wrapper::ConnectionExt as _;
 
-use super::{lost, reply_error};
+use crate::errors::{lost, reply_error};
 use crate::patient::Conn;
 use desk::DeskError;
 

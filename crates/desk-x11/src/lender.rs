@@ -25,7 +25,8 @@ use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _, Keycode, PropMode, W
 use x11rb::wrapper::ConnectionExt as _;
 
 use super::keymap::Keymap;
-use super::{lost, xkbkeys};
+use super::xkbkeys;
+use crate::errors::{lost, reply_error};
 use desk::Cancel;
 use desk::DeskError;
 
@@ -112,7 +113,7 @@ impl Lender {
             .get_property(false, self.root, self.record, AtomEnum::CARDINAL, 0, 256)
             .map_err(lost)?
             .reply()
-            .map_err(|e| super::reply_error("the record of lent keycodes", e))?;
+            .map_err(|e| reply_error("the record of lent keycodes", e))?;
         Ok(reply
             .value32()
             .map(|codes| codes.filter_map(|c| Keycode::try_from(c).ok()).collect())

@@ -10,6 +10,7 @@ mod atoms;
 mod capture;
 mod clipboard;
 mod confirm;
+mod errors;
 mod events;
 mod foreign_keys;
 mod hotkey;
@@ -37,7 +38,6 @@ use desk_core::call::{Button, Direction};
 use desk_core::geometry::Rect;
 use desk_core::window::Window;
 use x11rb::connection::Connection;
-use x11rb::errors::{ConnectError, ConnectionError, ReplyError};
 use x11rb::protocol::xproto::{self, ConnectionExt as _};
 
 use desk::image::RgbImage;
@@ -51,6 +51,7 @@ pub use probe::{Probe, probe};
 use agent_seat::AgentSeats;
 use atoms::Atoms;
 use capture::Capturer;
+use errors::{SYSTEM, connect_error, lost, reply_error};
 use indicator::Indicator;
 use input::{Typing, Via};
 use lender::Lender;
@@ -529,53 +530,6 @@ fn is_local(display: &str) -> bool {
     match display.rsplit_once(':') {
         Some((host, _)) => host.is_empty() || host == "unix" || host.starts_with('/'),
         None => false,
-    }
-}
-
-/// The windowing system, as errors and `status` name it.
-const SYSTEM: &str = "x11";
-
-fn connect_error(display: &str, e: ConnectError) -> DeskError {
-    DeskError::Unreachable {
-        system: SYSTEM,
-        reason: format!(
-            "cannot connect to X display {display}: {e}; check that the X server is running and \
-             DISPLAY is right"
-        ),
-    }
-}
-
-fn disconnected(e: impl std::fmt::Display) -> DeskError {
-    DeskError::Disconnected {
-        system: SYSTEM,
-        reason: e.to_string(),
-    }
-}
-
-fn lost(e: ConnectionError) -> DeskError {
-    match &e {
-        ConnectionError::IoError(io) if io.kind() == std::io::ErrorKind::TimedOut => {
-            DeskError::Stalled {
-                system: SYSTEM,
-                reason: io.to_string(),
-            }
-        }
-        _ => disconnected(e),
-    }
-}
-
-fn rejected(what: &str, reason: String) -> DeskError {
-    DeskError::Rejected {
-        system: SYSTEM,
-        what: what.into(),
-        reason,
-    }
-}
-
-fn reply_error(what: &str, e: ReplyError) -> DeskError {
-    match e {
-        ReplyError::ConnectionError(e) => lost(e),
-        ReplyError::X11Error(x) => rejected(what, format!("{:?}", x.error_kind)),
     }
 }
 

@@ -10,7 +10,8 @@ use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _, Window as Xid};
 
 use super::atoms::Atoms;
 use super::patient::Conn;
-use super::{lost, parse_window_id, windows};
+use super::{parse_window_id, windows};
+use crate::errors::lost;
 
 /// Sets `modal` and `blocks` on each modal dialog of `list` (topmost first) that the screen
 /// does not show.

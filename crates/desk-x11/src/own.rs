@@ -15,7 +15,7 @@ use x11rb::protocol::composite::{self, ConnectionExt as _, Redirect};
 use x11rb::protocol::xproto::{ConnectionExt as _, Window as Xid};
 
 use super::capture::{Capturer, pixel_format};
-use super::{lost, rejected, reply_error};
+use crate::errors::{disconnected, lost, rejected, reply_error};
 use desk::DeskError;
 use desk::image::RgbImage;
 
@@ -88,7 +88,7 @@ pub(super) fn capture(
         area.w,
         area.h,
     );
-    let pixmap = conn.generate_id().map_err(super::disconnected)?;
+    let pixmap = conn.generate_id().map_err(disconnected)?;
     conn.composite_name_window_pixmap(top, pixmap)
         .map_err(lost)?
         .check()

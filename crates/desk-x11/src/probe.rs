@@ -7,7 +7,7 @@ use x11rb::protocol::{shm, xtest};
 
 use desk::DeskError;
 
-use super::{connect_error, lost, reply_error};
+use crate::errors::{connect_error, lost, reply_error};
 
 /// An X display, as `shuttle doctor` reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,13 +6,14 @@ use x11rb::protocol::xproto::{
     ClientMessageEvent, ConnectionExt as _, CreateWindowAux, EventMask, Window as Xid, WindowClass,
 };
 
+use crate::errors::{disconnected, lost};
 use crate::patient::Conn;
 use desk::DeskError;
 
 /// Makes the window a watcher on `conn` is woken through: a 1x1 input-only child of `root`,
 /// never mapped.
 pub(crate) fn window(conn: &Conn, root: Xid) -> Result<Xid, DeskError> {
-    let wake = conn.generate_id().map_err(super::disconnected)?;
+    let wake = conn.generate_id().map_err(disconnected)?;
     conn.create_window(
         0,
         wake,
@@ -26,7 +27,7 @@ pub(crate) fn window(conn: &Conn, root: Xid) -> Result<Xid, DeskError> {
         0,
         &CreateWindowAux::new(),
     )
-    .map_err(super::lost)?;
+    .map_err(lost)?;
     Ok(wake)
 }
 

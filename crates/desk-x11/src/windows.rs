@@ -15,7 +15,8 @@ use x11rb::protocol::xproto::{
 };
 
 use super::atoms::Atoms;
-use super::{lost, parse_window_id, reply_error, wm};
+use super::{parse_window_id, wm};
+use crate::errors::{lost, reply_error};
 use desk::DeskError;
 
 /// Longest title read, in 32-bit units (4 KiB).

@@ -9,7 +9,8 @@ use x11rb::protocol::xproto::{
 };
 
 use super::atoms::Atoms;
-use super::{lost, parse_window_id, reply_error};
+use super::parse_window_id;
+use crate::errors::{lost, reply_error};
 use desk::DeskError;
 
 /// EWMH source indication for requests from a pager or other direct user tool, which window

@@ -10,7 +10,7 @@ use x11rb::connection::Connection;
 use x11rb::protocol::xkb::{self, ConnectionExt as _, KeySymMap};
 use x11rb::protocol::xproto::Keycode;
 
-use super::{lost, reply_error};
+use crate::errors::{lost, rejected, reply_error};
 use desk::DeskError;
 
 /// What a keycode lent to `levels` carries: one group, with the first keysym plain and the
@@ -92,9 +92,10 @@ pub(super) fn read(
         .map_err(lost)?
         .reply()
         .map_err(|e| reply_error("the XKB key map", e))?;
-    reply.map.syms_rtrn.ok_or_else(|| {
-        super::rejected("the XKB key map", "the reply carried no key symbols".into())
-    })
+    reply
+        .map
+        .syms_rtrn
+        .ok_or_else(|| rejected("the XKB key map", "the reply carried no key symbols".into()))
 }
 
 /// Gives each keycode in `changes` its new map, in one request.
