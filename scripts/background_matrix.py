@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Which apps honour background input: each app is started, a bystander window takes the
 person's focus, and `shuttle desk type` sends a marker text to the app's window from the
-agent's seat. The app is judged by its own state where it has one (xterm runs a command that
+agent's own devices. The app is judged by its own state where it has one (xterm runs a command that
 writes a file, the Tk entry writes its text to a file) and otherwise by the accessibility tree,
 read in a separate call (`snapshot`); the person's focus must stay on the bystander. Starts a
 daemon of its own with input = "background"; run inside a desktop (scripts/desktop.sh).

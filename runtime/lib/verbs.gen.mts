@@ -533,7 +533,7 @@ export interface Framed {
   note?: string | null;
 }
 
-/** How the input went: on the person's own pointer and keyboard, or on the agent's seat, which leaves the person's pointer, focus and stacking as they were (`[daemon] input`). */
+/** How the input went: on the person's own pointer and keyboard, or on the agent's own pair, which leaves the person's pointer, focus and stacking as they were (`[daemon] input`). */
 export type InputWay = "foreground" | "background";
 
 /** Insert text at a character position (default: the end); answers holds, as_asked, how. */

@@ -13,7 +13,7 @@ use wayland_protocols_misc::zwp_virtual_keyboard_v1::client::{
     zwp_virtual_keyboard_v1::ZwpVirtualKeyboardV1,
 };
 
-use crate::device::{Device, Seat};
+use crate::device::{Device, SeatCaps};
 use crate::session::{Session, WaylandError, timestamp};
 use crate::shm::SharedMemory;
 
@@ -22,9 +22,9 @@ const FIRST_KEYCODE: u32 = 9;
 /// `zwp_virtual_keyboard_v1.keymap`'s format: an XKB keymap, as text.
 const XKB_V1: u32 = 1;
 
-ignore_events!(Seat: ZwpVirtualKeyboardManagerV1, ZwpVirtualKeyboardV1);
+ignore_events!(SeatCaps: ZwpVirtualKeyboardManagerV1, ZwpVirtualKeyboardV1);
 
-/// A virtual keyboard on the compositor's seat, made once and kept (the `device` module says
+/// A virtual keyboard on the compositor's `wl_seat`, made once and kept (the `device` module says
 /// why).
 pub struct Keyboard {
     device: Device,
@@ -33,12 +33,12 @@ pub struct Keyboard {
 }
 
 impl Session {
-    /// A virtual keyboard of shuttle's own on the compositor's first seat, once the seat says
+    /// A virtual keyboard of shuttle's own on the compositor's first `wl_seat`, once the `wl_seat` says
     /// it has a keyboard.
     pub fn keyboard(&self) -> Result<Keyboard, WaylandError> {
         let needed_for = "keys and typing";
         let (device, keyboard, first) =
-            self.device(wl_seat::Capability::Keyboard, needed_for, |qh, seat| {
+            self.device(wl_seat::Capability::Keyboard, needed_for, |qh, wl_seat| {
                 let manager: ZwpVirtualKeyboardManagerV1 = self
                     .globals
                     .bind(qh, 1..=1, ())
@@ -46,7 +46,7 @@ impl Session {
                         protocol: "zwp_virtual_keyboard_manager_v1",
                         needed_for,
                     })?;
-                Ok(manager.create_virtual_keyboard(seat, qh, ()))
+                Ok(manager.create_virtual_keyboard(wl_seat, qh, ()))
             })?;
         Ok(Keyboard {
             device,
@@ -57,7 +57,7 @@ impl Session {
 }
 
 impl Keyboard {
-    /// Whether it gave the seat its first device of its kind: apps running then bind theirs
+    /// Whether it gave the `wl_seat` its first device of its kind: apps running then bind theirs
     /// only after, each on its own time, and input sent before that is lost to them.
     pub fn first_of_its_kind(&self) -> bool {
         self.first

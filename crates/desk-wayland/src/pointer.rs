@@ -14,12 +14,12 @@ use wayland_protocols_wlr::virtual_pointer::v1::client::{
     zwlr_virtual_pointer_v1::ZwlrVirtualPointerV1,
 };
 
-use crate::device::{Device, Seat};
+use crate::device::{Device, SeatCaps};
 use crate::session::{Session, WaylandError, timestamp};
 
-ignore_events!(Seat: ZwlrVirtualPointerManagerV1, ZwlrVirtualPointerV1);
+ignore_events!(SeatCaps: ZwlrVirtualPointerManagerV1, ZwlrVirtualPointerV1);
 
-/// A virtual pointer on the compositor's seat, made once and kept (the `device` module says
+/// A virtual pointer on the compositor's `wl_seat`, made once and kept (the `device` module says
 /// why).
 pub struct Pointer {
     device: Device,
@@ -28,12 +28,12 @@ pub struct Pointer {
 }
 
 impl Session {
-    /// A virtual pointer of shuttle's own on the compositor's first seat, once the seat says
+    /// A virtual pointer of shuttle's own on the compositor's first `wl_seat`, once the `wl_seat` says
     /// it has a pointer.
     pub fn pointer(&self) -> Result<Pointer, WaylandError> {
         let needed_for = "clicks, scrolls and drags";
         let (device, pointer, first) =
-            self.device(wl_seat::Capability::Pointer, needed_for, |qh, seat| {
+            self.device(wl_seat::Capability::Pointer, needed_for, |qh, wl_seat| {
                 let manager: ZwlrVirtualPointerManagerV1 = self
                     .globals
                     .bind(qh, 1..=2, ())
@@ -41,7 +41,7 @@ impl Session {
                         protocol: "zwlr_virtual_pointer_manager_v1",
                         needed_for,
                     })?;
-                Ok(manager.create_virtual_pointer(Some(seat), qh, ()))
+                Ok(manager.create_virtual_pointer(Some(wl_seat), qh, ()))
             })?;
         Ok(Pointer {
             device,
@@ -80,7 +80,7 @@ pub enum Wheel {
 const NOTCH: f64 = 15.0;
 
 impl Pointer {
-    /// Whether it gave the seat its first device of its kind: apps running then bind theirs
+    /// Whether it gave the `wl_seat` its first device of its kind: apps running then bind theirs
     /// only after, each on its own time, and input sent before that is lost to them.
     pub fn first_of_its_kind(&self) -> bool {
         self.first

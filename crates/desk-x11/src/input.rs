@@ -20,7 +20,7 @@ use desk::Cancel;
 use desk::DeskError;
 use desk::keys::char_keysym;
 
-use super::agent_seat::AgentSeat;
+use super::agent_devices::AgentDevices;
 use super::foreign_keys::{self, Blocked, WAIT_FOR_RELEASE};
 use super::keymap::Keymap;
 use super::leftover;
@@ -38,7 +38,7 @@ const DRAG_STEP_PAUSE: Duration = Duration::from_millis(8);
 
 /// Where input goes: the root window, and the record of what this daemon holds down.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Seat {
+pub(super) struct Core {
     pub(super) root: Xid,
     pub(super) held: leftover::Record,
 }
@@ -47,10 +47,10 @@ pub(super) struct Seat {
 #[derive(Clone, Copy)]
 pub(super) enum Via<'a> {
     /// The core pointer and keyboard: the person's own.
-    Core(Seat),
+    Core(Core),
     /// An agent's own pair, whose keyboard focus is its own. What it holds down needs no
     /// record: a pair a killed daemon left behind is removed whole by the next one.
-    Agent(&'a AgentSeat),
+    Agent(&'a AgentDevices),
 }
 
 /// Keys and buttons currently held down by us; all released on drop.
@@ -76,9 +76,9 @@ impl<'c> Held<'c> {
 
     fn fake(&self, kind: u8, detail: u8) -> Result<(), DeskError> {
         match self.via {
-            Via::Core(seat) => {
+            Via::Core(core) => {
                 self.conn
-                    .xtest_fake_input(kind, detail, 0, seat.root, 0, 0, 0)
+                    .xtest_fake_input(kind, detail, 0, core.root, 0, 0, 0)
                     .map_err(lost)?;
                 Ok(())
             }
@@ -100,8 +100,8 @@ impl<'c> Held<'c> {
     /// the batch reach the server only in part (the daemon killed while writing it), the next
     /// daemon releases whichever of them is left down. The record goes when the batch is done.
     fn announce(&mut self, codes: &[Keycode]) {
-        if let Via::Core(seat) = self.via {
-            seat.held.hold(self.conn, codes, &self.buttons);
+        if let Via::Core(core) = self.via {
+            core.held.hold(self.conn, codes, &self.buttons);
             self.recorded = true;
         }
     }
@@ -132,14 +132,14 @@ impl<'c> Held<'c> {
     }
 
     fn note(&mut self) {
-        let Via::Core(seat) = self.via else {
+        let Via::Core(core) = self.via else {
             return;
         };
         if !self.keys.is_empty() || !self.buttons.is_empty() {
-            seat.held.hold(self.conn, &self.keys, &self.buttons);
+            core.held.hold(self.conn, &self.keys, &self.buttons);
             self.recorded = true;
         } else if self.recorded {
-            seat.held.clear(self.conn);
+            core.held.clear(self.conn);
             self.recorded = false;
         }
     }
@@ -189,7 +189,7 @@ fn check_focus(conn: &Conn, via: Via<'_>, focused: Option<Xid>) -> Result<(), De
         return Ok(());
     };
     let within = match via {
-        Via::Core(seat) => wm::focus_within(conn, seat.root, window)?,
+        Via::Core(core) => wm::focus_within(conn, core.root, window)?,
         Via::Agent(agent) => agent.focused()? == window,
     };
     if within {
@@ -311,7 +311,7 @@ pub(super) fn type_text(
     // Caps Lock would invert the case of every letter: switch it off while typing. (An
     // agent's keyboard has a lock of its own, which shuttle never turns on.)
     let caps = match via {
-        Via::Core(seat) => caps_lock_on(conn, seat.root)
+        Via::Core(core) => caps_lock_on(conn, core.root)
             .map_err(unsent)?
             .then(|| keymap.find(CAPS_LOCK).map(|(code, _)| code))
             .flatten(),
@@ -470,8 +470,8 @@ fn button_number(button: Button) -> u8 {
     }
 }
 
-pub(super) fn click(conn: &Conn, seat: Seat, button: Button, count: u8) -> Result<(), DeskError> {
-    let mut held = Held::new(conn, Via::Core(seat));
+pub(super) fn click(conn: &Conn, core: Core, button: Button, count: u8) -> Result<(), DeskError> {
+    let mut held = Held::new(conn, Via::Core(core));
     let number = button_number(button);
     for _ in 0..count {
         held.button_down(number)?;
@@ -513,14 +513,14 @@ pub(super) fn scroll(
 
 pub(super) fn drag(
     conn: &Conn,
-    seat: Seat,
+    core: Core,
     from: (i32, i32),
     to: (i32, i32),
     cancel: &Cancel,
 ) -> Result<(), DeskError> {
-    let root = seat.root;
+    let root = core.root;
     move_pointer(conn, root, from.0, from.1)?;
-    let mut held = Held::new(conn, Via::Core(seat));
+    let mut held = Held::new(conn, Via::Core(core));
     held.button_down(1)?;
     held.flush()?;
     for step in 1..=DRAG_STEPS {

@@ -4,7 +4,7 @@
 //! [`X11Backend`] is the [`Display`], [`Input`] and [`Presence`] of one X display; the
 //! accessibility tree and processes come from `desk_linux`, which a Wayland backend shares.
 
-pub mod agent_seat;
+pub mod agent_devices;
 mod at;
 mod atoms;
 mod capture;
@@ -48,7 +48,7 @@ use desk::{
 pub use hotkey::Hotkey;
 pub use probe::{Probe, probe};
 
-use agent_seat::AgentSeats;
+use agent_devices::DevicesByAgent;
 use atoms::Atoms;
 use capture::Capturer;
 use errors::{SYSTEM, connect_error, lost, reply_error};
@@ -68,7 +68,7 @@ pub struct X11Backend {
     display: String,
     root: xproto::Window,
     /// Where input goes, and the record of what is held down.
-    seat: input::Seat,
+    core: input::Core,
     atoms: Atoms,
     capturer: Mutex<Capturer>,
     /// How captures read pixels, as of the last one: `status` reads it without waiting for a
@@ -84,8 +84,8 @@ pub struct X11Backend {
     indicator: std::sync::OnceLock<Option<Indicator>>,
     /// The window events, recorded as they happen (`None` if the stream could not start).
     events: Option<events::Stream>,
-    /// Each agent's own seat, made on its first background input.
-    agents: AgentSeats,
+    /// Each agent's own pointer and keyboard, made on its first background input.
+    agents: DevicesByAgent,
 }
 
 /// Whether this is the process's first connection to `display`. Loans on record are given
@@ -116,7 +116,7 @@ impl X11Backend {
         let window_pixels = own::redirect(&conn, root);
         // Typing reads the keyboard's state through XKB before it sends.
         xkbkeys::enable(&conn)?;
-        let seat = input::Seat {
+        let core = input::Core {
             root,
             held: leftover::Record::new(&conn, root)?,
         };
@@ -125,10 +125,12 @@ impl X11Backend {
         let mut lender = Lender::new(root, atoms._SHUTTLE_LENT_KEYCODES);
         if first_connection_to(display) {
             lender.reclaim(&conn)?;
-            match agent_seat::reap(&conn) {
+            match agent_devices::reap(&conn) {
                 Ok(0) => {}
-                Ok(n) => tracing::info!(pairs = n, "removed agent seats a stopped daemon left"),
-                Err(e) => tracing::warn!(error = %e, "could not look for agent seats left behind"),
+                Ok(n) => tracing::info!(pairs = n, "removed agent devices a stopped daemon left"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "could not look for agent devices left behind")
+                }
             }
         }
         let events = events::Stream::start(display)
@@ -138,7 +140,7 @@ impl X11Backend {
             conn: Arc::new(conn),
             display: display.to_string(),
             root,
-            seat,
+            core,
             atoms,
             capture_method: Mutex::new(capturer.method()),
             capturer: Mutex::new(capturer),
@@ -148,11 +150,11 @@ impl X11Backend {
             window_pixels,
             indicator: std::sync::OnceLock::new(),
             events,
-            agents: AgentSeats::default(),
+            agents: DevicesByAgent::default(),
         })
     }
 
-    /// Runs `input` on `agent`'s seat, whose keyboard `aim` focused on window `into`: typing
+    /// Runs `input` on `agent`'s own devices, whose keyboard `aim` focused on window `into`: typing
     /// checks before each batch that the focus is still there.
     fn behind<T>(
         &self,
@@ -161,7 +163,7 @@ impl X11Backend {
         cancel: &Cancel,
         input: impl FnOnce(Via<'_>, Typing<'_>) -> Result<T, DeskError>,
     ) -> Result<T, DeskError> {
-        let seat = self
+        let devices = self
             .agents
             .get(agent, &self.display)
             .map_err(DeskError::unsent)?;
@@ -169,7 +171,7 @@ impl X11Backend {
         // that is not MPX-aware (openbox) thinks the focus went nowhere and falls back on a
         // window of its choosing, with the person's keyboard.
         let sent = self.with_typing(Some(into), cancel, |typing| {
-            input(Via::Agent(&seat), typing)
+            input(Via::Agent(&devices), typing)
         });
         self.agents.mend(agent, sent)
     }
@@ -352,7 +354,7 @@ impl Input for X11Backend {
         cancel: &Cancel,
     ) -> Result<(), DeskError> {
         self.with_typing(focused, cancel, |typing| {
-            input::press_keys(&self.conn, Via::Core(self.seat), keysyms, typing)
+            input::press_keys(&self.conn, Via::Core(self.core), keysyms, typing)
         })
     }
 
@@ -363,7 +365,7 @@ impl Input for X11Backend {
         cancel: &Cancel,
     ) -> Result<usize, DeskError> {
         self.with_typing(focused, cancel, |typing| {
-            input::type_text(&self.conn, Via::Core(self.seat), text, typing)
+            input::type_text(&self.conn, Via::Core(self.core), text, typing)
         })
     }
 
@@ -372,15 +374,15 @@ impl Input for X11Backend {
     }
 
     fn click(&self, button: Button, count: u8) -> Result<(), DeskError> {
-        input::click(&self.conn, self.seat, button, count)
+        input::click(&self.conn, self.core, button, count)
     }
 
     fn scroll(&self, direction: Direction, amount: u32, cancel: &Cancel) -> Result<(), DeskError> {
-        input::scroll(&self.conn, Via::Core(self.seat), direction, amount, cancel)
+        input::scroll(&self.conn, Via::Core(self.core), direction, amount, cancel)
     }
 
     fn drag(&self, from: (i32, i32), to: (i32, i32), cancel: &Cancel) -> Result<(), DeskError> {
-        input::drag(&self.conn, self.seat, from, to, cancel)
+        input::drag(&self.conn, self.core, from, to, cancel)
     }
 
     fn settle(&self, id: &str, limit: Duration) -> bool {
@@ -388,7 +390,7 @@ impl Input for X11Backend {
     }
 
     fn release(&self) -> Result<(), DeskError> {
-        // Dropping a seat removes its pair: the X server would keep it past the daemon.
+        // Dropping an agent's devices removes their pair: the X server would keep it past the daemon.
         self.agents.clear();
         self.lender().give_back(&self.conn, Duration::ZERO)
     }
@@ -406,8 +408,8 @@ impl Background for X11Backend {
     fn aim(&self, agent: &str, into: &Window) -> Result<(), DeskError> {
         let window = parse_window_id(&into.id)
             .ok_or_else(|| DeskError::Invalid(format!("{:?} is not an X window id", into.id)))?;
-        let seat = self.agents.get(agent, &self.display)?;
-        let focused = seat.focus(window).and_then(|()| seat.sync());
+        let devices = self.agents.get(agent, &self.display)?;
+        let focused = devices.focus(window).and_then(|()| devices.sync());
         self.agents.mend(agent, focused)
     }
 
@@ -443,13 +445,13 @@ impl Background for X11Backend {
         amount: u32,
         cancel: &Cancel,
     ) -> Result<(), DeskError> {
-        let seat = self
+        let devices = self
             .agents
             .get(agent, &self.display)
             .map_err(DeskError::unsent)?;
-        let moved = seat.move_to(input::clamp16(at.0), input::clamp16(at.1));
+        let moved = devices.move_to(input::clamp16(at.0), input::clamp16(at.1));
         self.agents.mend(agent, moved).map_err(DeskError::unsent)?;
-        let scrolled = input::scroll(&self.conn, Via::Agent(&seat), direction, amount, cancel);
+        let scrolled = input::scroll(&self.conn, Via::Agent(&devices), direction, amount, cancel);
         self.agents.mend(agent, scrolled)
     }
 }

@@ -21,7 +21,7 @@ pub struct Probe {
     pub xtest: bool,
     /// Whether MIT-SHM is there: without it captures go through the socket, slower.
     pub shm: bool,
-    /// Whether XInput 2.2 is there: background input makes agents' seats with it.
+    /// Whether XInput 2.2 is there: background input makes agents' own devices with it.
     pub xinput2: bool,
     /// The window manager's name (`_NET_SUPPORTING_WM_CHECK`), when one runs.
     pub window_manager: Option<String>,

@@ -18,7 +18,7 @@ use desk::DeskError;
 const SOURCE_PAGER: u32 = 2;
 
 /// Whether the person's keyboard focus (the core one) is inside window `id`. The window
-/// manager's `_NET_ACTIVE_WINDOW` is not asked: it goes stale when another seat's keyboard
+/// manager's `_NET_ACTIVE_WINDOW` is not asked: it goes stale when an agent's own keyboard
 /// moves its own focus (background input), while the core focus stays the person's.
 pub(super) fn has_focus(conn: &Conn, root: Xid, id: &str) -> Result<bool, DeskError> {
     match parse_window_id(id) {

@@ -202,9 +202,9 @@ pub trait Input: Send + Sync {
     fn write_clipboard(&self, clip: Clip) -> Result<(), DeskError>;
 }
 
-/// Input sent from an agent's own seat (`[daemon] input = "background"`): it reaches one window
+/// Input sent from an agent's own devices (`[daemon] input = "background"`): it reaches one window
 /// while the person's pointer, keyboard focus and stacking stay as they were. Each agent gets a
-/// seat of its own, named by `agent`, made on its first background input.
+/// pointer and keyboard of its own, named by `agent`, made on its first background input.
 pub trait Background: Send + Sync {
     /// Gives the agent's keyboard focus to window `into`, where the keys that follow go.
     fn aim(&self, agent: &str, into: &Window) -> Result<(), DeskError>;
@@ -231,10 +231,10 @@ pub trait Background: Send + Sync {
         cancel: &Cancel,
     ) -> Result<usize, DeskError>;
 
-    /// The agents that have seats now.
+    /// The agents that have devices now.
     fn agents(&self) -> Vec<String>;
 
-    /// Removes `agent`'s seat, if it has one (the agent ended).
+    /// Removes `agent`'s own devices, if it has them (the agent ended).
     fn end(&self, agent: &str);
 
     /// Moves the agent's pointer to a desk point and turns its wheel `amount` notches there.
@@ -477,7 +477,7 @@ pub struct Backend {
     pub apps: Arc<dyn Apps>,
     /// The accessibility tree; connects on first use.
     pub accessibility: Arc<dyn Accessibility>,
-    /// Input from agents' own seats, where the desktop has them.
+    /// Input from agents' own devices, where the desktop has them.
     pub background: Option<Arc<dyn Background>>,
 }
 

@@ -1,4 +1,4 @@
-//! Background input (`[daemon] input`) on the fake desk: what goes from the agent's seat, what
+//! Background input (`[daemon] input`) on the fake desk: what goes from the agent's own devices, what
 //! is refused with nothing sent, and what auto sends in the foreground, saying so.
 
 mod scene;
@@ -15,16 +15,16 @@ fn policy(input: InputMode) -> Policy {
     }
 }
 
-/// The fake desk with seats for agents, as the person's X display has.
-fn with_seats() -> desk::fake::FakeDesk {
+/// The fake desk with devices for agents, as the person's X display has.
+fn with_agent_devices() -> desk::fake::FakeDesk {
     let fake = desktop();
-    fake.state().agent_seats = true;
+    fake.state().agent_devices = true;
     fake
 }
 
 #[test]
-fn keys_typing_and_the_wheel_go_from_the_agents_seat_to_the_named_window() {
-    let fake = with_seats();
+fn keys_typing_and_the_wheel_go_from_the_agents_devices_to_the_named_window() {
+    let fake = with_agent_devices();
     let background = policy(InputMode::Background);
     let typed = json(&run(
         &fake,
@@ -67,7 +67,7 @@ fn keys_typing_and_the_wheel_go_from_the_agents_seat_to_the_named_window() {
 
 #[test]
 fn typing_behind_is_verified_by_reading_the_apps_focused_field_and_never_into_a_password() {
-    let fake = with_seats();
+    let fake = with_agent_devices();
     let background = Policy {
         auth_guard: true,
         ..policy(InputMode::Background)
@@ -110,7 +110,7 @@ fn typing_behind_is_verified_by_reading_the_apps_focused_field_and_never_into_a_
 
 #[test]
 fn background_input_refuses_with_nothing_sent_what_it_cannot_keep_behind() {
-    let fake = with_seats();
+    let fake = with_agent_devices();
     let background = policy(InputMode::Background);
     let cases = [
         ("type", json!({"text": "hi"}), "pass window"),
@@ -174,8 +174,8 @@ fn background_input_refuses_with_nothing_sent_what_it_cannot_keep_behind() {
     );
     assert_eq!(ran.outcome.name(), "refused", "{:?}", ran.outcome);
     assert_eq!(fake.log(), []);
-    // A desktop without seats (Wayland, a private display) refuses it all.
-    fake.state().agent_seats = false;
+    // A desktop without agents' devices (Wayland, a private display) refuses it all.
+    fake.state().agent_devices = false;
     let ran = run(
         &fake,
         &background,
@@ -188,7 +188,7 @@ fn background_input_refuses_with_nothing_sent_what_it_cannot_keep_behind() {
 
 #[test]
 fn a_background_scroll_that_moved_the_persons_focus_says_so() {
-    let fake = with_seats();
+    let fake = with_agent_devices();
     let background = policy(InputMode::Background);
     let kept = json(&run(
         &fake,
@@ -214,7 +214,7 @@ fn a_background_scroll_that_moved_the_persons_focus_says_so() {
 
 #[test]
 fn a_background_press_runs_the_action_and_never_clicks() {
-    let fake = with_seats();
+    let fake = with_agent_devices();
     let pressed = json(&run(
         &fake,
         &policy(InputMode::Background),
@@ -228,7 +228,7 @@ fn a_background_press_runs_the_action_and_never_clicks() {
 
 #[test]
 fn auto_sends_in_front_what_cannot_go_behind_and_says_so() {
-    let fake = with_seats();
+    let fake = with_agent_devices();
     let auto = policy(InputMode::Auto);
     let clicked = json(&run(
         &fake,

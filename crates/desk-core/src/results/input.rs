@@ -4,14 +4,14 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-/// How the input went: on the person's own pointer and keyboard, or on the agent's seat, which
+/// How the input went: on the person's own pointer and keyboard, or on the agent's own pair, which
 /// leaves the person's pointer, focus and stacking as they were (`[daemon] input`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum InputWay {
     /// The person's pointer and keyboard: windows were raised and focused as needed.
     Foreground,
-    /// The agent's own seat, behind the person's back.
+    /// The agent's own pointer and keyboard, behind the person's back.
     Background,
 }
 

@@ -260,7 +260,7 @@ impl Background for FakeDesk {
 }
 
 impl FakeDesk {
-    /// Logs input from `agent`'s seat to window `id`, refused when it is gone.
+    /// Logs input from `agent`'s own devices to window `id`, refused when it is gone.
     fn behind(&self, agent: &str, id: &str, what: String) -> Result<(), DeskError> {
         let mut state = self.state();
         if !state.windows.iter().any(|w| w.window.id == id) {

@@ -103,10 +103,10 @@ pub enum Event {
     End(u32, Ending),
     /// The clipboard written.
     Clipboard,
-    /// Input from agent `agent`'s own seat to `window`, which need not have the person's
+    /// Input from agent `agent`'s own devices to `window`, which need not have the person's
     /// focus (keys and typing) or be on top (the wheel).
     Behind {
-        /// The agent whose seat sent it.
+        /// The agent whose devices sent it.
         agent: String,
         /// The window it went to.
         window: String,
@@ -271,8 +271,8 @@ pub struct State {
     pub window_pixels: bool,
     /// Whether an app can be asked if it has read its input (Wayland cannot).
     pub confirms: bool,
-    /// Whether agents have seats of their own to send input in the background from.
-    pub agent_seats: bool,
+    /// Whether agents have devices of their own to send input in the background from.
+    pub agent_devices: bool,
     /// Whether the window under an agent's pointer takes the person's focus, as a window
     /// manager that focuses under the pointer and is not MPX-aware does.
     pub focus_follows_agent: bool,
@@ -480,7 +480,7 @@ impl State {
     }
 
     /// Text typed into the field with the focus in process `pid`'s windows (from an agent's
-    /// seat, whose keyboard focus is its own).
+    /// own devices, whose keyboard focus is its own).
     fn edit_app_with_text(&mut self, pid: u32, typed: &str) {
         if let Some(at) = self.focused_field_of(pid) {
             self.insert_at_caret(at, typed);
@@ -536,7 +536,7 @@ impl FakeDesk {
             stop_typing_after: None,
             window_pixels: true,
             confirms: true,
-            agent_seats: false,
+            agent_devices: false,
             focus_follows_agent: false,
             own_pid: 1,
             programs: HashMap::new(),
@@ -619,7 +619,7 @@ impl FakeDesk {
             accessibility: Arc::new(self.clone()),
             background: self
                 .state()
-                .agent_seats
+                .agent_devices
                 .then(|| Arc::new(self.clone()) as Arc<dyn Background>),
         }
     }

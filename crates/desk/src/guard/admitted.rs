@@ -34,7 +34,7 @@ use desk_core::window::role::POPUP;
 pub struct Admitted<'d> {
     desk: &'d Desk,
     intent: Intent,
-    /// How its keys, text and wheel go: on the person's devices, or from the agent's seat.
+    /// How its keys, text and wheel go: on the person's devices, or from the agent's own devices.
     way: Way,
     /// Under background input, the window that had the person's focus at admission, to tell
     /// whether it moved.
@@ -87,10 +87,10 @@ impl<'d> Admitted<'d> {
         }
     }
 
-    /// The agent's seat, when the input goes in the background.
+    /// The agent's own devices, when the input goes in the background.
     fn behind(&self) -> Option<&dyn Background> {
         match &self.way {
-            Way::Background(seat) => Some(&**seat),
+            Way::Background(devices) => Some(&**devices),
             Way::Foreground(_) => None,
         }
     }
@@ -309,8 +309,8 @@ impl<'d> Admitted<'d> {
     /// Presses a key combination into `into`: the window that has the focus, or, in the
     /// background, the named window, given the agent's keyboard focus.
     pub fn press_keys(&self, combo: &KeyCombo, into: Option<&Window>) -> Result<(), DeskError> {
-        if let (Some(seat), Some(into)) = (self.behind(), into) {
-            return self.press_keys_behind(seat, combo, into);
+        if let (Some(devices), Some(into)) = (self.behind(), into) {
+            return self.press_keys_behind(devices, combo, into);
         }
         self.keys_land(into)?;
         if combo.types_text() {
@@ -327,8 +327,8 @@ impl<'d> Admitted<'d> {
     /// Types `text` into `into`: the window that has the focus, or, in the background, the
     /// named window, given the agent's keyboard focus. Returns how many characters went out.
     pub fn type_text(&self, text: &str, into: Option<&Window>) -> Result<usize, DeskError> {
-        if let (Some(seat), Some(into)) = (self.behind(), into) {
-            return self.type_text_behind(seat, text, into);
+        if let (Some(devices), Some(into)) = (self.behind(), into) {
+            return self.type_text_behind(devices, text, into);
         }
         self.keys_land(into)?;
         self.check_password_field(into)?;
@@ -340,7 +340,7 @@ impl<'d> Admitted<'d> {
         })
     }
 
-    /// Presses a key combination into `into` from the agent's own seat, leaving the person's
+    /// Presses a key combination into `into` from the agent's own devices, leaving the person's
     /// focus where it is.
     fn press_keys_behind(
         &self,
@@ -355,7 +355,7 @@ impl<'d> Admitted<'d> {
         }
         self.sending("pressing keys", || {
             background.press_keys(
-                self.seat_owner(),
+                self.devices_owner(),
                 &combo.keysyms,
                 into,
                 &self.desk.caller.cancel,
@@ -373,7 +373,7 @@ impl<'d> Admitted<'d> {
     ) -> Result<Option<(String, String)>, DeskError> {
         self.require(self.admits(&Target::window(into)), "keyboard input")?;
         self.pass("moving the agent's focus", false)?;
-        background.aim(self.seat_owner(), into)?;
+        background.aim(self.devices_owner(), into)?;
         // The app reads its focus change before it answers.
         self.settle(into, FOCUS_WAIT);
         Ok(self.field_text(into))
@@ -389,7 +389,7 @@ impl<'d> Admitted<'d> {
         Some((node.id, node.value?))
     }
 
-    /// Types `text` into `into` from the agent's own seat; returns how many characters went
+    /// Types `text` into `into` from the agent's own devices; returns how many characters went
     /// out, and keeps the text of the field with the app's focus before (see
     /// [`Admitted::aim_behind`]) for the route.
     fn type_text_behind(
@@ -403,7 +403,7 @@ impl<'d> Admitted<'d> {
         *self.before.borrow_mut() = before;
         self.check_password_field(Some(into))?;
         self.sending("typing", || {
-            background.type_text(self.seat_owner(), text, into, &self.desk.caller.cancel)
+            background.type_text(self.devices_owner(), text, into, &self.desk.caller.cancel)
         })
     }
 
@@ -422,7 +422,7 @@ impl<'d> Admitted<'d> {
         }
         self.sending("scrolling", || {
             background.scroll(
-                self.seat_owner(),
+                self.devices_owner(),
                 (spot.x, spot.y),
                 direction,
                 amount,
@@ -431,8 +431,8 @@ impl<'d> Admitted<'d> {
         })
     }
 
-    /// Whose seat background input comes from: the agent's (a run's calls are its agent's).
-    fn seat_owner(&self) -> &str {
+    /// Whose devices background input comes from: the agent's (a run's calls are its agent's).
+    fn devices_owner(&self) -> &str {
         desk_core::wire::agent_of(self.desk.agent())
     }
 
@@ -484,8 +484,8 @@ impl<'d> Admitted<'d> {
     /// Turns the wheel `amount` notches at `spot`: on the person's pointer, or, in the
     /// background, the agent's (where its window must show: nothing raises it).
     pub fn scroll(&self, spot: &Spot, direction: Direction, amount: u32) -> Result<(), DeskError> {
-        if let Some(seat) = self.behind() {
-            return self.scroll_behind(seat, spot, direction, amount);
+        if let Some(devices) = self.behind() {
+            return self.scroll_behind(devices, spot, direction, amount);
         }
         self.land(spot)?;
         let input = &self.desk.backend.input;

@@ -9,7 +9,7 @@
 //!   were admitted, checks again that they are still where the input lands (the focus, the
 //!   window on top at a point), and records that input went out.
 //! - [`nodes`]: the accessibility tree under the same rules.
-//! - [`way`]: whether an action's input goes on the person's devices or the agent's seat.
+//! - [`way`]: whether an action's input goes on the person's devices or the agent's own devices.
 //! - [`finish`]: how a call ended ([`desk_core::outcome::Outcome`]), decided from what the
 //!   gate saw go out.
 

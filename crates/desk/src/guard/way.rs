@@ -1,5 +1,5 @@
 //! Which way an action's input goes under `[daemon] input`: on the person's own pointer and
-//! keyboard, or from the agent's seat ([`Background`]), behind the person's back.
+//! keyboard, or from the agent's own devices ([`Background`]), behind the person's back.
 //!
 //! Under `background` an action that cannot go that way is refused and nothing is sent; under
 //! `auto` it goes in the foreground instead and its result says `"input": "foreground"`.
@@ -38,19 +38,19 @@ pub enum Refusal {
     Unnamed,
     /// A pointer button press would take the person's focus.
     Pointer,
-    /// This desktop has no second seat for the agent.
-    NoSeat,
+    /// This desktop has no devices of the agent's own.
+    NoAgentDevices,
     /// Another window covers the point, and background input does not raise windows.
     Covered,
 }
 
 impl Refusal {
-    /// Its code: `unnamed-window`, `pointer-press`, `no-second-seat`, `covered`.
+    /// Its code: `unnamed-window`, `pointer-press`, `no-agent-devices`, `covered`.
     pub fn code(self) -> &'static str {
         match self {
             Self::Unnamed => "unnamed-window",
             Self::Pointer => "pointer-press",
-            Self::NoSeat => "no-second-seat",
+            Self::NoAgentDevices => "no-agent-devices",
             Self::Covered => "covered",
         }
     }
@@ -62,10 +62,10 @@ impl Refusal {
                 "{what} in the background goes to a named window: pass window (its id or title) \
                  or pid"
             )),
-            Self::NoSeat => DeskError::Unsupported(
+            Self::NoAgentDevices => DeskError::Unsupported(
                 "this desktop cannot send input in the background: that needs the person's \
-                 own X display with XInput 2.2 (a private display or Wayland has no second \
-                 seat); set [daemon] input = \"foreground\" or \"auto\""
+                 own X display with XInput 2.2 (a private display or Wayland gives \
+                 the agent no pointer and keyboard of its own); set [daemon] input = \"foreground\" or \"auto\""
                     .into(),
             ),
             Self::Pointer => DeskError::Unsupported(format!(
@@ -88,15 +88,15 @@ pub enum Decision {
     /// On the person's pointer and keyboard; `said` when the result must say so (under
     /// auto, for input that could not go in the background).
     Front { said: bool },
-    /// From the agent's own seat (or, for an action, by the element alone).
+    /// From the agent's own devices (or, for an action, by the element alone).
     Behind,
     /// Nowhere: nothing is sent, for this reason.
     Refused(Refusal),
 }
 
-/// Decides, once per action, how its input goes under `mode`, on a desktop that has a second
-/// seat for the agent (`seat`) or not. Pure: what the desktop looks like is in `input`.
-pub fn decide(mode: InputMode, seat: bool, input: Input) -> Decision {
+/// Decides, once per action, how its input goes under `mode`, on a desktop that can give the
+/// agent devices of its own (`own_devices`) or not. Pure: what the desktop looks like is in `input`.
+pub fn decide(mode: InputMode, own_devices: bool, input: Input) -> Decision {
     if mode == InputMode::Foreground {
         return Decision::Front { said: false };
     }
@@ -107,7 +107,9 @@ pub fn decide(mode: InputMode, seat: bool, input: Input) -> Decision {
             Some(Refusal::Unnamed)
         }
         Input::Wheel { covered: true, .. } => Some(Refusal::Covered),
-        Input::Keyboard { .. } | Input::Wheel { .. } if !seat => Some(Refusal::NoSeat),
+        Input::Keyboard { .. } | Input::Wheel { .. } if !own_devices => {
+            Some(Refusal::NoAgentDevices)
+        }
         Input::Keyboard { .. } | Input::Wheel { .. } => None,
     };
     match (refusal, mode) {
@@ -122,7 +124,7 @@ pub fn decide(mode: InputMode, seat: bool, input: Input) -> Decision {
 pub enum Way {
     /// On the person's pointer and keyboard; the route is what the result says about it.
     Foreground(Route),
-    /// From the agent's own seat.
+    /// From the agent's own devices.
     Background(Arc<dyn Background>),
 }
 
@@ -134,15 +136,15 @@ impl Desk {
         input: Input,
         why: impl FnOnce(Refusal) -> DeskError,
     ) -> Result<Way, DeskError> {
-        let seat = self.backend.background.as_ref();
-        match decide(self.policy.input, seat.is_some(), input) {
+        let devices = self.backend.background.as_ref();
+        match decide(self.policy.input, devices.is_some(), input) {
             Decision::Front { said } => Ok(Way::Foreground(Route {
                 input: said.then_some(InputWay::Foreground),
                 unverified: None,
             })),
-            Decision::Behind => match seat {
-                Some(seat) if input != Input::Action => Ok(Way::Background(seat.clone())),
-                // An action runs by its element alone, with no seat's input.
+            Decision::Behind => match devices {
+                Some(devices) if input != Input::Action => Ok(Way::Background(devices.clone())),
+                // An action runs by its element alone, with no device's input.
                 _ => Ok(Way::Foreground(confirmed_behind())),
             },
             Decision::Refused(refusal) => Err(coded(why(refusal), refusal)),
@@ -282,7 +284,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_way_is_decided_once_by_the_mode_the_seat_and_the_input() {
+    fn the_way_is_decided_once_by_the_mode_the_devices_and_the_input() {
         use Decision::{Behind, Front, Refused};
         use InputMode::{Auto, Background, Foreground};
         let keys = Input::Keyboard { named: true };
@@ -304,23 +306,27 @@ mod tests {
             (keys, true, Behind, Behind),
             (wheel, true, Behind, Behind),
             (Input::Action, false, Behind, Behind),
-            (keys, false, Refused(Refusal::NoSeat), said),
+            (keys, false, Refused(Refusal::NoAgentDevices), said),
             (unnamed, true, Refused(Refusal::Unnamed), said),
             (covered, true, Refused(Refusal::Covered), said),
             (Input::Pointer, true, Refused(Refusal::Pointer), said),
         ];
-        for (input, seat, background, auto) in cases {
+        for (input, own_devices, background, auto) in cases {
             assert_eq!(
-                decide(Background, seat, input),
+                decide(Background, own_devices, input),
                 background,
-                "{input:?} {seat}"
+                "{input:?} {own_devices}"
             );
-            assert_eq!(decide(Auto, seat, input), auto, "{input:?} {seat}");
+            assert_eq!(
+                decide(Auto, own_devices, input),
+                auto,
+                "{input:?} {own_devices}"
+            );
         }
         let codes: Vec<&str> = [
             Refusal::Unnamed,
             Refusal::Pointer,
-            Refusal::NoSeat,
+            Refusal::NoAgentDevices,
             Refusal::Covered,
         ]
         .map(Refusal::code)
@@ -330,7 +336,7 @@ mod tests {
             [
                 "unnamed-window",
                 "pointer-press",
-                "no-second-seat",
+                "no-agent-devices",
                 "covered"
             ]
         );

@@ -20,7 +20,7 @@ use crate::accessibility::Want;
 use crate::done::Picture;
 use crate::error::DeskError;
 use crate::guard::{Desk, Seen};
-use crate::vision::{Element, Frame, token_estimate};
+use crate::vision::{Element, Screenshot, token_estimate};
 
 /// The longest value an element line shows.
 const VALUE_CHARS: usize = 40;
@@ -37,28 +37,28 @@ pub(super) fn state(desk: &Desk, args: &ComputerStateArgs) -> Result<(String, Pi
     let screen = desk.screen()?;
     // The screenshot is captured and encoded while the accessibility tree is read: the two wait
     // on different processes (the X server and the app).
-    let (frame, body, elements) = std::thread::scope(|scope| {
-        let framing = scope.spawn(|| Frame::capture(&source, screen, max_edge));
-        let scale = Frame::scale_for(screen, max_edge);
+    let (screenshot, body, elements) = std::thread::scope(|scope| {
+        let capturing = scope.spawn(|| Screenshot::capture(&source, screen, max_edge));
+        let scale = Screenshot::scale_for(screen, max_edge);
         let listed = describe_desk(desk, args, scale);
-        let frame = framing
+        let screenshot = capturing
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         let (body, elements) = listed?;
-        Ok::<_, DeskError>((frame?, body, elements))
+        Ok::<_, DeskError>((screenshot?, body, elements))
     })?;
     let mut text = format!(
         "session {session:?}; screen {}x{}; screenshot {}; scale {} screen pixels per \
          screenshot pixel. Coordinates below are screenshot pixels.\n",
         screen.w,
         screen.h,
-        frame.describe(),
-        round3(frame.shot.scale)
+        screenshot.describe(),
+        round3(screenshot.shot.scale)
     );
     text.push_str(&body);
     desk.sessions().listed(&session, elements);
-    desk.sessions().shown(&session, frame.shot);
-    Ok((text, frame.picture))
+    desk.sessions().shown(&session, screenshot.shot);
+    Ok((text, screenshot.picture))
 }
 
 /// The windows, modal lines and elements of a state, at `scale` screen pixels per screenshot
@@ -159,13 +159,13 @@ fn elements_of(
     query: Option<&str>,
 ) -> Result<Vec<(Element, Node)>, DeskError> {
     let nodes = desk.nodes();
-    let frame = accessible_window(desk, &nodes, window)?;
+    let accessible = accessible_window(desk, &nodes, window)?;
     let want = Want {
         bounds: true,
         shown_only: true,
         ..Want::default()
     };
-    let mut tree = nodes.tree(&frame.id, want)?.nodes;
+    let mut tree = nodes.tree(&accessible.id, want)?.nodes;
     place_misreported(window, &mut tree);
     drop_bogus_bounds(&mut tree, rect);
     let screen = desk.screen()?;
@@ -325,14 +325,15 @@ pub(super) fn look(desk: &Desk, args: &LookArgs) -> Result<(String, Picture), De
         .resolve(desk.agent(), args.session.as_deref())?;
     let Some(region) = args.region else {
         let screen = desk.screen()?;
-        let frame = Frame::capture(&source, screen, args.max_edge.unwrap_or(DEFAULT_MAX_EDGE))?;
-        desk.sessions().shown(&session, frame.shot);
+        let screenshot =
+            Screenshot::capture(&source, screen, args.max_edge.unwrap_or(DEFAULT_MAX_EDGE))?;
+        desk.sessions().shown(&session, screenshot.shot);
         let text = format!(
             "session {session:?}; screenshot {}; scale {} screen pixels per screenshot pixel",
-            frame.describe(),
-            round3(frame.shot.scale)
+            screenshot.describe(),
+            round3(screenshot.shot.scale)
         );
-        return Ok((text, frame.picture));
+        return Ok((text, screenshot.picture));
     };
     let shot = desk.sessions().shot_of(&session).ok_or_else(|| {
         DeskError::Missing(
@@ -429,8 +430,8 @@ fn no_title(window: Option<String>) -> TitleAt {
 fn panel_title(desk: &Desk, panel: &Window, x: i32, y: i32) -> TitleAt {
     let named = || -> Result<Option<String>, DeskError> {
         let nodes = desk.nodes();
-        let frame = accessible_window(desk, &nodes, panel)?;
-        let Some(id) = nodes.at_point(&frame.id, x, y)? else {
+        let accessible = accessible_window(desk, &nodes, panel)?;
+        let Some(id) = nodes.at_point(&accessible.id, x, y)? else {
             return Ok(None);
         };
         Ok(Some(nodes.node(&id, Want::default())?.name))

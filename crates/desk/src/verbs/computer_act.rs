@@ -26,7 +26,7 @@ use crate::accessibility::Want;
 use crate::done::Picture;
 use crate::error::DeskError;
 use crate::guard::{Desk, Seen};
-use crate::vision::{Element, Frame, Session, Shot};
+use crate::vision::{Element, Screenshot, Session, Shot};
 
 /// How long the screen must stay unchanged after a step for it to count as done.
 pub const SETTLE_HOLD_MS: u64 = 150;
@@ -152,20 +152,20 @@ pub(super) fn act(
         .or(latest.map(|s| s.max_edge))
         .unwrap_or(DEFAULT_MAX_EDGE);
     // The actions ran: a screenshot that fails now must not hide what they did.
-    let frame = match Frame::capture(&source, mapping.screen, max_edge) {
-        Ok(frame) => frame,
+    let screenshot = match Screenshot::capture(&source, mapping.screen, max_edge) {
+        Ok(screenshot) => screenshot,
         Err(e) => {
             text.push_str(&format!("screenshot: none, the capture failed: {e}"));
             return Ok((text, None));
         }
     };
-    sessions.shown(&name, frame.shot);
+    sessions.shown(&name, screenshot.shot);
     text.push_str(&format!(
         "screenshot {}; scale {}",
-        frame.describe(),
-        (frame.shot.scale * 1000.0).round() / 1000.0
+        screenshot.describe(),
+        (screenshot.shot.scale * 1000.0).round() / 1000.0
     ));
-    Ok((text, Some(frame.picture)))
+    Ok((text, Some(screenshot.picture)))
 }
 
 /// A step in words, for its line and its failure.

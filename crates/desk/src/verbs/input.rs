@@ -2,7 +2,7 @@
 //!
 //! Each result says where the input went and whether the app there confirmed it read it
 //! (`confirmed`); without that confirmation the input was sent but may not have been read yet.
-//! Under `[daemon] input = "background"` keys, typing and the wheel go from the agent's own seat
+//! Under `[daemon] input = "background"` keys, typing and the wheel go from the agent's own devices
 //! to a named window ([`Way`]); clicks and drags never do.
 
 use desk_core::app_text::Quoted;
@@ -19,7 +19,7 @@ use crate::keys;
 
 /// Decides how keyboard input goes, admits it, and, in the foreground, gives the target the
 /// focus: the window named by `window`/`pid`, focused and checked, else whatever has the
-/// focus. In the background it goes to the named window alone, focused by the agent's seat.
+/// focus. In the background it goes to the named window alone, focused by the agent's own devices.
 fn keyboard_target<'d>(
     desk: &'d Desk,
     window: Option<&str>,
@@ -129,10 +129,10 @@ pub(super) fn scroll(desk: &Desk, args: &ScrollArgs) -> Result<Scrolled, DeskErr
     let wheel = |covered| Input::Wheel { named, covered };
     let refuse = |why: Refusal| why.error("scrolling");
     let (way, spot) = match (desk.way(wheel(false), refuse)?, point) {
-        (Way::Background(seat), point) => {
+        (Way::Background(devices), point) => {
             let spot = behind_spot(desk, desk.pick(window, pid)?, point)?;
             match desk.covered(&spot)? {
-                None => (Way::Background(seat), spot),
+                None => (Way::Background(devices), spot),
                 // Under auto a covered window is scrolled in front, raised as the call named it.
                 Some(covered) => (
                     desk.way(wheel(true), |_| covered)?,

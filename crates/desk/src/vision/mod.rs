@@ -4,8 +4,8 @@
 //! a [`Session`] remembers the scale of the latest screenshot it was shown and the elements of
 //! its latest `computer_state`, so the next `computer_act` can map both back to the screen.
 
-mod frame;
+mod screenshot;
 mod sessions;
 
-pub use frame::{Frame, token_estimate};
+pub use screenshot::{Screenshot, token_estimate};
 pub use sessions::{Element, Session, Sessions, Shot};

@@ -1,10 +1,10 @@
-//! An agent's seat on the person's X display: a master pointer and keyboard pair of the
+//! An agent's own devices on the person's X display: a master pointer and keyboard pair of the
 //! agent's own, made with XInput 2's hierarchy requests. Input sent through it comes from the
 //! pair's own XTEST devices, so it moves the agent's cursor and goes to the agent keyboard's
 //! focus, never the person's pointer or focus.
 //!
 //! XTEST sends core events through the client pointer of the connection that asks (and the
-//! keyboard paired with it), so the seat has a connection of its own whose client pointer is
+//! keyboard paired with it), so the devices have a connection of its own whose client pointer is
 //! the agent's. A pair outlives the connection that made it, so it is named
 //! `shuttle-agent-PID-N` after the daemon's pid: [`reap`] removes those of daemons that died.
 
@@ -27,27 +27,27 @@ use desk::DeskError;
 const PREFIX: &str = "shuttle-agent-";
 
 /// A master pointer and keyboard of the agent's own, removed when dropped.
-pub struct AgentSeat {
+pub struct AgentDevices {
     conn: RustConnection,
     root: xproto::Window,
     pointer: u16,
     keyboard: u16,
 }
 
-/// An error making the seat.
+/// An error making the devices.
 fn failed(what: &str, e: impl std::fmt::Display) -> DeskError {
     DeskError::Unsupported(format!(
-        "cannot make the agent's own seat on this display ({what}: {e}); background input needs \
+        "cannot make the agent's own pointer and keyboard on this display ({what}: {e}); background input needs \
          XInput 2.2"
     ))
 }
 
-/// An error using a seat that was made; the backend makes a new one on the next call.
+/// An error using devices that were made; the backend makes new ones on the next call.
 fn broke(what: &str, e: impl std::fmt::Display) -> DeskError {
     DeskError::Rejected {
         system: "x11",
-        what: format!("{what} on the agent's seat"),
-        reason: format!("{e}; the next call makes the seat anew"),
+        what: format!("{what} on the agent's own devices"),
+        reason: format!("{e}; the next call makes them anew"),
     }
 }
 
@@ -62,7 +62,7 @@ fn first_number() -> u32 {
     })
 }
 
-impl AgentSeat {
+impl AgentDevices {
     /// Makes the pair on `display`.
     pub fn create(display: &str) -> Result<Self, DeskError> {
         static MADE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
@@ -106,18 +106,19 @@ impl AgentSeat {
             .map_err(|e| failed("adding the pair", e))?;
         let (pointer, keyboard) =
             masters(&conn, &name)?.ok_or_else(|| failed("adding the pair", "it did not appear"))?;
-        let seat = Self {
+        let devices = Self {
             conn,
             root,
             pointer,
             keyboard,
         };
-        seat.conn
-            .xinput_xi_set_client_pointer(x11rb::NONE, seat.pointer)
+        devices
+            .conn
+            .xinput_xi_set_client_pointer(x11rb::NONE, devices.pointer)
             .map_err(|e| failed("taking its pointer", e))?
             .check()
             .map_err(|e| failed("taking its pointer", e))?;
-        Ok(seat)
+        Ok(devices)
     }
 
     /// The agent keyboard's focus goes to `window`; the person's stays where it is. A window
@@ -209,7 +210,7 @@ impl AgentSeat {
     }
 
     /// Queues one XTEST event from the pair (`kind` an X event type, `detail` a keycode or
-    /// button); [`AgentSeat::flush`] sends what is queued.
+    /// button); [`AgentDevices::flush`] sends what is queued.
     pub fn send(&self, kind: u8, detail: u8, x: i16, y: i16) -> Result<(), DeskError> {
         self.conn
             .xtest_fake_input(kind, detail, x11rb::CURRENT_TIME, self.root, x, y, 0)
@@ -268,7 +269,7 @@ fn owner(name: &str) -> Option<u32> {
     pid.parse().ok()
 }
 
-impl Drop for AgentSeat {
+impl Drop for AgentDevices {
     fn drop(&mut self) {
         // The person's focus stays where it is (tested with openbox): unlike the agent's focus
         // moved to nowhere, removing the pair does not make the window manager pick a window.
@@ -310,20 +311,20 @@ fn remove(conn: &impl Connection, pointer: u16) -> Result<(), DeskError> {
         .map_err(|e| refused("removing an agent's pair", e))
 }
 
-/// At most this many agents have seats at once; the seat used longest ago goes first.
-const AGENT_SEATS_MAX: usize = 8;
+/// At most this many agents have devices at once; those used longest ago go first.
+const AGENTS_WITH_DEVICES_MAX: usize = 8;
 
-/// The agents' seats on one display, most recently used last. The X requests that make or
+/// The agents' devices on one display, most recently used last. The X requests that make or
 /// remove pairs run outside the lock.
 #[derive(Default)]
-pub(crate) struct AgentSeats(Mutex<Vec<(String, Arc<AgentSeat>)>>);
+pub(crate) struct DevicesByAgent(Mutex<Vec<(String, Arc<AgentDevices>)>>);
 
-impl AgentSeats {
-    fn locked(&self) -> MutexGuard<'_, Vec<(String, Arc<AgentSeat>)>> {
+impl DevicesByAgent {
+    fn locked(&self) -> MutexGuard<'_, Vec<(String, Arc<AgentDevices>)>> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The agents that have seats.
+    /// The agents that have devices.
     pub(crate) fn names(&self) -> Vec<String> {
         self.locked()
             .iter()
@@ -331,44 +332,44 @@ impl AgentSeats {
             .collect()
     }
 
-    /// `agent`'s own seat on `display`, made on first use.
-    pub(crate) fn get(&self, agent: &str, display: &str) -> Result<Arc<AgentSeat>, DeskError> {
+    /// `agent`'s own devices on `display`, made on first use.
+    pub(crate) fn get(&self, agent: &str, display: &str) -> Result<Arc<AgentDevices>, DeskError> {
         let found = {
-            let mut seats = self.locked();
-            let found = seats
+            let mut all = self.locked();
+            let found = all
                 .iter()
                 .position(|(a, _)| a == agent)
-                .map(|i| seats.remove(i).1);
-            if let Some(seat) = &found {
-                seats.push((agent.to_string(), seat.clone()));
+                .map(|i| all.remove(i).1);
+            if let Some(devices) = &found {
+                all.push((agent.to_string(), devices.clone()));
             }
             found
         };
-        if let Some(seat) = found {
-            return Ok(seat);
+        if let Some(devices) = found {
+            return Ok(devices);
         }
-        let seat = Arc::new(AgentSeat::create(display)?);
+        let devices = Arc::new(AgentDevices::create(display)?);
         let evicted = {
-            let mut seats = self.locked();
-            seats.push((agent.to_string(), seat.clone()));
-            let over = seats.len().saturating_sub(AGENT_SEATS_MAX);
-            seats.drain(..over).collect::<Vec<_>>()
+            let mut all = self.locked();
+            all.push((agent.to_string(), devices.clone()));
+            let over = all.len().saturating_sub(AGENTS_WITH_DEVICES_MAX);
+            all.drain(..over).collect::<Vec<_>>()
         };
         drop(evicted);
-        Ok(seat)
+        Ok(devices)
     }
 
-    /// Removes `agent`'s seat, if it has one; its pair goes with it, outside the lock.
+    /// Removes `agent`'s devices, if it has them; its pair goes with it, outside the lock.
     pub(crate) fn forget(&self, agent: &str) {
         let forgotten = {
-            let mut seats = self.locked();
-            let at = seats.iter().position(|(a, _)| a == agent);
-            at.map(|i| seats.remove(i))
+            let mut all = self.locked();
+            let at = all.iter().position(|(a, _)| a == agent);
+            at.map(|i| all.remove(i))
         };
         drop(forgotten);
     }
 
-    /// Forgets `agent`'s seat when `result` says it broke, so the next call makes it anew.
+    /// Forgets `agent`'s devices when `result` says it broke, so the next call makes it anew.
     pub(crate) fn mend<T>(
         &self,
         agent: &str,
@@ -380,11 +381,11 @@ impl AgentSeats {
         result
     }
 
-    /// Removes every seat (their pairs with them: the X server would keep them past the
+    /// Removes every agent's devices (their pairs with them: the X server would keep them past the
     /// daemon).
     pub(crate) fn clear(&self) {
-        let seats = std::mem::take(&mut *self.locked());
-        drop(seats);
+        let all = std::mem::take(&mut *self.locked());
+        drop(all);
     }
 }
 

@@ -13,14 +13,14 @@ const QUALITY: u8 = 80;
 
 /// A captured screenshot and how it maps onto the screen.
 #[derive(Debug, Clone)]
-pub struct Frame {
+pub struct Screenshot {
     /// The encoded image.
     pub picture: Picture,
     /// Its size and scale.
     pub shot: Shot,
 }
 
-impl Frame {
+impl Screenshot {
     /// The whole screen with a long edge of `max_edge` (0: full size, as is a screen already
     /// that small).
     pub fn capture(source: &ScreenSource, screen: Rect, max_edge: u32) -> Result<Self, DeskError> {
@@ -113,9 +113,9 @@ mod tests {
             height: 8,
             pixels: vec![200; 16 * 8 * 3],
         };
-        let frame = Frame::of(&image, 2.0, 1024);
-        assert_eq!(&frame.picture.bytes[..2], &[0xFF, 0xD8]);
-        assert_eq!(frame.picture.mime, "image/jpeg");
-        assert_eq!((frame.shot.width, frame.shot.height), (16, 8));
+        let screenshot = Screenshot::of(&image, 2.0, 1024);
+        assert_eq!(&screenshot.picture.bytes[..2], &[0xFF, 0xD8]);
+        assert_eq!(screenshot.picture.mime, "image/jpeg");
+        assert_eq!((screenshot.shot.width, screenshot.shot.height), (16, 8));
     }
 }

@@ -1,4 +1,4 @@
-//! The agent's own seat on the virtual desktop's X display (scripts/desktop.sh): keys from it
+//! The agent's own devices on the virtual desktop's X display (scripts/desktop.sh): keys from it
 //! reach a GTK 3 window in the background, while the person's focus (a bystander window),
 //! pointer and stacking stay as they were. (No clicks: openbox's click-to-focus grab answers
 //! the agent pointer's press too, and focuses and raises the window; see docs/background.md.)
@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use desk_x11::agent_seat::AgentSeat;
+use desk_x11::agent_devices::AgentDevices;
 
 fn display() -> String {
     std::env::var("DISPLAY").expect("DISPLAY: run the tests inside scripts/desktop.sh")
@@ -93,7 +93,7 @@ fn keycode(letter: char) -> u8 {
 }
 
 #[test]
-fn keys_from_the_agent_seat_reach_a_background_window_and_the_person_keeps_focus_and_pointer() {
+fn keys_from_the_agent_devices_reach_a_background_window_and_the_person_keeps_focus_and_pointer() {
     let dir = scratch("type");
     let (field, bystander_file) = (dir.join("field"), dir.join("bystander"));
     let target = Gtk::start("seat target", &field, &[]);
@@ -104,22 +104,22 @@ fn keys_from_the_agent_seat_reach_a_background_window_and_the_person_keeps_focus
     let stacking = || xdotool(&["search", "--onlyvisible", "--name", "^seat "]);
     let stacked = stacking();
 
-    let seat = AgentSeat::create(&display()).expect("an agent seat");
-    seat.focus(target.1).unwrap();
+    let devices = AgentDevices::create(&display()).expect("an agent's devices");
+    devices.focus(target.1).unwrap();
     for letter in "hello".chars() {
         let code = keycode(letter);
-        seat.key(code, true).unwrap();
-        seat.key(code, false).unwrap();
+        devices.key(code, true).unwrap();
+        devices.key(code, false).unwrap();
     }
-    seat.sync().unwrap();
+    devices.sync().unwrap();
     wait_for("the text in the background window", || {
         (read(&field) == "hello").then_some(())
     });
 
     // The agent's pointer moves on its own; the person's stays.
-    seat.move_to(700, 500).unwrap();
-    seat.sync().unwrap();
-    assert_eq!(seat.pointer_at().unwrap(), (700, 500));
+    devices.move_to(700, 500).unwrap();
+    devices.sync().unwrap();
+    assert_eq!(devices.pointer_at().unwrap(), (700, 500));
 
     assert_eq!(read(&bystander_file), "", "the bystander got keys");
     // The person's keyboard focus (the core one); openbox, which is not MPX-aware, may still
@@ -135,7 +135,7 @@ fn keys_from_the_agent_seat_reach_a_background_window_and_the_person_keeps_focus
         "the person's pointer moved"
     );
     assert_eq!(stacking(), stacked, "the stacking changed");
-    drop(seat);
+    drop(devices);
     drop(target);
     let _ = std::fs::remove_dir_all(dir);
 }
