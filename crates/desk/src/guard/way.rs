@@ -143,9 +143,10 @@ impl Desk {
                 unverified: None,
             })),
             Decision::Behind => match devices {
-                Some(devices) if input != Input::Action => Ok(Way::Background(devices.clone())),
-                // An action runs by its element alone, with no device's input.
-                _ => Ok(Way::Foreground(confirmed_behind())),
+                Some(devices) => Ok(Way::Background(devices.clone())),
+                // Only an action goes behind with no devices: it runs by its element alone
+                // (verbs ask `presses_behind` for it, not this).
+                None => Ok(Way::Foreground(confirmed_behind())),
             },
             Decision::Refused(refusal) => Err(coded(why(refusal), refusal)),
         }
