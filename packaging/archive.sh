@@ -5,9 +5,10 @@
 # install.sh, the demo, the README, the docs and every licence (shuttle's, Node's and each
 # crate's the binary is built from). SHA256SUMS inside lists every file, for install.sh.
 #
-# Reproducible: the same commit gives the same bytes. Paths are remapped out of the binary,
-# every file's time is the commit's (SOURCE_DATE_EPOCH), tar sorts its entries and gives them
-# one owner, and gzip leaves out the name and time. What it needs: the Rust toolchain of
+# Packed repeatably: the same build and commit give the same bytes (packaging/test.sh packs twice
+# and compares): every file's time is the commit's (SOURCE_DATE_EPOCH), tar sorts its entries and
+# gives them one owner, and gzip leaves out the name and time. The build remaps paths out of the
+# binary so that a rebuild can give the same bytes too, but no script here rebuilds to check it. What it needs: the Rust toolchain of
 # rust-toolchain or the machine, curl (for Node, via scripts/node.sh), python3 (the licence
 # list), git (the commit's time; SOURCE_DATE_EPOCH may be set instead).
 #

@@ -7,8 +7,8 @@
 # /usr/bin/shuttle, and puts the demo in /usr/share/shuttle and the docs and licences in
 # /usr/share/doc/shuttle. It depends on what private displays and accessibility need (Xvfb,
 # openbox, D-Bus, the AT-SPI bus, xdg-utils), and on no browser or office app. Before an upgrade
-# or a removal it stops every daemon running its binary. Reproducible as the archive is: every
-# time is the archive's, and dpkg-deb orders the entries itself.
+# or a removal it stops every daemon running its binary. Packed repeatably as the archive
+# is: every time is the archive's, and dpkg-deb orders the entries itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 archive="${1:?usage: packaging/deb.sh ARCHIVE.tar.gz}"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Tests the release archive and the Debian package the way a person installs them:
 #
-# - builds both, and the archive twice from the same commit: the bytes must be the same;
+# - builds both, and packs the archive twice from the same build: the bytes must be the same
+#   (this checks the packing; the second run reuses the binary, so the build is not rebuilt);
 # - install.sh from the archive into a scratch prefix, shuttle doctor on it, --remove;
 # - install.sh refuses a damaged archive, a changed file and a Node that is not the pinned one,
 #   naming the file, and installs nothing;
@@ -62,10 +63,10 @@ start_daemon() {
 step "the archive"
 archive=$(packaging/archive.sh)
 first=$(cut -d ' ' -f 1 "$archive.sha256")
-step "the archive again, from the same commit"
+step "the archive packed again, from the same build"
 archive=$(packaging/archive.sh)
 second=$(cut -d ' ' -f 1 "$archive.sha256")
-[ "$first" = "$second" ] || fail "two builds of one commit differ: $first, then $second"
+[ "$first" = "$second" ] || fail "two packings of one build differ: $first, then $second"
 step "the .deb"
 deb=$(packaging/deb.sh "$archive")
 # The sandbox of the apps agents launch needs bubblewrap; apt installs what a package recommends.

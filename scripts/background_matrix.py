@@ -5,7 +5,8 @@ agent's own devices. The app is judged by its own state where it has one (xterm 
 writes a file, the Tk entry writes its text to a file) and otherwise by the accessibility tree,
 read in a separate call (`snapshot`); the person's focus must stay on the bystander. Starts a
 daemon of its own with input = "background"; run inside a desktop (scripts/desktop.sh).
-Prints a markdown table. Usage: background_matrix.py SHUTTLE FIXTURE WORKDIR"""
+Prints a markdown table of how many of RUNS runs (default 3) each held.
+Usage: [RUNS=N] background_matrix.py SHUTTLE FIXTURE WORKDIR"""
 import json
 import os
 import subprocess
@@ -109,7 +110,45 @@ APPS = [
 ]
 
 
+def once(env, name, command, title, judge, text):
+    """One run of one app: (the text landed, the reply read it back, the person's focus kept),
+    or None when its window did not show."""
+    out = os.path.join(WORK, name.split()[0] + ".out")
+    if os.path.exists(out):
+        os.remove(out)
+    command = [c.replace("FILE", out) for c in command]
+    text = text.replace("FILE", out)
+    app = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           start_new_session=True)
+    try:
+        window = wait(lambda: window_of(env, title), 40)
+        by = wait(lambda: window_of(env, "matrix bystander"), 10)
+        if not window or not by:
+            return None
+        # The app's first paint and its own focus handling; some (mousepad) replace their
+        # first window meanwhile, so it is looked up again, topmost first.
+        time.sleep(2)
+        window = window_of(env, title) or window
+        run("xdotool", "windowactivate", "--sync", str(int(by["id"], 16)))
+        focus = run("xdotool", "getwindowfocus")
+        typed = desk(env, "type", f"text={text}", f"window={window['id']}")
+        if "error" in typed:
+            landed = False
+        elif judge == "file":
+            landed = bool(wait(lambda: MARK in (open(out).read() if os.path.exists(out)
+                                                else ""), 5))
+        else:
+            landed = bool(wait(lambda: tree_shows(env, window, MARK), 5))
+        kept = run("xdotool", "getwindowfocus") == focus
+        verified = "unverified" not in typed and "error" not in typed
+        return landed, verified, kept
+    finally:
+        os.killpg(app.pid, 15)
+        app.wait()
+
+
 def main():
+    runs = int(os.environ.get("RUNS", "3"))
     proc, env = start_daemon()
     bystander = subprocess.Popen(["/usr/bin/python3", FIXTURE, "--title", "matrix bystander",
                                   "--log", os.path.join(WORK, "bystander.log"),
@@ -120,39 +159,18 @@ def main():
     os.makedirs(f"{WORK}/firefox", exist_ok=True)
     rows = []
     for name, command, title, judge, text in APPS:
-        out = os.path.join(WORK, name.split()[0] + ".out")
-        command = [c.replace("FILE", out) for c in command]
-        text = text.replace("FILE", out)
-        app = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               start_new_session=True)
-        window = wait(lambda: window_of(env, title), 40)
-        by = wait(lambda: window_of(env, "matrix bystander"), 10)
-        if not window or not by:
-            rows.append(f"| {name} | no window within 40 s | | |")
-        else:
-            # The app's first paint and its own focus handling; some (mousepad) replace their
-            # first window meanwhile, so it is looked up again, topmost first.
-            time.sleep(2)
-            window = window_of(env, title) or window
-            run("xdotool", "windowactivate", "--sync", str(int(by["id"], 16)))
-            focus = run("xdotool", "getwindowfocus")
-            typed = desk(env, "type", f"text={text}", f"window={window['id']}")
-            if "error" in typed:
-                landed, how = False, typed["error"][:80]
-            elif judge == "file":
-                landed = bool(wait(lambda: MARK in (open(out).read() if os.path.exists(out)
-                                                    else ""), 5))
-                how = "the app's own file"
-            else:
-                landed = bool(wait(lambda: tree_shows(env, window, MARK), 5))
-                how = "accessibility, read apart"
-            kept = run("xdotool", "getwindowfocus") == focus
-            verified = "unverified" not in typed and "error" not in typed
-            rows.append(f"| {name} | {'yes' if landed else 'no'} ({how}) | "
-                        f"{'yes' if verified else 'no'} | {'yes' if kept else 'no'} |")
-        os.killpg(app.pid, 15)
-        app.wait()
-    print("| app | the text landed | the reply read it back | the person's focus kept |")
+        results = [once(env, name, command, title, judge, text) for _ in range(runs)]
+        shown = [r for r in results if r]
+        tally = [f"{sum(r[i] for r in shown)}/{runs}" for i in range(3)]
+        how = "its own file" if judge == "file" else "accessibility, read apart"
+        missing = f" (no window in {runs - len(shown)})" if len(shown) < runs else ""
+        rows.append(f"| {name} | {tally[0]} ({how}){missing} | {tally[1]} | {tally[2]} |")
+    commit = run("git", "-C", os.path.dirname(os.path.abspath(__file__)), "rev-parse", "--short",
+                 "HEAD")
+    print(f"Printed by `scripts/background_matrix.py` at commit {commit} on "
+          f"{time.strftime('%Y-%m-%d', time.gmtime())}, {runs} runs of each app:\n")
+    print("| app | the text landed | the reply read it back (no `unverified`) "
+          "| the person's focus kept |")
     print("|---|---|---|---|")
     print("\n".join(rows))
     bystander.terminate()

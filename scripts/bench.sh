@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Side-by-side benchmarks: shuttle against the peer tools on the same virtual desktop, in one
-# run, with the ratio. Prints markdown for docs/benchmarks.md. Usage: scripts/bench.sh
+# run, with the ratio. Prints markdown, and writes it whole into docs/benchmarks.md between the
+# markers there (the machine, the commit and the date at its top). Usage: scripts/bench.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,8 +12,19 @@ if [ -z "${SHUTTLE_BENCH_INSIDE:-}" ]; then
   export SHUTTLE_NODE
   cargo build --release -p shuttle >&2
   rig=$(mktemp -d -t shuttle-bench-rig-XXXXXX)
-  trap 'rm -rf "$rig"' EXIT
-  SHUTTLE_RIG=$rig SHUTTLE_BENCH_INSIDE=1 scripts/desktop.sh run "$0" "$@"
+  out=$(mktemp -t shuttle-bench-out-XXXXXX)
+  trap 'rm -rf "$rig" "$out"' EXIT
+  SHUTTLE_RIG=$rig SHUTTLE_BENCH_INSIDE=1 scripts/desktop.sh run "$0" "$@" | tee "$out"
+  /usr/bin/python3 - "$out" docs/benchmarks.md <<'PY'
+import sys
+run, doc = open(sys.argv[1]).read().strip(), sys.argv[2]
+begin, end = "<!-- scripts/bench.sh writes from here -->", "<!-- scripts/bench.sh writes to here -->"
+text = open(doc).read()
+head, rest = text.split(begin, 1)
+_, tail = rest.split(end, 1)
+open(doc, "w").write(f"{head}{begin}\n\n{run}\n\n{end}{tail}")
+PY
+  echo "bench: wrote this run into docs/benchmarks.md" >&2
   exit
 fi
 
@@ -37,7 +49,9 @@ for _ in $(seq 400); do
 done
 sleep 1 # let the apps finish their first paint, so every capture sees the same screen
 
-echo "Machine: $(nproc) cores, $(uname -r); display $(xdpyinfo | awk '/dimensions:/ {print $2}'); $(date -u +%Y-%m-%d)"
+changes=$(git status --porcelain --untracked-files=no | grep -q . && echo ", with uncommitted changes" || true)
+echo "Printed by \`scripts/bench.sh\` at commit $(git rev-parse --short HEAD)$changes on $(date -u +%Y-%m-%d),"
+echo "the release build. Machine: $(nproc) cores, $(uname -r); display $(xdpyinfo | awk '/dimensions:/ {print $2}')."
 echo
 
 # compare LABEL NAME COMMAND [NAME COMMAND]...: hyperfine the commands (shuttle's first), then
@@ -157,3 +171,11 @@ text = sys.stdin.read()
 for name, low, mid, high in re.findall(r"^(\S[^\n]*?)\s+time:\s+\[(\S+ \S+) (\S+ \S+) (\S+ \S+)\]", text, re.M):
     print(f"- {name}: {mid} (95% interval {low} to {high})")
 '
+
+# The Wayland desk on the desktop's headless sway, beside swaymsg, grim and wtype.
+echo
+echo "#### Wayland: headless sway, beside swaymsg, grim and wtype (\`scripts/bench_wayland.sh\`, 20 runs)"
+echo
+echo '```'
+RUNS=20 scripts/bench_wayland.sh
+echo '```'

@@ -6,8 +6,8 @@ from `windows`.
 Each task is judged by the app's own result (the file on disk). For each it prints the calls
 the task took, how many acted, the `screen` calls the agent made only to wait while an
 expected dialog had not been reported yet (this script asks every 50 ms; an agent that thinks
-for a second between calls makes none), and the calls of an agent that checks `windows` after
-every action, as agents did while the news could miss a late dialog.
+for a second between calls makes none), and, computed rather than run, what the same task
+costs an agent that checks `windows` after every action: the calls plus one per action.
 
 Usage: bench_tasks.py SHUTTLE WORKDIR (the daemon at SHUTTLE_SOCKET already runs)."""
 import json
@@ -168,7 +168,7 @@ def main():
         rows.append(f"| {name} | {steps} | {agent.actions} | {agent.waits} | {steps + agent.actions} |")
     print("#### Calls per task, the windows learned from the replies\n")
     print("| task | calls | of them actions | `screen` calls while a dialog was still coming "
-          "(one each 50 ms) | calls with `windows` after each action |")
+          "(one each 50 ms) | computed, not run: calls plus a `windows` after each action |")
     print("|---|---|---|---|---|")
     print("\n".join(rows))
     print()

@@ -1,15 +1,17 @@
-//! The Wayland desk for wlroots compositors (sway, Hyprland, river, labwc, Wayfire), built
-//! over the protocols they give ordinary clients. Work in progress for issue 28: so far the
-//! session's globals, the toplevel windows (`zwlr_foreign_toplevel_manager_v1`), a capture
-//! of an output (`zwlr_screencopy_manager_v1`), typing (`zwp_virtual_keyboard_v1`) and clicks
-//! (`zwlr_virtual_pointer_v1`); `docs/wayland.md` has the whole design.
+//! The Wayland desk for sway, built over its IPC and the protocols wlroots compositors give
+//! ordinary clients; `docs/wayland.md` has the design and what remains.
 //!
+//! - [`backend`]: `WaylandBackend`, the desk's `Display` and `Input` over a sway session.
+//! - [`sway`]: the layout, pids, focus, close and frames through sway's IPC.
+//! - [`events`]: the window news, from sway's event stream.
 //! - [`session`]: the connection, what the compositor advertises, and which of the protocols
 //!   the desk builds on are there (`shuttle doctor` reports them).
-//! - [`toplevels`]: the windows, with title, app id and state.
+//! - [`toplevels`]: the windows as `zwlr_foreign_toplevel_manager_v1` lists them.
 //! - [`capture`]: an output's pixels, copied into shared memory.
 //! - [`keyboard`]: exact text typed on a virtual keyboard with a keymap of its own.
-//! - [`pointer`](mod@pointer): clicks through a virtual pointer.
+//! - [`pointer`](mod@pointer): clicks, drags and the wheel through a virtual pointer.
+//! - [`placed`]: accessibility positions, window-relative in native apps, moved to the screen.
+//! - [`hotkey`] and [`marker`]: the kill hotkey as a sway binding, and the acting marker.
 
 /// Implements `Dispatch` for objects whose events `$state` has no use for.
 macro_rules! ignore_events {

@@ -1,13 +1,14 @@
 //! A private desktop for an agent: a display server (Xvfb with openbox, `xvfb`, or a headless
 //! sway, `sway`) with a session D-Bus and an AT-SPI bus, started together and ended together.
 //!
-//! The X server leads a process group the window manager and the buses join, and the display
-//! writes a [`Record`] of that group (with the server's start time) before it starts anything
-//! else, so a daemon that was killed outright has its display ended by the next one
-//! ([`reap`]). Apps that run on the display are found by their DISPLAY and ended with it.
+//! The display server leads a process group the window manager and the buses join, and the
+//! display writes a [`Record`] of that group (with the server's start time) before it starts
+//! anything else, so a daemon that was killed outright has its display ended by the next one
+//! ([`reap`]). Apps that run on the display are found by their DISPLAY or WAYLAND_DISPLAY and
+//! ended with it.
 //!
-//! Linux only: it reads `/proc` and runs the Debian packages xvfb, openbox, dbus-daemon and
-//! at-spi2-core.
+//! Linux only: it reads `/proc` and runs the Debian packages xvfb, openbox (or sway),
+//! dbus-daemon and at-spi2-core.
 
 mod reap;
 mod sway;
