@@ -75,6 +75,41 @@ fn geometry_verbs_ask_the_window_manager_and_answer_what_it_did() {
 }
 
 #[test]
+fn set_frame_takes_the_frame_with_its_decorations_and_asks_for_the_area_inside() {
+    let fake = desktop();
+    // A title bar of 20 and borders of 2, as the window manager says.
+    fake.state().decorations = [2, 2, 20, 2];
+    let set = json(&run(
+        &fake,
+        &Policy::default(),
+        "set_frame",
+        json!({"window": "Notes", "x": 50, "y": 60, "width": 320, "height": 240}),
+    ));
+    assert_eq!(set["frame"], json!([50, 60, 320, 240]), "{set}");
+    assert_eq!(set["client"], json!([52, 80, 316, 218]), "{set}");
+    assert_eq!(
+        fake.log(),
+        [Event::Frame(
+            NOTES.into(),
+            FrameChange::Set {
+                x: Some(52),
+                y: Some(80),
+                width: Some(316),
+                height: Some(218)
+            }
+        )]
+    );
+    let tiny = run(
+        &fake,
+        &Policy::default(),
+        "set_frame",
+        json!({"window": "Notes", "width": 4, "height": 10}),
+    );
+    assert_not_sent(&tiny, "leaves no room inside the window's decorations");
+    assert_eq!(fake.log().len(), 1);
+}
+
+#[test]
 fn quit_closes_then_terminates_and_says_how() {
     let fake = desktop();
     let polite = json(&run(&fake, &Policy::default(), "quit", json!({"pid": 20})));

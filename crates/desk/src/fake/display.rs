@@ -124,6 +124,12 @@ impl Display for FakeDesk {
         }))
     }
 
+    fn frame_extents(&self, id: &str) -> Result<[u32; 4], DeskError> {
+        let state = self.state();
+        state.window(id)?;
+        Ok(state.decorations)
+    }
+
     fn window_state(&self, id: &str) -> Result<WindowState, DeskError> {
         let state = self.state();
         state.window(id)?;

@@ -276,6 +276,8 @@ pub struct State {
     /// Whether the window under an agent's pointer takes the person's focus, as a window
     /// manager that focuses under the pointer and is not MPX-aware does.
     pub focus_follows_agent: bool,
+    /// The window manager's decorations around every window: left, right, top, bottom.
+    pub decorations: [u32; 4],
     /// The process shuttle's own windows belong to.
     pub own_pid: u32,
     /// Programs that can be launched, with the title of the window each opens (below the
@@ -538,6 +540,7 @@ impl FakeDesk {
             confirms: true,
             agent_devices: false,
             focus_follows_agent: false,
+            decorations: [0; 4],
             own_pid: 1,
             programs: HashMap::new(),
             focus_lag: 0,
