@@ -24,3 +24,5 @@ echo "$table" | awk '{split($2, p, "/"); kind = ($3 ~ /^src\// || p[3] == "src")
        printf "  %-16s %6d %6d\n", "all", all["src"], all["tests"]}' | sort -k2 -nr
 echo "longest files:"
 echo "$table" | sort -nr | head -5 | awk '{printf "  %6d  %s\n", $1, $2}'
+echo "longest files under src/:"
+echo "$table" | grep ' crates/[^/]*/src/' | sort -nr | head -5 | awk '{printf "  %6d  %s\n", $1, $2}'
