@@ -205,7 +205,7 @@ fn display_costs() {
     println!();
 
     // Typing: one agent alone, then two at once on their own displays.
-    let scratch = Scratch::new("display-costs");
+    let scratch = daemon.shared_scratch("display-costs");
     let text = "side by side ✓ ".repeat(10);
     let mut wires = Vec::new();
     for agent in ["typist-a", "typist-b"] {
