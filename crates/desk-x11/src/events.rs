@@ -13,7 +13,7 @@ use desk::{DeskError, WindowEventKind, WindowEvents, WindowLog};
 use x11rb::connection::Connection;
 use x11rb::protocol::Event;
 use x11rb::protocol::xproto::{
-    AtomEnum, ChangeWindowAttributesAux, ConnectionExt as _, EventMask, Window as Xid,
+    AtomEnum, ChangeWindowAttributesAux, ConnectionExt as _, EventMask, Window as Xid, WindowClass,
 };
 
 use crate::patient::Conn;
@@ -133,6 +133,15 @@ fn watch_client(conn: &Conn, client: Xid) {
     );
 }
 
+/// Whether `window` can ever show: an input-only window (the one a clipboard owner makes,
+/// shuttle's own included) never does, and one already gone will not.
+fn draws(conn: &Conn, window: Xid) -> bool {
+    conn.get_window_attributes(window)
+        .ok()
+        .and_then(|cookie| cookie.reply().ok())
+        .is_some_and(|attributes| attributes.class != WindowClass::INPUT_ONLY)
+}
+
 /// Records events until woken or the connection breaks.
 fn record(
     conn: &Conn,
@@ -177,7 +186,9 @@ fn record(
             {
                 push(WindowEventKind::Retitled, Some(e.window));
             }
-            Event::CreateNotify(e) if e.parent == root && e.window != wake => {
+            Event::CreateNotify(e)
+                if e.parent == root && e.window != wake && draws(conn, e.window) =>
+            {
                 push(WindowEventKind::Appearing, None);
             }
             Event::MapNotify(e) if e.event == root => push(WindowEventKind::Appearing, None),
