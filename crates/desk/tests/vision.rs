@@ -4,9 +4,10 @@
 mod scene;
 
 use desk::Body;
-use desk::fake::Event;
+use desk::fake::{Event, FakeWindow};
 use desk::guard::{Policy, Ran};
 use desk_core::call::Button;
+use desk_core::geometry::Rect;
 use desk_core::outcome::{Control, Outcome};
 use scene::*;
 use serde_json::json;
@@ -478,5 +479,40 @@ fn an_element_without_a_position_is_pressed_through_accessibility() {
     assert!(
         !fake.log().iter().any(|e| matches!(e, Event::Keys { .. })),
         "the key of step 1 was not sent"
+    );
+}
+
+#[test]
+fn computer_act_tells_what_changed_before_its_steps_once_and_a_refused_list_loses_none_of_it() {
+    let fake = desktop();
+    run(&fake, &open(), "computer_state", json!({"max_edge": 500}));
+    // A dialog the app maps after that reply went out.
+    fake.add(
+        FakeWindow::new("0x90", "Save as", 10, Rect::new(200, 200, 100, 100)),
+        &["notes"],
+    );
+    let refused = run(
+        &fake,
+        &open(),
+        "computer_act",
+        json!({"action": "click", "element": 99}),
+    );
+    assert!(failure(&refused).contains("99"), "{refused:?}");
+    let ran = run(
+        &fake,
+        &open(),
+        "computer_act",
+        json!({"action": "click", "element": 0}),
+    );
+    let reply = text(&ran);
+    assert!(
+        reply.starts_with("before these steps, windows: opened 0x90 \"Save as\"\n"),
+        "{reply}"
+    );
+    let next = run(&fake, &open(), "screen", json!({}));
+    assert_eq!(
+        next.done.unwrap().windows_changed,
+        None,
+        "told once, in the computer_act reply"
     );
 }

@@ -89,6 +89,15 @@ fn wait_quiet(desk: &Desk, events: WindowEvents, limit: Duration, mut moved: boo
 /// `None` for the caller's first reply, when nothing changed, or when the list cannot be read
 /// (the next reply then says it).
 pub(super) fn news(desk: &Desk) -> Option<WindowChanges> {
+    let (changes, told) = pending(desk)?;
+    desk.news().told(desk.agent(), told);
+    changes
+}
+
+/// What changed since the caller's previous reply, without telling it: the changes, and what
+/// the caller will have been told once they are. `None` when its list is as it was told, or
+/// cannot be read.
+pub(super) fn pending(desk: &Desk) -> Option<(Option<WindowChanges>, Seen)> {
     let caller = desk.agent();
     let seen = desk.news().seen(caller);
     let events = desk.window_events(seen.last);
@@ -105,16 +114,13 @@ pub(super) fn news(desk: &Desk) -> Option<WindowChanges> {
         }
         Some(changes)
     });
-    desk.news().told(
-        caller,
-        Seen {
-            stream: events.stream,
-            last: events.last,
-            windows: Some(windows),
-            ..seen
-        },
-    );
-    changes
+    let told = Seen {
+        stream: events.stream,
+        last: events.last,
+        windows: Some(windows),
+        ..seen
+    };
+    Some((changes, told))
 }
 
 /// Marks each change with how long after `acted` its event came.

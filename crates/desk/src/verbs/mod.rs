@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use desk_core::call::{DeskCall, Kind};
 use desk_core::results::{ScreenSize, SnapshotResult};
 
-use crate::done::Done;
+use crate::done::{Body, Done};
 use crate::error::DeskError;
 use crate::guard::Desk;
 
@@ -33,12 +33,25 @@ use crate::guard::Desk;
 /// windows since the caller's previous reply ([`changes`]). An action waits after its input only
 /// while windows are moving, or as long as its `settle` asks.
 pub(crate) fn dispatch(desk: &Desk, call: &DeskCall) -> Result<Done, DeskError> {
+    // computer_act's text names what its own steps changed; what changed before them, since
+    // the caller's previous reply, leads it, so that news is not lost either. It counts as told
+    // with the rest once the call has answered.
+    let earlier = match call {
+        DeskCall::ComputerAct(_) => changes::pending(desk).and_then(|(changes, _)| changes),
+        _ => None,
+    };
     let mark = changes::mark(desk);
     let acts = call.verb().kind() == Kind::Act;
     if acts {
         desk.news().acted(desk.agent(), mark.at());
     }
     let mut done = verb(desk, call)?;
+    if let (Some(earlier), Body::Text(text)) = (earlier, &mut done.body) {
+        text.insert_str(
+            0,
+            &format!("before these steps, windows: {}\n", earlier.words()),
+        );
+    }
     if acts {
         changes::settle(desk, &mark, call.settle())?;
     }
