@@ -68,8 +68,12 @@ def bench(label, program, args_for, main_pattern, dialog_pattern, process):
         args = args_for(f"p{run}")
         start = time.monotonic()
         app = subprocess.Popen([program, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--name", main_pattern],
-                       capture_output=True, check=True)
+        # xdotool's search fails when a window it is reading goes meanwhile (LibreOffice's
+        # splash): it is asked again at once, as a script using it would.
+        while subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--name",
+                              main_pattern], capture_output=True).returncode != 0:
+            if time.monotonic() - start > 60:
+                sys.exit(f"xdotool found no window matching {main_pattern!r} within 60 s")
         peer_ms.append((time.monotonic() - start) * 1000)
         peer_dialog += bool(dialog_pattern) and any(dialog_pattern in t for t in titles())
         end(app.pid, process)
