@@ -1,7 +1,8 @@
 //! What the virtual keyboard and the virtual pointer share: the `wl_seat` they are made on, what it
-//! says it has, and waiting for the compositor. Each is made once and kept: a headless compositor's `wl_seat`
-//! gains a keyboard or a pointer only with the first virtual one, and the apps bind theirs on
-//! their own time, so input sent at once can reach an app that has none yet and be lost.
+//! says it has, and waiting for the compositor. Each is made once and kept: a headless
+//! compositor's `wl_seat` gains a keyboard or a pointer only with the first virtual one, and the
+//! apps bind theirs on their own time, so input sent at once can reach an app that has none yet
+//! and be lost.
 
 use wayland_client::protocol::wl_seat::{self, WlSeat};
 use wayland_client::{Connection, Dispatch, EventQueue, QueueHandle, WEnum};
@@ -49,8 +50,8 @@ impl Device {
 
 impl Session {
     /// Makes a virtual device with `make` (given the queue and the compositor's first `wl_seat`),
-    /// and answers it once the `wl_seat` says it has `capability`, with whether ours is the `wl_seat`'s
-    /// first device of that kind (apps then bind theirs only now, on their own time).
+    /// and answers it once the `wl_seat` says it has `capability`, with whether ours is the
+    /// `wl_seat`'s first device of that kind (apps then bind theirs only now, on their own time).
     /// `needed_for` says what the device is for, should no `wl_seat` be offered.
     pub(crate) fn device<D>(
         &self,

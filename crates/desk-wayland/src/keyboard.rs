@@ -33,8 +33,8 @@ pub struct Keyboard {
 }
 
 impl Session {
-    /// A virtual keyboard of shuttle's own on the compositor's first `wl_seat`, once the `wl_seat` says
-    /// it has a keyboard.
+    /// A virtual keyboard of shuttle's own on the compositor's first `wl_seat`, once the
+    /// `wl_seat` says it has a keyboard.
     pub fn keyboard(&self) -> Result<Keyboard, WaylandError> {
         let needed_for = "keys and typing";
         let (device, keyboard, first) =

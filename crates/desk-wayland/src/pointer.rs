@@ -28,8 +28,8 @@ pub struct Pointer {
 }
 
 impl Session {
-    /// A virtual pointer of shuttle's own on the compositor's first `wl_seat`, once the `wl_seat` says
-    /// it has a pointer.
+    /// A virtual pointer of shuttle's own on the compositor's first `wl_seat`, once the
+    /// `wl_seat` says it has a pointer.
     pub fn pointer(&self) -> Result<Pointer, WaylandError> {
         let needed_for = "clicks, scrolls and drags";
         let (device, pointer, first) =

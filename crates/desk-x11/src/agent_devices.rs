@@ -37,8 +37,8 @@ pub struct AgentDevices {
 /// An error making the devices.
 fn failed(what: &str, e: impl std::fmt::Display) -> DeskError {
     DeskError::Unsupported(format!(
-        "cannot make the agent's own pointer and keyboard on this display ({what}: {e}); background input needs \
-         XInput 2.2"
+        "cannot make the agent's own pointer and keyboard on this display ({what}: {e}); \
+         background input needs XInput 2.2"
     ))
 }
 

@@ -390,7 +390,8 @@ impl Input for X11Backend {
     }
 
     fn release(&self) -> Result<(), DeskError> {
-        // Dropping an agent's devices removes their pair: the X server would keep it past the daemon.
+        // Dropping an agent's devices removes their pair: the X server would keep it past the
+        // daemon.
         self.agents.clear();
         self.lender().give_back(&self.conn, Duration::ZERO)
     }

@@ -83,7 +83,8 @@ pub(super) fn list(conn: &Conn, root: Xid, atoms: &Atoms) -> Result<Vec<Window>,
         }
     };
     // The window with the person's keyboard focus is the active one, whatever the window
-    // manager last published: an agent's own keyboard focus (background input) can leave that stale.
+    // manager last published: an agent's own keyboard focus (background input) can leave that
+    // stale.
     let active = wm::focused_among(conn, root, &ids)?.or(active);
     let topmost_first: Vec<Xid> = ids.into_iter().rev().collect();
     records(conn, atoms, &topmost_first, active)

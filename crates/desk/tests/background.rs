@@ -1,5 +1,5 @@
-//! Background input (`[daemon] input`) on the fake desk: what goes from the agent's own devices, what
-//! is refused with nothing sent, and what auto sends in the foreground, saying so.
+//! Background input (`[daemon] input`) on the fake desk: what goes from the agent's own devices,
+//! what is refused with nothing sent, and what auto sends in the foreground, saying so.
 
 mod scene;
 

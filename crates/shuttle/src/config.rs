@@ -62,8 +62,8 @@ pub enum InputSetting {
     /// On the person's pointer and keyboard, raising and focusing windows as needed.
     #[default]
     Foreground,
-    /// From the agent's own pointer and keyboard, leaving the person's pointer, focus and stacking alone;
-    /// what cannot go that way is refused.
+    /// From the agent's own pointer and keyboard, leaving the person's pointer, focus and
+    /// stacking alone; what cannot go that way is refused.
     Background,
     /// In the background where it can, else in the foreground, and the result says so.
     Auto,

@@ -64,8 +64,9 @@ impl Refusal {
             )),
             Self::NoAgentDevices => DeskError::Unsupported(
                 "this desktop cannot send input in the background: that needs the person's \
-                 own X display with XInput 2.2 (a private display or Wayland gives \
-                 the agent no pointer and keyboard of its own); set [daemon] input = \"foreground\" or \"auto\""
+                 own X display with XInput 2.2 (a private display or Wayland gives the agent no \
+                 pointer and keyboard of its own); set [daemon] input = \"foreground\" or \
+                 \"auto\""
                     .into(),
             ),
             Self::Pointer => DeskError::Unsupported(format!(
@@ -95,7 +96,8 @@ pub enum Decision {
 }
 
 /// Decides, once per action, how its input goes under `mode`, on a desktop that can give the
-/// agent devices of its own (`own_devices`) or not. Pure: what the desktop looks like is in `input`.
+/// agent devices of its own (`own_devices`) or not. Pure: what the desktop looks like is in
+/// `input`.
 pub fn decide(mode: InputMode, own_devices: bool, input: Input) -> Decision {
     if mode == InputMode::Foreground {
         return Decision::Front { said: false };
