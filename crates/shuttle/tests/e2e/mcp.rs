@@ -323,13 +323,17 @@ fn cancelling_the_running_call_cancels_it_in_the_daemon() {
         "tools/call",
         json!({"name": "desk", "arguments": {"verb": "wait", "since": since, "timeout_ms": 5000}}),
     );
-    // Calls so far: windows, then the wait, then each status asking.
+    // The daemon counts each call as it arrives: the windows above, the proxy's status (it asks
+    // what the daemon serves before its first forward), the wait, and each status asked here.
+    // The wait, forwarded last, has arrived once the count less this loop's own asks reaches 3.
+    let mut asked = 0;
     wait_for(
         "the wait to reach the daemon",
         Duration::from_secs(5),
         || {
+            asked += 1;
             let status = daemon.call("status", json!({})).json();
-            (status["calls"].as_u64().unwrap() >= 3).then_some(())
+            (status["calls"].as_u64().unwrap() - asked >= 3).then_some(())
         },
     );
     mcp.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": running}}));

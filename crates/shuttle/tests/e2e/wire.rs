@@ -263,8 +263,18 @@ fn a_client_that_disconnects_mid_call_cancels_it() {
     let since = daemon.call("desk_windows", json!({})).json();
     let mut wire = daemon.connect();
     wire.send("desk_wait", json!({"since": since, "timeout_ms": 5000}));
-    // Let the wait start, then hang up.
-    std::thread::sleep(std::time::Duration::from_millis(200));
+    // Once the wait has reached the daemon (the count, less this loop's own asks, holds the
+    // windows and the wait), hang up.
+    let mut asked = 0;
+    common::wait_for(
+        "the wait to reach the daemon",
+        std::time::Duration::from_secs(5),
+        || {
+            asked += 1;
+            let status = daemon.call("status", json!({})).json();
+            (status["calls"].as_u64().unwrap() - asked >= 2).then_some(())
+        },
+    );
     drop(wire);
     common::wait_for(
         "the daemon to log the cancel",
