@@ -17,6 +17,9 @@ PACKAGES=(
   # the Wayland tests: headless sway, a native terminal, grim to compare captures with, and
   # wtype to press keys as the person
   sway foot grim wtype
+  # the GNOME tests: headless GNOME Shell, PipeWire (Mutter's screen casts, which its
+  # RemoteDesktop input needs), and Qt's Wayland platform
+  gnome-shell pipewire qtwayland5
   # the sandbox of the apps agents launch
   bubblewrap
   # `open`: the XDG MIME associations

@@ -10,6 +10,7 @@ pub mod chromium;
 pub mod launch;
 pub mod lineage;
 pub mod open;
+pub mod placed;
 pub mod proc;
 pub mod sandbox;
 pub mod terminal;

@@ -10,7 +10,6 @@
 //! - [`capture`]: an output's pixels, copied into shared memory.
 //! - [`keyboard`]: exact text typed on a virtual keyboard with a keymap of its own.
 //! - [`pointer`](mod@pointer): clicks, drags and the wheel through a virtual pointer.
-//! - [`placed`]: accessibility positions, window-relative in native apps, moved to the screen.
 //! - [`hotkey`] and [`marker`]: the kill hotkey as a sway binding, and the acting marker.
 
 /// Implements `Dispatch` for objects whose events `$state` has no use for.
@@ -37,7 +36,6 @@ pub mod events;
 pub mod hotkey;
 pub mod keyboard;
 pub mod marker;
-pub mod placed;
 pub mod pointer;
 pub mod session;
 mod shm;
@@ -45,7 +43,6 @@ pub mod sway;
 pub mod toplevels;
 
 pub use backend::WaylandBackend;
-pub use placed::Placed;
 pub use session::{DeskProtocol, Session, WaylandError, desk_protocols};
 pub use sway::Sway;
 pub use toplevels::Toplevel;

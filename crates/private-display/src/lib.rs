@@ -1,5 +1,6 @@
-//! A private desktop for an agent: a display server (Xvfb with openbox, `xvfb`, or a headless
-//! sway, `sway`) with a session D-Bus and an AT-SPI bus, started together and ended together.
+//! A private desktop for an agent: a display server (Xvfb with openbox, `xvfb`, a headless
+//! sway, `sway`, or a headless GNOME Shell, `gnome`) with a session D-Bus and an AT-SPI bus,
+//! started together and ended together.
 //!
 //! The display server leads a process group the window manager and the buses join, and the
 //! display writes a [`Record`] of that group (with the server's start time) before it starts
@@ -7,14 +8,16 @@
 //! ([`reap`]). Apps that run on the display are found by their DISPLAY or WAYLAND_DISPLAY and
 //! ended with it.
 //!
-//! Linux only: it reads `/proc` and runs the Debian packages xvfb, openbox (or sway),
-//! dbus-daemon and at-spi2-core.
+//! Linux only: it reads `/proc` and runs the Debian packages xvfb, openbox (or sway, or
+//! gnome-shell with pipewire), dbus-daemon and at-spi2-core.
 
+mod gnome;
 mod reap;
 mod sway;
 mod xauth;
 mod xvfb;
 
+pub use gnome::{Extension, gnome_requirements};
 pub use xvfb::xvfb_requirements;
 
 use std::os::unix::process::CommandExt;

@@ -18,8 +18,9 @@ pub struct Record {
     pub group: i32,
     /// The X server's start time, in clock ticks after boot (`/proc/PID/stat` field 22).
     pub started: u64,
-    /// A directory of the display's own outside its state directory (a headless sway's runtime
-    /// directory, which another user may need to own), removed when the display ends.
+    /// A directory of the display's own that goes with it: a headless sway's runtime directory
+    /// (outside the state directory, as another user may need to own it), a GNOME Shell's (its
+    /// sockets).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runtime: Option<std::path::PathBuf>,
     /// The user its server runs as when not the daemon's (sway under root runs as nobody).

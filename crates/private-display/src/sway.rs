@@ -144,7 +144,7 @@ impl PrivateDisplay {
         Ok(display)
     }
 
-    fn write_record(&self) {
+    pub(crate) fn write_record(&self) {
         if let Ok(text) = serde_json::to_vec(&self.record) {
             let _ = std::fs::write(&self.record_path, text);
         }

@@ -70,9 +70,10 @@ enum Command {
     /// Keeps the rest of each file as it was, comments included. A file that does not parse is
     /// left alone and named with its line.
     Setup {
-        /// The clients: claude-code, codex, cursor, vscode, gemini, claude-desktop
+        /// The clients: claude-code, codex, cursor, vscode, gemini, claude-desktop; or gnome,
+        /// which installs shuttle's GNOME Shell extension
         #[arg(value_enum)]
-        clients: Vec<shuttle::setup::Client>,
+        clients: Vec<shuttle::setup::Target>,
         /// Print the entry instead of writing it
         #[arg(long, conflicts_with = "remove")]
         print: bool,

@@ -1,9 +1,10 @@
-//! `shuttle setup [CLIENT...] [--print | --remove]`: shuttle's entry in MCP clients' configs.
+//! `shuttle setup [CLIENT...] [--print | --remove]`: shuttle's entry in MCP clients' configs,
+//! and `shuttle setup gnome`: shuttle's GNOME Shell extension.
 
 use std::process::ExitCode;
 
 use super::EXIT_FAILED;
-use crate::setup::{self, Change, Client, Entry, State};
+use crate::setup::{self, Change, Client, Entry, State, Target};
 
 /// What to do with each client's entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,15 +17,31 @@ pub enum Action {
     Remove,
 }
 
-/// Does `action` for each of `clients`; with none, lists every client and whether it is set up.
-pub fn run(clients: &[Client], action: Action) -> anyhow::Result<ExitCode> {
-    if clients.is_empty() {
+/// Does `action` for each of `targets`; with none, lists every client and whether it is set up.
+pub fn run(targets: &[Target], action: Action) -> anyhow::Result<ExitCode> {
+    if targets.is_empty() {
         list();
         return Ok(ExitCode::SUCCESS);
     }
-    let entry = Entry::this_binary()?;
     let mut failed = false;
-    for &client in clients {
+    let clients: Vec<Client> = targets
+        .iter()
+        .filter_map(|t| match t {
+            Target::Client(client) => Some(*client),
+            Target::Gnome => None,
+        })
+        .collect();
+    if targets.contains(&Target::Gnome)
+        && let Err(e) = gnome(action)
+    {
+        eprintln!("shuttle setup gnome: {e}");
+        failed = true;
+    }
+    if clients.is_empty() {
+        return Ok(exit(failed));
+    }
+    let entry = Entry::this_binary()?;
+    for client in clients {
         let title = client.title();
         let done = match action {
             Action::Print => {
@@ -68,11 +85,138 @@ pub fn run(clients: &[Client], action: Action) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    Ok(if failed {
+    Ok(exit(failed))
+}
+
+fn exit(failed: bool) -> ExitCode {
+    if failed {
         ExitCode::from(EXIT_FAILED)
     } else {
         ExitCode::SUCCESS
-    })
+    }
+}
+
+/// The person's XDG data directory: `$XDG_DATA_HOME`, else `~/.local/share`.
+fn data_dir() -> anyhow::Result<std::path::PathBuf> {
+    let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(data) = var("XDG_DATA_HOME") {
+        return Ok(data.into());
+    }
+    let home = var("HOME").ok_or_else(|| anyhow::anyhow!("HOME is not set"))?;
+    Ok(std::path::Path::new(&home).join(".local/share"))
+}
+
+/// Installs (or with `Remove` takes out) shuttle's GNOME Shell extension, and enables it in
+/// GNOME's settings; GNOME Shell on Wayland loads it at the next login.
+fn gnome(action: Action) -> anyhow::Result<()> {
+    let data = data_dir()?;
+    let dir = crate::platform::extension_dir(&data);
+    match action {
+        Action::Print => {
+            println!(
+                "gnome: shuttle's extension goes in {}, enabled in GNOME's settings \
+                 (org.gnome.shell enabled-extensions); GNOME Shell loads it at the next login",
+                dir.display()
+            );
+        }
+        Action::Add => {
+            let (dir, major) =
+                crate::platform::install_extension(&data).map_err(anyhow::Error::msg)?;
+            let enabled = enable(true)?;
+            println!(
+                "gnome: installed shuttle's extension for GNOME Shell {major} in {}{}; log out \
+                 and in for GNOME Shell to load it",
+                dir.display(),
+                if enabled {
+                    ", and enabled it"
+                } else {
+                    " (it was enabled)"
+                }
+            );
+        }
+        Action::Remove => {
+            let existed = dir.exists();
+            if existed {
+                std::fs::remove_dir_all(&dir)
+                    .map_err(|e| anyhow::anyhow!("cannot remove {}: {e}", dir.display()))?;
+            }
+            enable(false)?;
+            println!(
+                "gnome: {}; it stays loaded until the next login",
+                if existed {
+                    format!("took shuttle's extension out of {}", dir.display())
+                } else {
+                    format!("{} does not exist; nothing to take out", dir.display())
+                }
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Adds shuttle's extension to (or takes it off) GNOME's list of enabled extensions, with
+/// `gsettings`; answers whether the list changed.
+fn enable(on: bool) -> anyhow::Result<bool> {
+    let key = ["org.gnome.shell", "enabled-extensions"];
+    let out = std::process::Command::new("gsettings")
+        .arg("get")
+        .args(key)
+        .output()
+        .map_err(|e| anyhow::anyhow!("cannot run gsettings (package libglib2.0-bin): {e}"))?;
+    if !out.status.success() {
+        anyhow::bail!(
+            "gsettings get {} failed: {}",
+            key.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    let listed = String::from_utf8_lossy(&out.stdout);
+    let mut names = extension_list(&listed);
+    let uuid = crate::platform::EXTENSION.to_string();
+    let had = names.contains(&uuid);
+    if had == on {
+        return Ok(false);
+    }
+    names.retain(|n| n != &uuid);
+    if on {
+        names.push(uuid);
+    }
+    let value = format!(
+        "[{}]",
+        names
+            .iter()
+            .map(|n| format!("'{n}'"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let set = std::process::Command::new("gsettings")
+        .arg("set")
+        .args(key)
+        .arg(&value)
+        .output()
+        .map_err(|e| anyhow::anyhow!("cannot run gsettings: {e}"))?;
+    if !set.status.success() {
+        anyhow::bail!(
+            "gsettings set {} failed: {}",
+            key.join(" "),
+            String::from_utf8_lossy(&set.stderr).trim()
+        );
+    }
+    Ok(true)
+}
+
+/// The names in a string list as `gsettings get` prints it: `['a@b', 'c@d']`, or `@as []`.
+fn extension_list(printed: &str) -> Vec<String> {
+    printed
+        .trim()
+        .trim_start_matches("@as")
+        .trim()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .split(',')
+        .map(|n| n.trim().trim_matches('\'').to_string())
+        .filter(|n| !n.is_empty())
+        .collect()
 }
 
 /// One line per client: set up (and what it runs), not set up, or why its file is unreadable.
@@ -90,7 +234,30 @@ fn list() {
         };
         println!("{:<15} {line}", client.name());
     }
+    if let Ok(data) = data_dir() {
+        let dir = crate::platform::extension_dir(&data);
+        let line = if dir.join("extension.js").is_file() {
+            format!("installed: {}", dir.display())
+        } else {
+            format!("not installed: no {}", dir.display())
+        };
+        println!("{:<15} {line}", "gnome");
+    }
     println!(
         "\nshuttle setup CLIENT adds shuttle to a client; --print shows the entry, --remove takes it out."
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_enabled_extensions_are_read_as_gsettings_prints_them() {
+        assert_eq!(extension_list("@as []\n"), Vec::<String>::new());
+        assert_eq!(
+            extension_list("['ding@rastersoft.com', 'desk@shuttle']\n"),
+            ["ding@rastersoft.com", "desk@shuttle"]
+        );
+    }
 }

@@ -19,10 +19,10 @@ fn env(name: &str) -> Option<String> {
 /// The person's display: needed under `inherit`; otherwise only `shuttle watch` shows agents'
 /// displays on it.
 pub(super) fn display(c: &Context) -> Check {
-    let sway = crate::platform::PersonsSession::from_env().native() == Some("sway");
-    let needed = c.mode == DisplayMode::Inherit && !sway;
-    let not_needed = if sway && c.mode == DisplayMode::Inherit {
-        "the sway session is driven natively (the wayland check)"
+    let native = crate::platform::PersonsSession::from_env().native();
+    let needed = c.mode == DisplayMode::Inherit && native.is_none();
+    let not_needed = if native.is_some() && c.mode == DisplayMode::Inherit {
+        "the Wayland session is driven natively (the wayland check)"
     } else {
         "agents get displays of their own"
     };
@@ -141,6 +141,9 @@ pub(super) fn display(c: &Context) -> Check {
 /// `SWAYSOCK` names) or only its XWayland apps.
 pub(super) fn wayland(c: &Context) -> Option<Check> {
     let name = env("WAYLAND_DISPLAY")?;
+    if crate::platform::PersonsSession::from_env().native() == Some("gnome") {
+        return Some(gnome(c, &name));
+    }
     let protocols = match crate::platform::probe::wayland_protocols() {
         Ok(protocols) => protocols,
         Err(e) => return Some(Check::new("wayland", Status::Warn, e)),
@@ -218,6 +221,65 @@ pub(super) fn wayland(c: &Context) -> Option<Check> {
             format!("{detail}; not needed: agents get displays of their own"),
         )
     })
+}
+
+/// A GNOME session on Wayland: whether shuttle's extension runs in its Shell and Mutter's
+/// RemoteDesktop answers, which the GNOME desk drives it through.
+fn gnome(c: &Context, name: &str) -> Check {
+    let inherit = c.mode == DisplayMode::Inherit;
+    let not_driven = |detail: String| {
+        Check::new(
+            "wayland",
+            Status::Skip,
+            format!("{detail}; not driven: agents get displays of their own"),
+        )
+    };
+    let probe = match probe::gnome(None) {
+        Ok(probe) => probe,
+        Err(e) if inherit => {
+            return Check::new(
+                "wayland",
+                Status::Fail,
+                format!("GNOME session {name}: {e}"),
+            )
+            .fix("start shuttle from your desktop session (DBUS_SESSION_BUS_ADDRESS)");
+        }
+        Err(e) => return not_driven(format!("GNOME session {name}: {e}")),
+    };
+    let detail = match (probe.extension, probe.remote_desktop) {
+        (true, true) => {
+            let detail = format!(
+                "GNOME session {name}: shuttle's Shell extension runs and Mutter's RemoteDesktop \
+                 answers"
+            );
+            return if inherit {
+                Check::ok(
+                    "wayland",
+                    format!("{detail}; driven natively (docs/gnome.md)"),
+                )
+            } else {
+                not_driven(detail)
+            };
+        }
+        (false, _) => format!(
+            "GNOME session {name}: shuttle's Shell extension is not running, so windows, shots \
+             and the marker are out of reach"
+        ),
+        (true, false) => format!(
+            "GNOME session {name}: Mutter's RemoteDesktop API is not on the session bus, so \
+             input is out of reach"
+        ),
+    };
+    if !inherit {
+        return not_driven(detail);
+    }
+    let fix = if probe.extension {
+        "GNOME Shell 43 or newer on Wayland serves org.gnome.Mutter.RemoteDesktop; check that \
+         the session is GNOME's own"
+    } else {
+        "run `shuttle setup gnome`, then log out and in"
+    };
+    Check::new("wayland", Status::Fail, detail).fix(fix)
 }
 
 /// The accessibility bus, then one check per toolkit.

@@ -2,20 +2,23 @@
 //! it starts for agents, and the Linux parts under both (processes, terminals, the sandbox).
 //!
 //! - [`person`]: the person's session, and the desk that drives it under `inherit` (X11, or
-//!   their sway session natively).
+//!   their sway or GNOME session natively).
 //! - [`x11`]: `LinuxX11`, an X display driven by `desk_x11` with `desk_linux`.
 //! - [`wayland`]: `LinuxWayland`, a sway session driven by `desk_wayland`.
+//! - [`gnome`]: `LinuxGnome`, a GNOME session on Wayland driven by `desk_gnome`.
 //! - [`seat`]: the kinds of private seat, a file each, and the seats started of them.
 //!
 //! A new backend is a crate and a file here beside `x11` and `wayland`, chosen in
 //! `PersonsSession::desk`; a new kind of seat is a file in `seat/` and its entry in its list
 //! (ARCHITECTURE.md, "Adding a backend").
 
+mod gnome;
 mod person;
 mod seat;
 mod wayland;
 mod x11;
 
+pub use gnome::{EXTENSION, GnomeSession, LinuxGnome, extension_dir, install_extension};
 pub use person::{Person, PersonsDesk, PersonsSession, persons_room};
 pub use seat::{PrivateSeat, PrivateSeats, SeatKind, reap_seats};
 pub use wayland::{LinuxWayland, WaylandSession};
@@ -27,6 +30,7 @@ pub use desk_x11::watch::{WatchEnd, WatchOptions, watch};
 /// What `shuttle doctor` reads: the X display, the accessibility bus, a Wayland session's
 /// protocols, the sandbox, and what a kind of seat runs (`SeatKind::needs`).
 pub mod probe {
+    pub use desk_gnome::shell::{Probe as GnomeProbe, probe as gnome};
     pub use desk_linux::atspi::probe::probe as accessibility;
     pub use desk_linux::atspi::probe::{AppOnBus, BusProbe, enable as enable_accessibility};
     pub use desk_linux::sandbox::probe as sandbox;

@@ -1,12 +1,13 @@
-//! Where the person is, and their own desktop: the display and the sway session the daemon
-//! found at start, which backend drives it under `inherit`, what its sandboxed apps reach, and
-//! how the person is asked and heard (the confirm dialog, the kill hotkey).
+//! Where the person is, and their own desktop: the display and the sway or GNOME session the
+//! daemon found at start, which backend drives it under `inherit`, what its sandboxed apps
+//! reach, and how the person is asked and heard (the confirm dialog, the kill hotkey).
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use desk::{Answer, Cancel, DeskError, Hotkey, Platform, Presence, Question};
 
+use super::gnome::{GnomeSession, LinuxGnome};
 use super::{LinuxWayland, LinuxX11, Room, WaylandSession};
 
 /// The person's session as the daemon found it at start, before a private display's settings
@@ -17,6 +18,8 @@ pub struct PersonsSession {
     pub display: Option<String>,
     /// Their sway session, which the daemon drives natively.
     sway: Option<WaylandSession>,
+    /// Their GNOME session on Wayland, which the daemon drives natively.
+    gnome: Option<GnomeSession>,
 }
 
 /// The person's own desktop, as the daemon drives it under `inherit`.
@@ -31,11 +34,14 @@ pub struct PersonsDesk {
 
 impl PersonsSession {
     /// The session the daemon's environment names: `DISPLAY`, and a sway session
-    /// (`WAYLAND_DISPLAY` and `SWAYSOCK`).
+    /// (`WAYLAND_DISPLAY` and `SWAYSOCK`) or a GNOME one (`WAYLAND_DISPLAY`, and GNOME in
+    /// `XDG_CURRENT_DESKTOP`).
     pub fn from_env() -> Self {
+        let sway = WaylandSession::from_env();
         Self {
             display: std::env::var("DISPLAY").ok().filter(|d| !d.is_empty()),
-            sway: WaylandSession::from_env(),
+            gnome: sway.is_none().then(GnomeSession::from_env).flatten(),
+            sway,
         }
     }
 
@@ -44,20 +50,26 @@ impl PersonsSession {
         Person {
             display: self.display.clone(),
             sway: self.sway.as_ref().map(|s| s.ipc.clone()),
+            gnome: self.gnome.clone(),
         }
     }
 
-    /// Their desktop, driven natively: their sway session when they work in one (its native
-    /// windows are beyond XWayland's reach), else their X display; its sandboxed apps reach
-    /// `room`.
+    /// Their desktop, driven natively: their sway or GNOME session when they work in one
+    /// (its native windows are beyond XWayland's reach), else their X display; its sandboxed
+    /// apps reach `room`.
     pub fn desk(&self, room: Room) -> PersonsDesk {
-        match &self.sway {
-            Some(session) => PersonsDesk {
+        match (&self.sway, &self.gnome) {
+            (Some(session), _) => PersonsDesk {
                 platform: Arc::new(LinuxWayland::new(session.clone(), self.person(), room)),
                 name: Some(session.name.clone()),
                 system: "wayland",
             },
-            None => PersonsDesk {
+            (None, Some(session)) => PersonsDesk {
+                platform: Arc::new(LinuxGnome::new(session.clone(), self.person(), room)),
+                name: Some(session.name.clone()),
+                system: "wayland",
+            },
+            (None, None) => PersonsDesk {
                 platform: Arc::new(LinuxX11::new(self.display.clone(), self.person(), room)),
                 name: self.display.clone(),
                 system: "x11",
@@ -71,21 +83,28 @@ impl PersonsSession {
         Arc::new(LinuxX11::new(None, self.person(), Room::default()))
     }
 
-    /// The native desk the person's session has beside X11, for doctor: `sway`, or none.
+    /// The native desk the person's session has beside X11, for doctor: `sway`, `gnome`, or
+    /// none.
     pub fn native(&self) -> Option<&'static str> {
-        self.sway.as_ref().map(|_| "sway")
+        match (&self.sway, &self.gnome) {
+            (Some(_), _) => Some("sway"),
+            (None, Some(_)) => Some("gnome"),
+            (None, None) => None,
+        }
     }
 }
 
 /// Where the person is: their X display (where confirm questions open) and, when they work
-/// in sway, its IPC socket, where the kill hotkey is bound (an X grab would hear the keys only
-/// while an XWayland window has the focus).
+/// in sway or GNOME on Wayland, where the kill hotkey is bound there (an X grab would hear the
+/// keys only while an XWayland window has the focus).
 #[derive(Debug, Clone, Default)]
 pub struct Person {
-    /// Their X display (XWayland's, in a sway session).
+    /// Their X display (XWayland's, in a Wayland session).
     pub display: Option<String>,
     /// Their sway's IPC socket.
     pub sway: Option<PathBuf>,
+    /// Their GNOME session, whose Shell grabs the hotkey through shuttle's extension.
+    pub gnome: Option<GnomeSession>,
 }
 
 /// What apps on the person's own display reach from a sandbox, from the daemon's environment:
@@ -165,8 +184,8 @@ pub(super) fn ask_where_the_person_is(
     .ask(question, cancel)
 }
 
-/// Grabs the kill hotkey `combo` where `person` is: a binding in their sway, else a grab on
-/// their X display.
+/// Grabs the kill hotkey `combo` where `person` is: a binding in their sway, a grab by their
+/// GNOME Shell, else a grab on their X display.
 pub(super) fn grab_where_the_person_is(
     person: &Person,
     combo: &str,
@@ -175,6 +194,13 @@ pub(super) fn grab_where_the_person_is(
     if let Some(ipc) = &person.sway {
         return Ok(Box::new(desk_wayland::hotkey::SwayHotkey::grab(
             ipc, combo, pressed,
+        )?));
+    }
+    if let Some(gnome) = &person.gnome {
+        return Ok(Box::new(desk_gnome::hotkey::GnomeHotkey::grab(
+            gnome.bus.as_deref(),
+            combo,
+            pressed,
         )?));
     }
     let display = person

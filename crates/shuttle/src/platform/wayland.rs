@@ -13,8 +13,9 @@ use desk::{Answer, Backend, Cancel, DeskError, Hotkey, Platform, Presence, Quest
 use desk_core::geometry::Rect;
 use desk_linux::LinuxApps;
 use desk_linux::atspi::OnDemand;
+use desk_linux::placed::{Placed, Surface, Surfaces};
 use desk_wayland::hotkey::SwayHotkey;
-use desk_wayland::{Placed, WaylandBackend};
+use desk_wayland::{Sway, WaylandBackend};
 
 /// Where a Wayland session is: its compositor's socket and sway's IPC socket.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -118,7 +119,7 @@ impl Platform for LinuxWayland {
                         None => OnDemand::default(),
                     },
                 ),
-                wayland.sway(),
+                Arc::new(SwaySurfaces(wayland.sway())),
             )),
             background: None,
         })
@@ -163,5 +164,27 @@ impl Presence for SwayPresence {
 
     fn overlays(&self) -> Vec<Rect> {
         self.desk.overlays()
+    }
+}
+
+/// Where sway shows a process's native windows: their own surface's place, inside sway's
+/// decorations.
+struct SwaySurfaces(Arc<Sway>);
+
+impl Surfaces for SwaySurfaces {
+    fn native_windows(&self, pid: u32) -> Result<Vec<Surface>, DeskError> {
+        Ok(self
+            .0
+            .windows()
+            .map_err(desk_wayland::backend::desk_error)?
+            .into_iter()
+            .filter(|w| w.pid == Some(pid) && !w.xwayland)
+            // sway draws the decorations, so an app's buffer is its window.
+            .map(|w| Surface {
+                title: w.title,
+                frame: w.content,
+                buffer: w.content,
+            })
+            .collect())
     }
 }

@@ -33,6 +33,38 @@ pub enum Client {
     ClaudeDesktop,
 }
 
+/// What `shuttle setup` sets up: an MCP client, or GNOME (shuttle's Shell extension).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    Client(Client),
+    Gnome,
+}
+
+impl clap::ValueEnum for Target {
+    fn value_variants<'a>() -> &'a [Self] {
+        const ALL: [Target; 7] = [
+            Target::Client(Client::ClaudeCode),
+            Target::Client(Client::Codex),
+            Target::Client(Client::Cursor),
+            Target::Client(Client::Vscode),
+            Target::Client(Client::Gemini),
+            Target::Client(Client::ClaudeDesktop),
+            Target::Gnome,
+        ];
+        &ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        match self {
+            Target::Client(client) => client.to_possible_value(),
+            Target::Gnome => Some(
+                clap::builder::PossibleValue::new("gnome")
+                    .help("GNOME Shell on Wayland: shuttle's extension, for the GNOME desk"),
+            ),
+        }
+    }
+}
+
 /// How a client's file holds its servers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Format {

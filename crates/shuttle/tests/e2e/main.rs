@@ -25,6 +25,7 @@ mod covered;
 mod crash;
 mod desk_read;
 mod doctor;
+mod gnome;
 mod input;
 mod keys;
 mod mcp;

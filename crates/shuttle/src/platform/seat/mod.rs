@@ -5,7 +5,9 @@
 //!
 //! - [`xvfb`]: an Xvfb X server with openbox, driven by [`super::LinuxX11`].
 //! - [`sway`]: a headless sway, driven natively by [`super::LinuxWayland`].
+//! - [`gnome`]: a headless GNOME Shell, driven natively by `desk_gnome`.
 
+mod gnome;
 mod sway;
 mod xvfb;
 
@@ -18,7 +20,7 @@ use private_display::{Auth, DisplayError, PrivateDisplay, Requirement};
 use super::{Person, Room};
 
 /// The kinds of seat there are, the default first.
-const KINDS: [&dyn Kind; 2] = [&xvfb::Xvfb, &sway::Sway];
+const KINDS: [&dyn Kind; 3] = [&xvfb::Xvfb, &sway::Sway, &gnome::Gnome];
 
 /// A kind of private seat.
 trait Kind: Send + Sync {

@@ -1,0 +1,642 @@
+//! The role traits of the desk ([`desk::Display`], [`desk::Input`]) over a GNOME session: the
+//! windows, window requests and pixels through shuttle's Shell extension, keys, the pointer
+//! and the wheel through a RemoteDesktop session, and text committed through the input method
+//! where the focused field takes it (exact whatever the keyboard layout), else typed as keys.
+//!
+//! What GNOME cannot tell is said, not guessed: an app cannot be asked whether it has read its
+//! input (`settle` answers `false`), and the clipboard is not served yet.
+
+use std::hash::{Hash, Hasher};
+use std::sync::mpsc::{Sender, channel};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::Duration;
+
+use desk::image::{RgbImage, shrink};
+use desk::{
+    Cancel, Clip, DeskError, Display, DisplayInfo, FrameChange, Input, WindowEvents, WindowState,
+};
+use desk_core::call::{Button, ClipFormat, Direction};
+use desk_core::geometry::Rect;
+use desk_core::window::{Window, role};
+
+use crate::events::WindowStream;
+use crate::remote::{Axis, Remote, button};
+use crate::shell::{GnomeError, GnomeWindow, Shell, kind};
+
+/// The `system` a GNOME display reports in `status`: its apps draw to Wayland.
+pub const SYSTEM: &str = "wayland";
+
+/// How many characters go out between two checks of the focus and of a cancel.
+const TYPING_BATCH: usize = 32;
+
+/// How many steps a drag moves in, so that apps see the pointer travel.
+const DRAG_STEPS: i32 = 10;
+
+/// How often the marker is raised again while an agent acts, over windows raised since.
+const MARKER_REFRESH: Duration = Duration::from_millis(500);
+
+/// A GNOME session, driven as a desk.
+pub struct GnomeBackend {
+    name: String,
+    shell: Arc<Shell>,
+    remote: Remote,
+    events: WindowStream,
+    /// Tells the marker's thread when actions start and end; made on first use.
+    marker: OnceLock<Mutex<Sender<bool>>>,
+    /// Where the marker is drawn while it shows.
+    marked: Arc<Mutex<Option<Rect>>>,
+}
+
+impl GnomeBackend {
+    /// Connects to the GNOME session on the session bus at `bus` (the environment's when
+    /// `None`), named `name` in replies: claims shuttle's extension and starts a RemoteDesktop
+    /// session.
+    pub fn connect(name: &str, bus: Option<&str>) -> Result<Self, DeskError> {
+        let shell = Shell::connect(bus).map_err(unreachable)?;
+        let events = WindowStream::start(shell.connection()).map_err(unreachable)?;
+        let remote = Remote::start(shell.connection()).map_err(unreachable)?;
+        // The first pointer event of a new session is lost too (see `remote::PRIMER`): a move
+        // to where the pointer already is takes its place.
+        let (x, y) = shell.pointer().map_err(unreachable)?;
+        remote.move_to(x, y).map_err(unreachable)?;
+        Ok(Self {
+            name: name.to_string(),
+            shell: Arc::new(shell),
+            remote,
+            events,
+            marker: OnceLock::new(),
+            marked: Arc::new(Mutex::new(None)),
+        })
+    }
+
+    /// Shows (`true`) or, after a linger, hides the marker that tells the person an agent is
+    /// acting: a red square the extension draws at the screen's top right corner.
+    pub fn indicate(&self, acting: bool) {
+        let tell = self.marker.get_or_init(|| {
+            let (tell, told) = channel();
+            let (shell, marked) = (self.shell.clone(), self.marked.clone());
+            let started = std::thread::Builder::new()
+                .name("gnome-marker".into())
+                .spawn(move || {
+                    desk::marker::show_while_acting(&told, MARKER_REFRESH, |shown| {
+                        let rect = shell.marker(shown)?;
+                        *marked.lock().unwrap_or_else(PoisonError::into_inner) = rect;
+                        Ok::<(), GnomeError>(())
+                    });
+                });
+            if let Err(e) = started {
+                tracing::warn!(error = %e, "could not start the acting marker's thread");
+            }
+            Mutex::new(tell)
+        });
+        let _ = tell
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .send(acting);
+    }
+
+    /// Where the marker is drawn while it shows.
+    pub fn overlays(&self) -> Vec<Rect> {
+        self.marked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .copied()
+            .collect()
+    }
+
+    /// The extension, for the accessibility positions.
+    pub fn shell(&self) -> &Shell {
+        &self.shell
+    }
+
+    fn all(&self) -> Result<Vec<GnomeWindow>, DeskError> {
+        self.shell.windows().map_err(desk_error)
+    }
+
+    fn top_level(&self) -> Result<Vec<GnomeWindow>, DeskError> {
+        Ok(self
+            .all()?
+            .into_iter()
+            .filter(GnomeWindow::top_level)
+            .collect())
+    }
+
+    fn find(&self, id: &str) -> Result<GnomeWindow, DeskError> {
+        let wanted: u64 = id.parse().map_err(|_| {
+            DeskError::Invalid(format!(
+                "{id:?} is not a window id of this GNOME desk (they are Mutter's window ids, \
+                 such as \"184949979\"); call `windows` for the current list"
+            ))
+        })?;
+        self.top_level()?
+            .into_iter()
+            .find(|w| w.id == wanted)
+            .ok_or_else(|| DeskError::WindowGone { id: id.to_string() })
+    }
+
+    fn focused_id(&self) -> Result<Option<String>, DeskError> {
+        Ok(self
+            .top_level()?
+            .into_iter()
+            .find(|w| w.focused)
+            .map(|w| w.id.to_string()))
+    }
+
+    fn act(&self, id: &str, action: &str, frame: [i32; 4]) -> Result<(), DeskError> {
+        let window = self.find(id)?;
+        self.shell.act(window.id, action, frame).map_err(desk_error)
+    }
+
+    /// Types a run of characters as keys, each found in the keyboard layout by Mutter.
+    fn keys(&self, text: &str) -> Result<(), DeskError> {
+        for ch in text.chars() {
+            let keysym = desk::keys::char_keysym(ch).ok_or_else(|| {
+                DeskError::Unsupported(format!("{ch:?} has no key to type it with"))
+            })?;
+            self.remote.keysym(keysym, true).map_err(desk_error)?;
+            self.remote.keysym(keysym, false).map_err(desk_error)?;
+        }
+        Ok(())
+    }
+
+    /// Types `text`: control characters (newline, tab) as keys, the rest committed through the
+    /// input method, or as keys where the focused field takes no committed text and every
+    /// character is plain ASCII (which every layout has). Answers how many characters went out
+    /// before an error.
+    fn type_batch(&self, text: &str) -> Result<usize, (usize, DeskError)> {
+        let mut sent = 0;
+        for (control, run) in runs(text) {
+            let count = run.chars().count();
+            let done = if control {
+                self.keys(run)
+            } else {
+                match self.shell.commit(run).map_err(desk_error) {
+                    Ok(true) => Ok(()),
+                    Ok(false) if run.chars().all(|c| c.is_ascii_graphic() || c == ' ') => {
+                        self.keys(run)
+                    }
+                    Ok(false) => Err(DeskError::Unsupported(format!(
+                        "{} cannot be typed here: the focused window takes no text from the \
+                         input method (an X11 app, or no text field has the focus), and GNOME \
+                         types as keys only what the keyboard layout has; click into a text \
+                         field first, or use set_value",
+                        desk_core::app_text::Quoted(run)
+                    ))
+                    .unsent()),
+                    Err(e) => Err(e),
+                }
+            };
+            done.map_err(|e| (sent, e))?;
+            sent += count;
+        }
+        Ok(sent)
+    }
+}
+
+/// `text` cut into runs of control characters (typed as keys) and of the rest.
+fn runs(text: &str) -> Vec<(bool, &str)> {
+    let control = |c: char| matches!(c, '\n' | '\r' | '\t');
+    let mut runs = Vec::new();
+    let mut start = 0;
+    let mut current = None;
+    for (at, ch) in text.char_indices() {
+        let this = control(ch);
+        if current.is_some_and(|c| c != this) {
+            runs.push((current.unwrap_or(false), &text[start..at]));
+            start = at;
+        }
+        current = Some(this);
+    }
+    if let Some(c) = current {
+        runs.push((c, &text[start..]));
+    }
+    runs
+}
+
+fn unreachable(e: GnomeError) -> DeskError {
+    DeskError::Unreachable {
+        system: SYSTEM,
+        reason: e.to_string(),
+    }
+}
+
+/// The desk's error for what the GNOME side said.
+pub fn desk_error(e: GnomeError) -> DeskError {
+    match e {
+        GnomeError::Bus { .. } | GnomeError::NoExtension | GnomeError::Version { .. } => {
+            unreachable(e)
+        }
+        GnomeError::Claimed(_) | GnomeError::Broken(_) => DeskError::Disconnected {
+            system: SYSTEM,
+            reason: e.to_string(),
+        },
+        GnomeError::Failed { what, reason } => DeskError::Rejected {
+            system: SYSTEM,
+            what,
+            reason,
+        },
+    }
+}
+
+fn record(w: &GnomeWindow) -> Window {
+    Window {
+        id: w.id.to_string(),
+        title: w.title.clone(),
+        role: match w.kind {
+            kind::DIALOG | kind::MODAL_DIALOG => role::DIALOG,
+            kind::SPLASHSCREEN => role::SPLASH,
+            _ => role::WINDOW,
+        }
+        .to_string(),
+        pid: w.process(),
+        active: w.focused,
+        app: None,
+        shell: false,
+        owner: (w.transient != 0).then(|| w.transient.to_string()),
+        modal: None,
+        blocks: None,
+    }
+}
+
+fn popup(w: &GnomeWindow) -> Window {
+    Window {
+        role: role::POPUP.to_string(),
+        ..record(w)
+    }
+}
+
+impl Display for GnomeBackend {
+    fn info(&self) -> DisplayInfo {
+        DisplayInfo {
+            system: SYSTEM,
+            display: self.name.clone(),
+            capture: "gnome-shell",
+            window_pixels: true,
+            confirms: false,
+            lacking: vec!["the clipboard is refused: it is not served on GNOME yet".into()],
+        }
+    }
+
+    fn windows(&self) -> Result<Vec<Window>, DeskError> {
+        Ok(self.top_level()?.iter().map(record).collect())
+    }
+
+    fn screen(&self) -> Result<Rect, DeskError> {
+        let monitors = self.remote.monitors();
+        let (mut left, mut top, mut right, mut bottom) = (i32::MAX, i32::MAX, i64::MIN, i64::MIN);
+        for m in monitors {
+            left = left.min(m.rect.x);
+            top = top.min(m.rect.y);
+            right = right.max(m.rect.right());
+            bottom = bottom.max(m.rect.bottom());
+        }
+        Ok(Rect {
+            x: left,
+            y: top,
+            w: (right - i64::from(left)) as u32,
+            h: (bottom - i64::from(top)) as u32,
+        })
+    }
+
+    fn window_at(&self, x: i32, y: i32) -> Result<Option<Window>, DeskError> {
+        Ok(self
+            .all()?
+            .iter()
+            .find(|w| w.shown && w.outer().contains_point(x, y) && (w.popup || w.top_level()))
+            .map(|w| if w.top_level() { record(w) } else { popup(w) }))
+    }
+
+    fn window_rect(&self, id: &str) -> Result<Option<Rect>, DeskError> {
+        let window = self.find(id)?;
+        Ok(window.shown.then(|| window.content()))
+    }
+
+    fn capture(&self, rect: Rect) -> Result<RgbImage, DeskError> {
+        self.shell.shot(None, rect).map_err(desk_error)
+    }
+
+    fn capture_scaled(&self, rect: Rect, width: u32) -> Result<RgbImage, DeskError> {
+        Ok(shrink(&self.capture(rect)?, width))
+    }
+
+    fn capture_window(&self, id: &str, area: Rect) -> Result<Option<RgbImage>, DeskError> {
+        let window = self.find(id)?;
+        let (content, buffer) = (window.content(), window.buffer());
+        // The window's own pixels are cut from its buffer, which starts at its shadow.
+        let inside = Rect {
+            x: area.x + content.x - buffer.x,
+            y: area.y + content.y - buffer.y,
+            ..area
+        };
+        self.shell
+            .shot(Some(window.id), inside)
+            .map(Some)
+            .map_err(desk_error)
+    }
+
+    fn fingerprint(&self) -> Result<u64, DeskError> {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        for w in self.top_level()? {
+            (w.id, w.shown, w.focused, w.frame).hash(&mut hasher);
+        }
+        Ok(hasher.finish())
+    }
+
+    fn window_events(&self, after: u64) -> WindowEvents {
+        self.events.after(after)
+    }
+
+    fn has_focus(&self, id: &str) -> Result<bool, DeskError> {
+        Ok(self.find(id)?.focused)
+    }
+
+    fn window_state(&self, id: &str) -> Result<WindowState, DeskError> {
+        let window = self.find(id)?;
+        Ok(WindowState {
+            minimized: window.minimized,
+            maximized: window.maximized,
+        })
+    }
+
+    fn frame_extents(&self, id: &str) -> Result<[u32; 4], DeskError> {
+        let window = self.find(id)?;
+        let (outer, content) = (window.outer(), window.content());
+        let gap = |a: i64, b: i64| (a - b).max(0) as u32;
+        Ok([
+            gap(i64::from(content.x), i64::from(outer.x)),
+            gap(outer.right(), content.right()),
+            gap(i64::from(content.y), i64::from(outer.y)),
+            gap(outer.bottom(), content.bottom()),
+        ])
+    }
+
+    fn read_clipboard(&self, _format: ClipFormat) -> Result<Option<Clip>, DeskError> {
+        Err(no_clipboard())
+    }
+}
+
+fn no_clipboard() -> DeskError {
+    DeskError::Unsupported(
+        "the clipboard is not served on GNOME yet; copy and paste with keys (ctrl+c, ctrl+v) \
+         instead"
+            .into(),
+    )
+}
+
+impl Input for GnomeBackend {
+    fn request_focus(&self, id: &str) -> Result<(), DeskError> {
+        self.act(id, "activate", [0; 4])
+    }
+
+    fn request_close(&self, id: &str) -> Result<(), DeskError> {
+        self.act(id, "close", [0; 4])
+    }
+
+    fn press_keys(
+        &self,
+        keysyms: &[u32],
+        _focused: Option<&Window>,
+        cancel: &Cancel,
+    ) -> Result<(), DeskError> {
+        if cancel.is_cancelled() {
+            return Err(DeskError::Cancelled {
+                done: "no key was pressed".into(),
+            });
+        }
+        // A character the layout may lack is committed as text when pressed alone; in a
+        // shortcut it is refused, since Mutter would drop it without a word.
+        if let [keysym] = keysyms
+            && let Some(ch) = beyond_ascii(*keysym)
+        {
+            return match self.shell.commit(&ch.to_string()).map_err(desk_error)? {
+                true => Ok(()),
+                false => Err(DeskError::Unsupported(format!(
+                    "{ch:?} cannot be pressed here: it may not be on the keyboard layout, and \
+                     the focused window takes no text from the input method"
+                ))
+                .unsent()),
+            };
+        }
+        if let Some(ch) = keysyms.iter().find_map(|&k| beyond_ascii(k)) {
+            return Err(DeskError::Unsupported(format!(
+                "{ch:?} cannot be part of a shortcut on GNOME: Mutter presses only keys of the \
+                 keyboard layout, and drops others without a word; use a key the layout has"
+            ))
+            .unsent());
+        }
+        let mut pressed = Vec::new();
+        let mut result = Ok(());
+        for &keysym in keysyms {
+            result = self.remote.keysym(keysym, true).map_err(desk_error);
+            if result.is_err() {
+                break;
+            }
+            pressed.push(keysym);
+        }
+        // Released in reverse order, whatever happened on the way.
+        for &keysym in pressed.iter().rev() {
+            let released = self.remote.keysym(keysym, false).map_err(desk_error);
+            if result.is_ok() {
+                result = released;
+            }
+        }
+        result
+    }
+
+    fn type_text(
+        &self,
+        text: &str,
+        focused: Option<&Window>,
+        cancel: &Cancel,
+    ) -> Result<usize, DeskError> {
+        let chars: Vec<char> = text.chars().collect();
+        let total = chars.len();
+        let mut typed = 0;
+        for batch in chars.chunks(TYPING_BATCH) {
+            if cancel.is_cancelled() {
+                return Err(DeskError::Cancelled {
+                    done: format!("{typed} of {total} characters were typed"),
+                });
+            }
+            if let Some(window) = focused
+                && typed > 0
+            {
+                let now = self.focused_id()?;
+                if now.as_deref() != Some(window.id.as_str()) {
+                    return Err(DeskError::TypingEnded {
+                        why: format!(
+                            "the focus left window {} {} (it is now on {})",
+                            window.id,
+                            desk_core::app_text::Quoted(&window.title),
+                            now.as_deref().unwrap_or("no window")
+                        ),
+                        typed,
+                        total,
+                    });
+                }
+            }
+            let batch: String = batch.iter().collect();
+            match self.type_batch(&batch) {
+                Ok(sent) => typed += sent,
+                Err((sent, e)) if typed + sent > 0 => {
+                    return Err(DeskError::TypingEnded {
+                        why: e.unwrapped().to_string(),
+                        typed: typed + sent,
+                        total,
+                    });
+                }
+                Err((_, e)) => return Err(e),
+            }
+        }
+        Ok(typed)
+    }
+
+    fn move_pointer(&self, x: i32, y: i32) -> Result<(), DeskError> {
+        self.remote.move_to(x, y).map_err(desk_error)
+    }
+
+    fn click(&self, button: Button, count: u8) -> Result<(), DeskError> {
+        let code = match button {
+            Button::Left => button::LEFT,
+            Button::Right => button::RIGHT,
+            Button::Middle => button::MIDDLE,
+        };
+        for _ in 0..count {
+            self.remote.button(code, true).map_err(desk_error)?;
+            self.remote.button(code, false).map_err(desk_error)?;
+        }
+        Ok(())
+    }
+
+    fn scroll(&self, direction: Direction, amount: u32, cancel: &Cancel) -> Result<(), DeskError> {
+        let (axis, step) = match direction {
+            Direction::Up => (Axis::Vertical, -1),
+            Direction::Down => (Axis::Vertical, 1),
+            Direction::Left => (Axis::Horizontal, -1),
+            Direction::Right => (Axis::Horizontal, 1),
+        };
+        let mut done = 0;
+        while done < amount && !cancel.is_cancelled() {
+            self.remote.wheel(axis, step).map_err(desk_error)?;
+            done += 1;
+        }
+        if done < amount {
+            return Err(DeskError::Cancelled {
+                done: format!("{done} of {amount} notches were scrolled"),
+            });
+        }
+        Ok(())
+    }
+
+    fn drag(&self, from: (i32, i32), to: (i32, i32), cancel: &Cancel) -> Result<(), DeskError> {
+        self.remote.move_to(from.0, from.1).map_err(desk_error)?;
+        self.remote.button(button::LEFT, true).map_err(desk_error)?;
+        let mut moved = Ok(());
+        for step in 1..=DRAG_STEPS {
+            if cancel.is_cancelled() {
+                break;
+            }
+            let x = from.0 + (to.0 - from.0) * step / DRAG_STEPS;
+            let y = from.1 + (to.1 - from.1) * step / DRAG_STEPS;
+            moved = self.remote.move_to(x, y).map_err(desk_error);
+            if moved.is_err() {
+                break;
+            }
+        }
+        // Released whatever happened on the way.
+        self.remote
+            .button(button::LEFT, false)
+            .map_err(desk_error)?;
+        moved?;
+        if cancel.is_cancelled() {
+            return Err(DeskError::Cancelled {
+                done: "the drag was cut short and the button released".into(),
+            });
+        }
+        Ok(())
+    }
+
+    fn settle(&self, _id: &str, _limit: Duration) -> bool {
+        // GNOME gives no way to ask another client whether it has read its input.
+        false
+    }
+
+    fn release(&self) -> Result<(), DeskError> {
+        Ok(())
+    }
+
+    fn request_frame(&self, id: &str, change: FrameChange) -> Result<(), DeskError> {
+        match change {
+            FrameChange::Set {
+                x,
+                y,
+                width,
+                height,
+            } => {
+                let window = self.find(id)?;
+                // Mutter places the frame; the desk asks for the content's place.
+                let (outer, content) = (window.outer(), window.content());
+                let (left, top) = (content.x - outer.x, content.y - outer.y);
+                let (wide, high) = (outer.w - content.w, outer.h - content.h);
+                let frame = [
+                    x.map_or(outer.x, |x| x - left),
+                    y.map_or(outer.y, |y| y - top),
+                    (width.unwrap_or(content.w) + wide) as i32,
+                    (height.unwrap_or(content.h) + high) as i32,
+                ];
+                self.shell
+                    .act(window.id, "frame", frame)
+                    .map_err(desk_error)
+            }
+            FrameChange::Minimize => self.act(id, "minimize", [0; 4]),
+            FrameChange::Maximize => self.act(id, "maximize", [0; 4]),
+            FrameChange::Restore => self.act(id, "restore", [0; 4]),
+        }
+    }
+
+    fn write_clipboard(&self, _clip: Clip) -> Result<(), DeskError> {
+        Err(no_clipboard())
+    }
+}
+
+/// The character a keysym types, when it is one beyond plain ASCII (which a keyboard layout
+/// may lack); named keys (Return, F1, ...) are not characters.
+fn beyond_ascii(keysym: u32) -> Option<char> {
+    let ch = match keysym {
+        0xa0..=0xff => char::from_u32(keysym),
+        0x0100_0100..=0x0110_ffff => char::from_u32(keysym - 0x0100_0000),
+        _ => None,
+    }?;
+    (!ch.is_ascii()).then_some(ch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_cut_into_runs_of_control_characters_and_the_rest() {
+        assert_eq!(runs(""), Vec::<(bool, &str)>::new());
+        assert_eq!(runs("héllo"), [(false, "héllo")]);
+        assert_eq!(
+            runs("a\n\tb€\nc"),
+            [
+                (false, "a"),
+                (true, "\n\t"),
+                (false, "b€"),
+                (true, "\n"),
+                (false, "c")
+            ]
+        );
+        assert_eq!(runs("\nx"), [(true, "\n"), (false, "x")]);
+    }
+
+    #[test]
+    fn characters_a_layout_may_lack_are_told_from_keys_every_layout_has() {
+        assert_eq!(beyond_ascii(0x61), None);
+        assert_eq!(beyond_ascii(0xff0d), None, "Return is a key");
+        assert_eq!(beyond_ascii(0xe9), Some('é'));
+        assert_eq!(beyond_ascii(0x0100_20ac), Some('€'));
+    }
+}

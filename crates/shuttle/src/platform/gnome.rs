@@ -1,0 +1,231 @@
+//! A GNOME session on Wayland, driven natively: the desk of `desk_gnome` (windows and pixels
+//! through shuttle's Shell extension, input through Mutter's RemoteDesktop), with `desk_linux`
+//! for the processes and the accessibility tree (its positions placed where GNOME shows each
+//! window). The person's own GNOME session under `inherit`, or a headless GNOME Shell as a
+//! private seat.
+
+use std::sync::Arc;
+
+use super::person::{ask_where_the_person_is, grab_where_the_person_is};
+use super::seat::Session;
+use super::{Person, Room};
+
+use desk::{Answer, Backend, Cancel, DeskError, Hotkey, Platform, Presence, Question};
+use desk_core::geometry::Rect;
+use desk_gnome::GnomeBackend;
+use desk_gnome::hotkey::GnomeHotkey;
+use desk_linux::LinuxApps;
+use desk_linux::atspi::OnDemand;
+use desk_linux::placed::{Placed, Surface, Surfaces};
+
+/// Where a GNOME session is: its Wayland socket's name, and its session bus, where the Shell
+/// and Mutter answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GnomeSession {
+    /// The session's name, as `WAYLAND_DISPLAY` gives it (`wayland-0`).
+    pub name: String,
+    /// Its session bus; `None` for the environment's.
+    pub bus: Option<String>,
+}
+
+impl GnomeSession {
+    /// The GNOME session on Wayland the environment names: `XDG_CURRENT_DESKTOP` lists GNOME
+    /// (`GNOME`, `ubuntu:GNOME`) and `WAYLAND_DISPLAY` is set. Whether the Shell and Mutter
+    /// answer is found when the desk connects, and said then.
+    pub fn from_env() -> Option<Self> {
+        let desktop = std::env::var("XDG_CURRENT_DESKTOP").unwrap_or_default();
+        if !desktop.split(':').any(|d| d.eq_ignore_ascii_case("GNOME")) {
+            return None;
+        }
+        let name = std::env::var("WAYLAND_DISPLAY")
+            .ok()
+            .filter(|n| !n.is_empty())?;
+        Some(Self {
+            name,
+            bus: std::env::var("DBUS_SESSION_BUS_ADDRESS")
+                .ok()
+                .filter(|b| !b.is_empty()),
+        })
+    }
+}
+
+/// A GNOME session: the person's, or a headless one of the daemon's own (a private seat).
+#[derive(Debug, Clone)]
+pub struct LinuxGnome {
+    session: GnomeSession,
+    /// Where the person is: confirm questions go there, and a private seat's kill hotkey is
+    /// grabbed there.
+    person: Person,
+    /// A private seat's session: what its apps get, and its accessibility bus.
+    private: Option<Session>,
+    /// What its apps reach from a sandbox.
+    room: Room,
+}
+
+impl LinuxGnome {
+    /// Drives the person's GNOME `session`; asks the person on `person`; its apps reach `room`
+    /// from a sandbox.
+    pub fn new(session: GnomeSession, person: Person, room: Room) -> Self {
+        Self {
+            session,
+            person,
+            private: None,
+            room,
+        }
+    }
+
+    /// Drives the headless GNOME Shell named `name`, launching its apps into `private`.
+    pub(super) fn private(name: String, person: Person, private: Session) -> Self {
+        let bus = private
+            .env
+            .iter()
+            .find(|(k, _)| k == "DBUS_SESSION_BUS_ADDRESS")
+            .map(|(_, v)| v.clone());
+        Self {
+            session: GnomeSession { name, bus },
+            person,
+            room: private.room.clone(),
+            private: Some(private),
+        }
+    }
+}
+
+impl Platform for LinuxGnome {
+    fn connect(&self) -> Result<Backend, DeskError> {
+        let gnome = Arc::new(GnomeBackend::connect(
+            &self.session.name,
+            self.session.bus.as_deref(),
+        )?);
+        let asker = desk_x11::AskThePerson {
+            person: self.person.display.clone(),
+        };
+        let (presence, apps, accessibility): (Arc<dyn Presence>, _, _) = match &self.private {
+            // Nobody watches a private seat: the person is asked on their own display.
+            Some(session) => (
+                Arc::new(asker),
+                LinuxApps::with_env(
+                    session.env.clone(),
+                    session.remove.clone(),
+                    self.room.clone(),
+                ),
+                session
+                    .accessibility
+                    .clone()
+                    .map_or_else(OnDemand::default, OnDemand::at),
+            ),
+            None => (
+                Arc::new(GnomePresence {
+                    asker,
+                    desk: gnome.clone(),
+                }),
+                LinuxApps::inherit(self.room.clone()),
+                OnDemand::default(),
+            ),
+        };
+        Ok(Backend {
+            display: gnome.clone(),
+            input: gnome.clone(),
+            presence,
+            apps: Arc::new(apps),
+            accessibility: Arc::new(Placed::new(
+                Arc::new(accessibility),
+                Arc::new(GnomeSurfaces(gnome)),
+            )),
+            background: None,
+        })
+    }
+
+    fn grab_hotkey(
+        &self,
+        combo: &str,
+        pressed: Box<dyn Fn() + Send + Sync>,
+    ) -> Result<Box<dyn Hotkey>, DeskError> {
+        // Nobody sits at a private seat: the person presses the hotkey where they are.
+        if self.private.is_some() {
+            return grab_where_the_person_is(&self.person, combo, pressed);
+        }
+        Ok(Box::new(GnomeHotkey::grab(
+            self.session.bus.as_deref(),
+            combo,
+            pressed,
+        )?))
+    }
+
+    fn ask_person(&self, question: &Question, cancel: &Cancel) -> Result<Answer, DeskError> {
+        ask_where_the_person_is(&self.person, question, cancel)
+    }
+}
+
+/// The person's side of their GNOME session: the acting marker drawn by the extension, and
+/// questions through XWayland.
+struct GnomePresence {
+    asker: desk_x11::AskThePerson,
+    desk: Arc<GnomeBackend>,
+}
+
+impl Presence for GnomePresence {
+    fn ask(&self, question: &Question, cancel: &Cancel) -> Result<Answer, DeskError> {
+        self.asker.ask(question, cancel)
+    }
+
+    fn indicate(&self, acting: bool) {
+        self.desk.indicate(acting);
+    }
+
+    fn overlays(&self) -> Vec<Rect> {
+        self.desk.overlays()
+    }
+}
+
+/// Where GNOME shows a process's native windows: their window geometry, and the buffer
+/// around it with the shadows their app draws.
+struct GnomeSurfaces(Arc<GnomeBackend>);
+
+impl Surfaces for GnomeSurfaces {
+    fn native_windows(&self, pid: u32) -> Result<Vec<Surface>, DeskError> {
+        Ok(self
+            .0
+            .shell()
+            .windows()
+            .map_err(desk_gnome::backend::desk_error)?
+            .into_iter()
+            .filter(|w| w.top_level() && !w.x11 && w.process() == Some(pid))
+            .map(|w| Surface {
+                frame: w.content(),
+                buffer: w.buffer(),
+                title: w.title,
+            })
+            .collect())
+    }
+}
+
+/// Where `shuttle setup gnome` puts shuttle's Shell extension: under the person's data
+/// directory (`$XDG_DATA_HOME`, else `~/.local/share`).
+pub fn extension_dir(data: &std::path::Path) -> std::path::PathBuf {
+    data.join("gnome-shell/extensions")
+        .join(desk_gnome::extension::UUID)
+}
+
+/// The extension's UUID, as GNOME's settings list it among the enabled ones.
+pub const EXTENSION: &str = desk_gnome::extension::UUID;
+
+/// Installs shuttle's Shell extension under the data directory `data`, in the form the
+/// installed GNOME Shell loads; answers its directory and the Shell's major version.
+pub fn install_extension(data: &std::path::Path) -> Result<(std::path::PathBuf, u32), String> {
+    let shell = private_display::gnome_requirements()
+        .into_iter()
+        .find(|n| n.program == "gnome-shell")
+        .and_then(|n| n.found)
+        .ok_or("GNOME Shell is not installed (no gnome-shell on PATH)")?;
+    let major = desk_gnome::extension::shell_major(&shell)
+        .ok_or_else(|| format!("`{} --version` did not say its version", shell.display()))?;
+    if major < desk_gnome::extension::OLDEST {
+        return Err(format!(
+            "GNOME Shell {major} is older than {}, the oldest shuttle's extension is written for",
+            desk_gnome::extension::OLDEST
+        ));
+    }
+    let dir = desk_gnome::extension::install(data, major)
+        .map_err(|e| format!("cannot write {}: {e}", extension_dir(data).display()))?;
+    Ok((dir, major))
+}

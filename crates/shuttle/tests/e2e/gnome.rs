@@ -1,0 +1,537 @@
+//! A private GNOME seat: a headless GNOME Shell with shuttle's extension, driven natively
+//! through `shuttle mcp` as an agent would. A Shell takes seconds to start, so one seat serves
+//! the whole scenario. Each action is judged by the app's own state (what the fixture writes,
+//! whether its process ended), with a bystander window that must get nothing.
+
+use crate::common;
+use crate::private_display::{per_agent, seats};
+
+use std::path::Path;
+use std::time::Duration;
+
+use common::{Mcp, result_png, result_text, wait_for};
+use serde_json::{Value, json};
+
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixture")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn read(file: &Path) -> String {
+    std::fs::read_to_string(file).unwrap_or_default()
+}
+
+/// Waits until `file` holds what `done` wants; fails showing what it holds.
+fn until_file(what: &str, file: &Path, done: impl Fn(&str) -> bool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while !done(&read(file)) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}: {} holds {:?}",
+            file.display(),
+            read(file)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn desk(mcp: &mut Mcp, args: Value) -> Value {
+    common::desk_tool(mcp, args.clone()).unwrap_or_else(|text| panic!("{args}: {text}"))
+}
+
+/// Launches `args` (a fixture on python3) on the agent's seat; answers its window.
+fn launch(mcp: &mut Mcp, args: &[String]) -> Value {
+    let launched = desk(
+        mcp,
+        json!({"verb": "launch", "app": "/usr/bin/python3", "args": args}),
+    );
+    launched["window"].clone()
+}
+
+/// The centre of the first node named `name` of role `role` in window `title`.
+fn centre(mcp: &mut Mcp, title: &str, name: &str, role: &str) -> (i64, i64) {
+    let found = desk(
+        mcp,
+        json!({"verb": "find", "window": title, "name": name, "role": role}),
+    );
+    let bounds = &found["nodes"][0]["bounds"];
+    let at = |i: usize| {
+        bounds[i]
+            .as_i64()
+            .unwrap_or_else(|| panic!("bounds in {found}"))
+    };
+    (at(0) + at(2) / 2, at(1) + at(3) / 2)
+}
+
+#[test]
+fn an_agent_works_native_gtk_and_qt_apps_on_a_gnome_seat_and_the_seat_ends_with_the_daemon() {
+    let mut daemon = per_agent("private_seat = \"gnome\"");
+    let scratch = daemon.shared_scratch("gnome");
+    let file = |name: &str| scratch.path(name);
+    let mut mcp = Mcp::start(&daemon.socket, &[]);
+    mcp.initialize("2025-06-18");
+    let entry = fixture("wayland_entry.py");
+    let path = |name: &str| file(name).display().to_string();
+
+    let bystander = launch(
+        &mut mcp,
+        &[entry.clone(), "gn bystander".into(), path("bystander")],
+    );
+    let gtk3 = launch(&mut mcp, &[entry.clone(), "gn entry".into(), path("gtk3")]);
+    let gtk4 = launch(
+        &mut mcp,
+        &[fixture("gtk4_entry.py"), "gn gtk4".into(), path("gtk4")],
+    );
+    let button = launch(
+        &mut mcp,
+        &[
+            entry.clone(),
+            "gn button".into(),
+            path("clicks"),
+            "button".into(),
+        ],
+    );
+    let wheel = launch(
+        &mut mcp,
+        &[
+            entry.clone(),
+            "gn wheel".into(),
+            path("wheel"),
+            "scroll".into(),
+        ],
+    );
+    let qt = launch(&mut mcp, &[fixture("qt_form.py"), path("qt")]);
+    let status = daemon.call("status", json!({})).json();
+    assert_eq!(status["display"]["seats"], "gnome", "{status}");
+
+    // The list holds each window the apps opened, by the pid the app has.
+    let windows = desk(&mut mcp, json!({"verb": "windows"}));
+    for window in [&bystander, &gtk3, &gtk4, &button, &wheel, &qt] {
+        let listed = windows
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["id"] == window["id"])
+            .unwrap_or_else(|| panic!("{window} in {windows}"));
+        assert_eq!(listed["title"], window["title"]);
+        let pid = listed["pid"].as_i64().unwrap();
+        let comm = std::fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        assert!(comm.contains("python3"), "pid {pid} runs {comm:?}");
+    }
+
+    // Exact Unicode into GTK 3 and GTK 4, whatever the keyboard layout holds.
+    for (title, text, out) in [
+        ("gn entry", "Ålpha ✓ ünïcödé 一二三 😀", "gtk3"),
+        ("gn gtk4", "βeta → ñ 四五六", "gtk4"),
+    ] {
+        desk(
+            &mut mcp,
+            json!({"verb": "type", "window": title, "text": text}),
+        );
+        until_file("the app to hold the text", &file(out), |held| held == text);
+    }
+
+    // Qt 5 takes no text from GNOME's input method: plain text goes as keys, and what the
+    // layout lacks is refused with nothing sent.
+    desk(
+        &mut mcp,
+        json!({"verb": "type", "window": "Qt form", "text": "Ann"}),
+    );
+    let refused = mcp.call(
+        "desk",
+        json!({"verb": "type", "window": "Qt form", "text": "é"}),
+    );
+    let said = result_text(&refused);
+    assert_eq!(refused["isError"], true, "{said}");
+    assert!(said.contains("cannot be typed here"), "{said}");
+    assert!(said.contains("nothing was sent"), "{said}");
+    let save = desk(
+        &mut mcp,
+        json!({"verb": "find", "window": "Qt form", "name": "Save", "role": "button"}),
+    );
+    desk(
+        &mut mcp,
+        json!({"verb": "press", "id": save["nodes"][0]["id"]}),
+    );
+    until_file("the Qt form to save what it holds", &file("qt"), |held| {
+        held.starts_with("saved | Ann |")
+    });
+
+    // A click where accessibility says the button is.
+    let (x, y) = centre(&mut mcp, "gn button", "gn button", "button");
+    desk(&mut mcp, json!({"verb": "click", "x": x, "y": y}));
+    until_file("the click to land", &file("clicks"), |held| {
+        held == "clicked\n"
+    });
+
+    // The wheel, on the window under the pointer.
+    let (x, y) = centre(&mut mcp, "gn wheel", "gn wheel", "frame");
+    desk(
+        &mut mcp,
+        json!({"verb": "scroll", "direction": "down", "amount": 2, "x": x, "y": y}),
+    );
+    until_file("two notches down", &file("wheel"), |held| {
+        held == "down\ndown\n"
+    });
+
+    // A window's own pixels, as large as the window.
+    let shot = mcp.call("desk", json!({"verb": "shot", "window": "gn button"}));
+    let (width, height, _) = result_png(&shot);
+    assert!(width > 50 && height > 20, "{width}x{height}");
+
+    // The vision verbs: the button is an element, and a click on it lands.
+    let state = result_text(&mcp.call("computer", json!({"verb": "computer_state"})));
+    let line = state
+        .lines()
+        .find(|l| l.contains("button \"gn button\""))
+        .unwrap_or_else(|| panic!("the button among the elements: {state}"));
+    let index: u64 = line
+        .trim()
+        .trim_start_matches('[')
+        .split(']')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let clicked = mcp.call(
+        "computer",
+        json!({"verb": "computer_act", "action": "click", "element": index}),
+    );
+    assert_ne!(clicked["isError"], true, "{}", result_text(&clicked));
+    until_file("the second click to land", &file("clicks"), |held| {
+        held == "clicked\nclicked\n"
+    });
+
+    // Closing a window ends its app.
+    let pid = wheel["pid"].as_i64().unwrap();
+    desk(&mut mcp, json!({"verb": "close", "window": "gn wheel"}));
+    wait_for("the closed app to exit", Duration::from_secs(5), || {
+        (!common::alive(pid)).then_some(())
+    });
+
+    assert_eq!(read(&file("bystander")), "", "the bystander got input");
+    // Nothing of the seat reached the person's X display.
+    assert!(!common::window_list().contains("gn entry"));
+
+    // A daemon killed outright leaves its seat behind; the next one ends it.
+    let seats = seats(&daemon);
+    assert_eq!(seats.len(), 1, "{seats:?}");
+    let (socket, leader) = seats.into_values().next().unwrap();
+    drop(mcp);
+    daemon.kill_and_restart();
+    wait_for(
+        "the seat to end, its sockets with it",
+        Duration::from_secs(10),
+        || (!common::alive(leader) && !Path::new(&socket).exists()).then_some(()),
+    );
+}
+
+/// A person's GNOME session on Wayland, as a login would start it: headless GNOME Shell with a
+/// session bus, the AT-SPI bus and PipeWire, and shuttle's extension installed beforehand by
+/// `shuttle setup gnome`. It leads a process group of its own, which is ended when dropped.
+struct PersonsGnome {
+    scratch: common::Scratch,
+    leader: std::process::Child,
+    bus: String,
+    accessibility: String,
+}
+
+impl PersonsGnome {
+    const SOCKET: &str = "person-gnome";
+
+    fn start() -> Self {
+        use std::os::unix::process::CommandExt;
+        let scratch = common::Scratch::new("persons-gnome");
+        let (home, run) = (scratch.path("home"), scratch.path("run"));
+        std::fs::create_dir_all(&run).unwrap();
+        std::fs::set_permissions(&run, std::os::unix::fs::PermissionsExt::from_mode(0o700))
+            .unwrap();
+        let session_env = [
+            ("HOME", home.clone()),
+            ("XDG_CONFIG_HOME", home.join(".config")),
+            ("XDG_DATA_HOME", home.join(".local/share")),
+            ("XDG_CACHE_HOME", home.join(".cache")),
+            ("XDG_RUNTIME_DIR", run.clone()),
+        ];
+        // The person installs the extension, then logs in.
+        let setup = std::process::Command::new(common::SHUTTLE)
+            .args(["setup", "gnome"])
+            .envs(session_env.iter().map(|(k, v)| (k, v)))
+            .env("GSETTINGS_BACKEND", "keyfile")
+            .output()
+            .unwrap();
+        assert!(setup.status.success(), "{setup:?}");
+        let installed = home.join(".local/share/gnome-shell/extensions/desk@shuttle");
+        assert!(installed.join("extension.js").is_file());
+
+        let system_bus = run.join("system_bus");
+        std::fs::write(
+            scratch.path("system.conf"),
+            format!(
+                "<busconfig><type>system</type><listen>unix:path={}</listen>\
+                 <auth>EXTERNAL</auth><policy context=\"default\"><allow user=\"*\"/>\
+                 <allow send_destination=\"*\"/><allow receive_sender=\"*\"/>\
+                 <allow own=\"*\"/></policy></busconfig>",
+                system_bus.display()
+            ),
+        )
+        .unwrap();
+        // Without logind, GNOME Shell starts only where /run/systemd/seats is not seen.
+        let hide_systemd = if Path::new("/run/systemd/seats").exists() {
+            "bwrap --dev-bind / / --tmpfs /run/systemd"
+        } else {
+            ""
+        };
+        let script = format!(
+            "dbus-daemon --config-file='{conf}' --nofork --nopidfile & \
+             while [ ! -S '{system}' ]; do sleep 0.05; done; \
+             exec {hide_systemd} dbus-run-session -- sh -c 'echo \"$DBUS_SESSION_BUS_ADDRESS\" \
+             > \"{bus}.new\"; mv \"{bus}.new\" \"{bus}\"; \
+             /usr/libexec/at-spi-bus-launcher --launch-immediately & pipewire & \
+             exec gnome-shell --headless --wayland --no-x11 --virtual-monitor 1280x800 \
+             --wayland-display {socket}'",
+            conf = scratch.path("system.conf").display(),
+            system = system_bus.display(),
+            bus = scratch.path("bus").display(),
+            socket = Self::SOCKET,
+        );
+        let log = std::fs::File::create(scratch.path("gnome-shell.log")).unwrap();
+        let leader = std::process::Command::new("sh")
+            .args(["-c", &script])
+            .envs(session_env.iter().map(|(k, v)| (k, v)))
+            .env("GSETTINGS_BACKEND", "keyfile")
+            .env("XDG_SESSION_TYPE", "wayland")
+            .env("XDG_CURRENT_DESKTOP", "GNOME")
+            .env(
+                "DBUS_SYSTEM_BUS_ADDRESS",
+                format!("unix:path={}", system_bus.display()),
+            )
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .env_remove("DBUS_SESSION_BUS_ADDRESS")
+            .env_remove("AT_SPI_BUS_ADDRESS")
+            .process_group(0)
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        let mut session = Self {
+            scratch,
+            leader,
+            bus: String::new(),
+            accessibility: String::new(),
+        };
+        session.bus = wait_for("the session bus", Duration::from_secs(20), || {
+            std::fs::read_to_string(session.scratch.path("bus"))
+                .ok()
+                .map(|b| b.trim().to_string())
+                .filter(|b| !b.is_empty())
+        });
+        wait_for(
+            "GNOME Shell to load shuttle's extension",
+            Duration::from_secs(20),
+            || {
+                session
+                    .gdbus(&[
+                        "org.freedesktop.DBus",
+                        "/org/freedesktop/DBus",
+                        "org.freedesktop.DBus.NameHasOwner",
+                        "dev.shuttle.Gnome",
+                    ])
+                    .contains("true")
+                    .then_some(())
+            },
+        );
+        let address = session.gdbus(&["org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus.GetAddress"]);
+        session.accessibility = address
+            .trim()
+            .trim_start_matches("('")
+            .trim_end_matches("',)")
+            .to_string();
+        session
+    }
+
+    /// A call on the session bus with gdbus: destination, object, method, then arguments.
+    fn gdbus(&self, call: &[&str]) -> String {
+        let out = std::process::Command::new("gdbus")
+            .args([
+                "call",
+                "--address",
+                &self.bus,
+                "--dest",
+                call[0],
+                "--object-path",
+                call[1],
+                "--method",
+                call[2],
+            ])
+            .args(&call[3..])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// What a daemon started in this session has in its environment.
+    fn env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            (
+                "WAYLAND_DISPLAY",
+                self.scratch
+                    .path("run")
+                    .join(Self::SOCKET)
+                    .display()
+                    .to_string(),
+            ),
+            (
+                "XDG_RUNTIME_DIR",
+                self.scratch.path("run").display().to_string(),
+            ),
+            ("XDG_CURRENT_DESKTOP", "GNOME".into()),
+            ("XDG_SESSION_TYPE", "wayland".into()),
+            // GTK's own order, over the virtual desktop's X11 for the other tests.
+            ("GDK_BACKEND", "wayland,x11".into()),
+            ("DBUS_SESSION_BUS_ADDRESS", self.bus.clone()),
+            ("AT_SPI_BUS_ADDRESS", self.accessibility.clone()),
+        ]
+    }
+
+    /// The person presses `keysyms` together on a keyboard of their own (a RemoteDesktop
+    /// session of a separate client), then lets go.
+    fn press(&self, keysyms: &[u32]) {
+        let script = format!(
+            "import time\n\
+             from gi.repository import Gio, GLib\n\
+             bus = Gio.DBusConnection.new_for_address_sync('{bus}', \
+             Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | \
+             Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)\n\
+             R = 'org.gnome.Mutter.RemoteDesktop'\n\
+             def call(path, iface, method, args, reply=None):\n\
+             \x20   return bus.call_sync(R, path, iface, method, args, \
+             GLib.VariantType(reply) if reply else None, 0, -1, None)\n\
+             session = call('/org/gnome/Mutter/RemoteDesktop', R, 'CreateSession', None, '(o)')[0]\n\
+             call(session, R + '.Session', 'Start', None)\n\
+             time.sleep(0.3)\n\
+             def key(k, down):\n\
+             \x20   call(session, R + '.Session', 'NotifyKeyboardKeysym', GLib.Variant('(ub)', (k, down)))\n\
+             key(0xffe1, True); key(0xffe1, False); time.sleep(0.2)\n\
+             keys = {keysyms:?}\n\
+             for k in keys: key(k, True)\n\
+             for k in reversed(keys): key(k, False)\n\
+             time.sleep(0.3)\n",
+            bus = self.bus,
+        );
+        let out = std::process::Command::new("/usr/bin/python3")
+            .args(["-c", &script])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+    }
+}
+
+impl Drop for PersonsGnome {
+    fn drop(&mut self) {
+        // The session's whole process group: the one this test started.
+        let group = self.leader.id() as i32;
+        // SAFETY: signals the process group whose leader is our own child.
+        unsafe { libc::kill(-group, libc::SIGTERM) };
+        let _ = wait_for_exit(&mut self.leader);
+        // SAFETY: as above; whatever of it outlived SIGTERM.
+        unsafe { libc::kill(-group, libc::SIGKILL) };
+    }
+}
+
+fn wait_for_exit(child: &mut std::process::Child) -> bool {
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while std::time::Instant::now() < deadline {
+        if child.try_wait().ok().flatten().is_some() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+/// How many pixels of the marker's red the top right corner of a 1280-wide screen shows.
+fn red_in_corner(mcp: &mut Mcp) -> usize {
+    let (_, _, pixels) = result_png(&mcp.call(
+        "desk",
+        json!({"verb": "shot", "x": 1280 - 40, "y": 0, "w": 40, "h": 40}),
+    ));
+    pixels
+        .chunks(3)
+        .filter(|p| p[0] > 200 && p[1] < 60 && p[2] < 60)
+        .count()
+}
+
+#[test]
+fn an_agent_works_in_the_persons_own_gnome_session_and_the_person_stops_it_with_the_hotkey() {
+    let session = PersonsGnome::start();
+    let env = session.env();
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let daemon = common::Daemon::start_configured(Some("[daemon]\ndisplay = \"inherit\"\n"), &env);
+    let scratch = common::Scratch::new("persons-gnome-apps");
+    let file = |name: &str| scratch.path(name);
+    let path = |name: &str| file(name).display().to_string();
+    let mut mcp = Mcp::start(&daemon.socket, &[]);
+    mcp.initialize("2025-06-18");
+    let entry = fixture("wayland_entry.py");
+
+    launch(
+        &mut mcp,
+        &[entry.clone(), "pg bystander".into(), path("bystander")],
+    );
+    launch(
+        &mut mcp,
+        &[fixture("gtk4_entry.py"), "pg gtk4".into(), path("gtk4")],
+    );
+    launch(
+        &mut mcp,
+        &[
+            entry.clone(),
+            "pg button".into(),
+            path("clicks"),
+            "button".into(),
+        ],
+    );
+    let status = daemon.call("status", json!({})).json();
+    assert_eq!(status["display"]["system"], "wayland", "{status}");
+    assert_eq!(status["safety"]["kill_hotkey"]["grabbed"], true, "{status}");
+
+    // Into a window that opened under the overview GNOME shows after login.
+    let text = "Grüße ✓ 日本";
+    desk(
+        &mut mcp,
+        json!({"verb": "type", "window": "pg gtk4", "text": text}),
+    );
+    until_file("the GTK 4 entry to hold the text", &file("gtk4"), |held| {
+        held == text
+    });
+
+    let (x, y) = centre(&mut mcp, "pg button", "pg button", "button");
+    desk(&mut mcp, json!({"verb": "click", "x": x, "y": y}));
+    until_file("the click to land", &file("clicks"), |held| {
+        held == "clicked\n"
+    });
+
+    // The marker shows while the agent acts, then goes.
+    assert!(red_in_corner(&mut mcp) > 100, "the marker after an action");
+    wait_for("the marker to go", Duration::from_secs(5), || {
+        (red_in_corner(&mut mcp) == 0).then_some(())
+    });
+
+    // The person presses the kill hotkey on their own keyboard: the daemon stops.
+    session.press(&[0xffeb, 0xffe1, 0xff1b]);
+    wait_for("the daemon to stop", Duration::from_secs(5), || {
+        (daemon.call("status", json!({})).json()["stopped"] == true).then_some(())
+    });
+    let refused = mcp.call(
+        "desk",
+        json!({"verb": "type", "window": "pg gtk4", "text": "x"}),
+    );
+    assert_eq!(refused["isError"], true, "{}", result_text(&refused));
+    assert_eq!(read(&file("gtk4")), text, "nothing typed after the stop");
+    assert_eq!(read(&file("bystander")), "", "the bystander got input");
+}
