@@ -179,3 +179,10 @@ echo
 echo '```'
 RUNS=20 scripts/bench_wayland.sh
 echo '```'
+
+# The GNOME desk on a headless GNOME Shell seat, beside the GNOME APIs a peer calls there, and
+# the same verbs on an Xvfb seat.
+echo
+echo "#### GNOME: a headless GNOME Shell seat, beside the Shell's and Mutter's own APIs (\`scripts/bench_gnome.py\`)"
+echo
+/usr/bin/python3 scripts/bench_gnome.py "$SHUTTLE"
