@@ -242,7 +242,13 @@ struct PersonsGnome {
 impl PersonsGnome {
     const SOCKET: &str = "person-gnome";
 
+    /// A session whose person ran `shuttle setup gnome` before logging in.
     fn start() -> Self {
+        Self::start_set_up(true)
+    }
+
+    /// A session with shuttle's extension installed (`set_up`) or not.
+    fn start_set_up(set_up: bool) -> Self {
         use std::os::unix::process::CommandExt;
         let scratch = common::Scratch::new("persons-gnome");
         let (home, run) = (scratch.path("home"), scratch.path("run"));
@@ -257,15 +263,17 @@ impl PersonsGnome {
             ("XDG_RUNTIME_DIR", run.clone()),
         ];
         // The person installs the extension, then logs in.
-        let setup = std::process::Command::new(common::SHUTTLE)
-            .args(["setup", "gnome"])
-            .envs(session_env.iter().map(|(k, v)| (k, v)))
-            .env("GSETTINGS_BACKEND", "keyfile")
-            .output()
-            .unwrap();
-        assert!(setup.status.success(), "{setup:?}");
-        let installed = home.join(".local/share/gnome-shell/extensions/desk@shuttle");
-        assert!(installed.join("extension.js").is_file());
+        if set_up {
+            let setup = std::process::Command::new(common::SHUTTLE)
+                .args(["setup", "gnome"])
+                .envs(session_env.iter().map(|(k, v)| (k, v)))
+                .env("GSETTINGS_BACKEND", "keyfile")
+                .output()
+                .unwrap();
+            assert!(setup.status.success(), "{setup:?}");
+            let installed = home.join(".local/share/gnome-shell/extensions/desk@shuttle");
+            assert!(installed.join("extension.js").is_file());
+        }
 
         let system_bus = run.join("system_bus");
         std::fs::write(
@@ -330,21 +338,25 @@ impl PersonsGnome {
                 .map(|b| b.trim().to_string())
                 .filter(|b| !b.is_empty())
         });
-        wait_for(
-            "GNOME Shell to load shuttle's extension",
-            Duration::from_secs(20),
-            || {
-                session
-                    .gdbus(&[
-                        "org.freedesktop.DBus",
-                        "/org/freedesktop/DBus",
-                        "org.freedesktop.DBus.NameHasOwner",
-                        "dev.shuttle.Gnome",
-                    ])
-                    .contains("true")
-                    .then_some(())
-            },
-        );
+        let owned = |name: &str| {
+            session
+                .gdbus(&[
+                    "org.freedesktop.DBus",
+                    "/org/freedesktop/DBus",
+                    "org.freedesktop.DBus.NameHasOwner",
+                    name,
+                ])
+                .contains("true")
+        };
+        // With the extension, until it serves; without, until Mutter does.
+        let ready = if set_up {
+            "dev.shuttle.Gnome"
+        } else {
+            "org.gnome.Mutter.RemoteDesktop"
+        };
+        wait_for("GNOME Shell to serve", Duration::from_secs(20), || {
+            owned(ready).then_some(())
+        });
         let address = session.gdbus(&["org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus.GetAddress"]);
         session.accessibility = address
             .trim()
@@ -534,4 +546,46 @@ fn an_agent_works_in_the_persons_own_gnome_session_and_the_person_stops_it_with_
     assert_eq!(refused["isError"], true, "{}", result_text(&refused));
     assert_eq!(read(&file("gtk4")), text, "nothing typed after the stop");
     assert_eq!(read(&file("bystander")), "", "the bystander got input");
+}
+
+#[test]
+fn a_gnome_session_without_shuttle_s_extension_is_refused_with_the_fix() {
+    let session = PersonsGnome::start_set_up(false);
+    let env = session.env();
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let daemon = common::Daemon::start_configured(Some("[daemon]\ndisplay = \"inherit\"\n"), &env);
+    let windows = daemon.call("desk_windows", json!({}));
+    assert!(windows.is_error, "{}", windows.text);
+    assert!(
+        windows.text.contains("extension") && windows.text.contains("shuttle setup gnome"),
+        "{}",
+        windows.text
+    );
+    // The daemon stays up and says the same again; nothing fell back to XWayland.
+    let again = daemon.call("desk_windows", json!({}));
+    assert!(again.text.contains("shuttle setup gnome"), "{}", again.text);
+
+    let out = std::process::Command::new(common::SHUTTLE)
+        .args(["doctor", "--json"])
+        .env("SHUTTLE_SOCKET", &daemon.socket)
+        .env("SHUTTLE_CONFIG", daemon.config_path())
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let check = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "wayland")
+        .unwrap_or_else(|| panic!("a wayland check in {report:#}"))
+        .clone();
+    assert_eq!(check["status"], "fail", "{check}");
+    assert!(
+        check["fix"]
+            .as_str()
+            .unwrap()
+            .contains("shuttle setup gnome"),
+        "{check}"
+    );
 }
