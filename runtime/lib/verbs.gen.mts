@@ -193,7 +193,7 @@ export interface At {
   covered?: Covered | null;
 }
 
-/** The node at a point, its ancestors and pid; covered names a window on top there. */
+/** The node at a point, its ancestors and pid; covered: a window on top there. */
 export interface AtArgs {
   /** x in screen pixels (with window: in the window's shot). */
   x: number;
@@ -232,6 +232,8 @@ export interface ClickArgs {
   window?: string | null;
   /** With window: the process that owns it. */
   pid?: number | null;
+  /** x and y are pixels of a shot shrunk by this scale (its reply's scale: screen pixels per image pixel). */
+  scale?: number | null;
   /** Let input reach a password field or an authentication dialog, which the auth guard refuses otherwise. */
   allow_auth?: boolean;
   /** Wait up to this many ms (0 to 5000) for windows to open, close or retitle, or "still". */
@@ -432,6 +434,8 @@ export interface DragArgs {
   window?: string | null;
   /** With window: the process that owns it. */
   pid?: number | null;
+  /** The points are pixels of a shot shrunk by this scale (its reply's scale). */
+  scale?: number | null;
   /** Let input reach a password field or an authentication dialog, which the auth guard refuses otherwise. */
   allow_auth?: boolean;
 }
@@ -890,7 +894,7 @@ export interface SelectOptionArgs {
   option: string;
 }
 
-/** Select characters start..end (end excluded); answers the selection the app reports. */
+/** Select characters start..end (end excluded); answers what the app selected. */
 export interface SelectTextArgs {
   /** A node id from snapshot or find. */
   id: string;
@@ -951,6 +955,8 @@ export interface Shot {
   window?: string | null;
   /** With path: the file the PNG went to. */
   path?: string | null;
+  /** With max_edge: screen pixels per image pixel (1 when the image was small enough); pass it to click or drag with points of this image. */
+  scale?: number | null;
 }
 
 /** A PNG of the screen, of x,y,w,h, or of one window's own pixels (x,y,w,h crop it; origin, screen_origin say where). */
@@ -969,6 +975,8 @@ export interface ShotArgs {
   window?: string | null;
   /** Shoot this process's window. */
   pid?: number | null;
+  /** Shrink the image so its long edge is at most this many pixels (default: full size); the reply's scale turns its pixels back into the screen's, for click and drag. */
+  max_edge?: number | null;
 }
 
 /** A window's nodes. */
@@ -1082,7 +1090,7 @@ export interface TitleAt {
   of?: string | null;
 }
 
-/** Whether a point shows a window title (in a title bar or a panel). */
+/** Whether a point shows a window title (a title bar or a panel). */
 export interface TitleAtArgs {
   /** x in screen pixels. */
   x: number;
@@ -1244,5 +1252,5 @@ export interface WindowRef {
   title: string;
 }
 
-/** List the top-level windows, topmost first (modal, blocks: a dialog the screen hides). */
+/** The top-level windows, topmost first (modal, blocks: a dialog the screen hides). */
 export type WindowsArgs = Record<string, never>;

@@ -180,6 +180,64 @@ fn a_window_that_will_not_take_the_focus_gets_no_keys() {
 }
 
 #[test]
+fn a_shot_shrunk_to_a_long_edge_answers_its_scale_and_clicks_and_drags_take_its_pixels() {
+    let fake = desktop();
+    let small = json(&run(&fake, &open(), "shot", json!({"max_edge": 500})));
+    assert_eq!(small, json!({"width": 500, "height": 400, "scale": 2.0}));
+    let as_is = json(&run(&fake, &open(), "shot", json!({"max_edge": 4000})));
+    assert_eq!(as_is, json!({"width": 1000, "height": 800, "scale": 1.0}));
+    let window = json(&run(
+        &fake,
+        &open(),
+        "shot",
+        json!({"window": "Notes", "max_edge": 100}),
+    ));
+    let scale = window["scale"].as_f64().unwrap();
+    assert!(window["width"].as_u64().unwrap() <= 100, "{window}");
+
+    // A point of the half-size screen shot is the screen's point at twice its coordinates.
+    let (x, y) = IN_MAIL;
+    let clicked = json(&run(
+        &fake,
+        &open(),
+        "click",
+        json!({"x": x / 2, "y": y / 2, "scale": 2.0}),
+    ));
+    assert_eq!(
+        (clicked["x"].clone(), clicked["y"].clone()),
+        (json!(x), json!(y))
+    );
+    assert_eq!(clicked["window"], MAIL);
+    // With window, a point of the shrunk window shot is the window's.
+    let in_window = json(&run(
+        &fake,
+        &open(),
+        "click",
+        json!({"x": 5, "y": 10, "window": "Notes", "scale": scale}),
+    ));
+    let unscaled = |v: f64| (v * scale).round() as i64 + 100;
+    assert_eq!(
+        (in_window["x"].clone(), in_window["y"].clone()),
+        (json!(unscaled(5.0)), json!(unscaled(10.0)))
+    );
+    let dragged = json(&run(
+        &fake,
+        &open(),
+        "drag",
+        json!({"x": 5, "y": 5, "to_x": 50, "to_y": 25, "window": "Mail", "scale": 2.0}),
+    ));
+    assert_eq!(dragged["from"], json!([610, 110]));
+    assert_eq!(dragged["to"], json!([700, 150]));
+    for scale in [0.5, 0.0, 65.0] {
+        let verb = desk_core::call::Verb::from_name("click").unwrap();
+        let refused =
+            desk_core::call::DeskCall::parse(verb, json!({"x": 1, "y": 1, "scale": scale}));
+        let said = refused.expect_err("refused").to_string();
+        assert!(said.contains("scale must be from 1 to 64"), "{said}");
+    }
+}
+
+#[test]
 fn clicks_land_at_screen_points_or_window_pixels() {
     let fake = desktop();
     let (x, y) = IN_MAIL;

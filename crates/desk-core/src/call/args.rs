@@ -70,7 +70,7 @@ pub const MAX_WAIT_MS: u64 = 5000;
 /// The most notches one scroll sends; more are cut to this.
 pub const MAX_SCROLL: u32 = 50;
 
-/// List the top-level windows, topmost first (modal, blocks: a dialog the screen hides).
+/// The top-level windows, topmost first (modal, blocks: a dialog the screen hides).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WindowsArgs {}
@@ -102,6 +102,9 @@ pub struct ShotArgs {
     pub window: Option<String>,
     /// Shoot this process's window.
     pub pid: Option<u32>,
+    /// Shrink the image so its long edge is at most this many pixels (default: full size);
+    /// the reply's scale turns its pixels back into the screen's, for click and drag.
+    pub max_edge: Option<u32>,
 }
 
 impl ShotArgs {
@@ -254,7 +257,7 @@ pub struct ReadArgs {
 
 impl Args for ReadArgs {}
 
-/// The node at a point, its ancestors and pid; covered names a window on top there.
+/// The node at a point, its ancestors and pid; covered: a window on top there.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AtArgs {
@@ -375,6 +378,9 @@ pub struct ClickArgs {
     pub window: Option<String>,
     /// With window: the process that owns it.
     pub pid: Option<u32>,
+    /// x and y are pixels of a shot shrunk by this scale (its reply's scale: screen pixels per
+    /// image pixel).
+    pub scale: Option<f64>,
     /// Let input reach a password field or an authentication dialog, which the auth guard refuses otherwise.
     #[serde(default)]
     pub allow_auth: bool,
@@ -382,8 +388,37 @@ pub struct ClickArgs {
     pub settle: Option<Settle>,
 }
 
+impl ClickArgs {
+    /// The point in full-size pixels (of the screen, or with window of its shot).
+    pub fn point(&self) -> (i32, i32) {
+        (unscaled(self.x, self.scale), unscaled(self.y, self.scale))
+    }
+}
+
+/// A coordinate of an image shrunk by `scale` (screen pixels per image pixel) in full-size
+/// pixels.
+fn unscaled(v: i32, scale: Option<f64>) -> i32 {
+    match scale {
+        Some(scale) => (f64::from(v) * scale).round() as i32,
+        None => v,
+    }
+}
+
+/// The scale of a shrunk image a point may be given in: a shot's reply says it, at least 1
+/// (shots only shrink).
+fn check_scale(scale: Option<f64>) -> Result<(), String> {
+    match scale {
+        Some(scale) if !(scale.is_finite() && (1.0..=64.0).contains(&scale)) => Err(format!(
+            "scale must be from 1 to 64 (screen pixels per image pixel, as a shot with max_edge \
+             answers it), got {scale}"
+        )),
+        _ => Ok(()),
+    }
+}
+
 impl Args for ClickArgs {
     fn check(&self) -> Result<(), String> {
+        check_scale(self.scale)?;
         match self.count {
             Some(count) if !(1..=3).contains(&count) => {
                 Err(format!("count must be 1, 2 or 3, got {count}"))
@@ -496,12 +531,26 @@ pub struct DragArgs {
     pub window: Option<String>,
     /// With window: the process that owns it.
     pub pid: Option<u32>,
+    /// The points are pixels of a shot shrunk by this scale (its reply's scale).
+    pub scale: Option<f64>,
     /// Let input reach a password field or an authentication dialog, which the auth guard refuses otherwise.
     #[serde(default)]
     pub allow_auth: bool,
 }
 
+impl DragArgs {
+    /// The start and end in full-size pixels (of the screen, or with window of its shot).
+    pub fn points(&self) -> ((i32, i32), (i32, i32)) {
+        let at = |v| unscaled(v, self.scale);
+        ((at(self.x), at(self.y)), (at(self.to_x), at(self.to_y)))
+    }
+}
+
 impl Args for DragArgs {
+    fn check(&self) -> Result<(), String> {
+        check_scale(self.scale)
+    }
+
     fn allow_auth(&self) -> bool {
         self.allow_auth
     }
@@ -655,7 +704,7 @@ impl Args for InsertTextArgs {
     }
 }
 
-/// Select characters start..end (end excluded); answers the selection the app reports.
+/// Select characters start..end (end excluded); answers what the app selected.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SelectTextArgs {

@@ -591,7 +591,7 @@ impl Args for LookArgs {
     }
 }
 
-/// Whether a point shows a window title (in a title bar or a panel).
+/// Whether a point shows a window title (a title bar or a panel).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TitleAtArgs {

@@ -16,7 +16,7 @@ pub struct ScreenSize {
 
 /// `shot`: the PNG's size (the PNG itself is the reply's image), and where a window's part of
 /// it lies.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Shot {
     /// Image width.
     pub width: u32,
@@ -35,6 +35,10 @@ pub struct Shot {
     /// With path: the file the PNG went to.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// With max_edge: screen pixels per image pixel (1 when the image was small enough); pass
+    /// it to click or drag with points of this image.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scale: Option<f64>,
 }
 
 /// `wait`: whether the window list changed, and the list.

@@ -399,6 +399,7 @@ fn click_at(desk: &Desk, x: i32, y: i32, button: Button, count: u8) -> Result<Cl
             count: Some(count),
             window: None,
             pid: None,
+            scale: None,
             allow_auth: false,
             settle: None,
         })?,
@@ -519,6 +520,7 @@ fn run_step(
                     to_y,
                     window: None,
                     pid: None,
+                    scale: None,
                     allow_auth: false,
                 })?,
             )?;

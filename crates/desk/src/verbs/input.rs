@@ -97,7 +97,8 @@ pub(super) fn type_text(desk: &Desk, args: &TypeArgs) -> Result<Typed, DeskError
 }
 
 pub(super) fn click(desk: &Desk, args: &ClickArgs) -> Result<Clicked, DeskError> {
-    let spot = target::spot(desk, args.x, args.y, args.window.as_deref(), args.pid)?;
+    let (x, y) = args.point();
+    let spot = target::spot(desk, x, y, args.window.as_deref(), args.pid)?;
     let button = args.button.unwrap_or(Button::Left);
     let count = args.count.unwrap_or(1);
     let times = match count {
@@ -219,13 +220,12 @@ fn focused_centre(desk: &Desk) -> Result<Spot, DeskError> {
 }
 
 pub(super) fn drag(desk: &Desk, args: &DragArgs) -> Result<Dragged, DeskError> {
-    let from = target::spot(desk, args.x, args.y, args.window.as_deref(), args.pid)?;
+    let ((x, y), (to_x, to_y)) = args.points();
+    let from = target::spot(desk, x, y, args.window.as_deref(), args.pid)?;
     // In a named window both ends are its pixels, and the drop lands in it too.
     let to = match (&from.on, from.raise) {
-        (Seen::Window(window), true) => {
-            target::named_spot(desk, window.clone(), args.to_x, args.to_y)?
-        }
-        _ => target::spot(desk, args.to_x, args.to_y, None, None)?,
+        (Seen::Window(window), true) => target::named_spot(desk, window.clone(), to_x, to_y)?,
+        _ => target::spot(desk, to_x, to_y, None, None)?,
     };
     let what = format!("drag from ({}, {}) to ({}, {})", from.x, from.y, to.x, to.y);
     let mut targets = vec![from.target()];

@@ -26,6 +26,10 @@ pub(super) fn shot(desk: &Desk, args: &ShotArgs) -> Result<(Shot, Picture), Desk
         }
         (desk.capture_screen(area)?, None)
     };
+    let (image, scale) = match args.max_edge {
+        Some(edge) => shrunk(image, edge),
+        None => (image, None),
+    };
     let png = image.to_png();
     let (origin, screen_origin, window) = match placed {
         Some((origin, screen_origin, id)) => (Some(origin), Some(screen_origin), Some(id)),
@@ -41,6 +45,7 @@ pub(super) fn shot(desk: &Desk, args: &ShotArgs) -> Result<(Shot, Picture), Desk
         screen_origin,
         window,
         path: args.path.clone(),
+        scale,
     };
     Ok((shot, Picture::png(png)))
 }
@@ -81,6 +86,19 @@ fn window_shot(
     let origin = [i64::from(area.x), i64::from(area.y)];
     let screen_origin = [i64::from(visible.x), i64::from(visible.y)];
     Ok((image, origin, screen_origin, window.id))
+}
+
+/// `image` shrunk so its long edge is at most `edge` pixels (0: as it is), and the scale
+/// (screen pixels per image pixel) its points are turned back with.
+fn shrunk(image: RgbImage, edge: u32) -> (RgbImage, Option<f64>) {
+    let long = image.width.max(image.height);
+    if edge == 0 || long <= edge {
+        return (image, Some(1.0));
+    }
+    let width = (u64::from(image.width) * u64::from(edge) / u64::from(long)).max(1) as u32;
+    let small = crate::image::shrink(&image, width);
+    let scale = f64::from(image.width) / f64::from(small.width);
+    (small, Some((scale * 1000.0).round() / 1000.0))
 }
 
 fn write_png(path: &str, png: &[u8]) -> Result<(), DeskError> {

@@ -52,7 +52,7 @@ fn lists_the_built_in_tools_with_short_exact_descriptions() {
     let desk = &tools[0];
     let description = desk["description"].as_str().unwrap();
     for line in [
-        "windows: List the top-level windows",
+        "windows: The top-level windows",
         "screen: The screen's width",
         "shot x? y? w? h? path? window? pid?",
         "scroll direction(up|down|left|right) amount?",
