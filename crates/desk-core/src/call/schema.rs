@@ -175,13 +175,14 @@ mod tests {
                 "count",
                 "window",
                 "pid",
+                "scale",
                 "allow_auth",
                 "settle"
             ]
         );
-        assert_eq!(fields[7].kind, FieldKind::NumberOrText);
-        assert_eq!(fields[6].kind, FieldKind::Boolean);
-        assert!(!fields[6].required);
+        assert_eq!(fields[8].kind, FieldKind::NumberOrText);
+        assert_eq!(fields[7].kind, FieldKind::Boolean);
+        assert!(!fields[7].required);
         assert!(fields[0].required && !fields[2].required);
         assert_eq!(fields[0].kind, FieldKind::Integer);
         assert_eq!(fields[2].kind, FieldKind::String);
@@ -190,7 +191,7 @@ mod tests {
         assert_eq!(Verb::Snapshot.fields()[3].kind, FieldKind::Boolean);
         assert_eq!(
             Verb::Click.signature(),
-            "click x y button?(left|right|middle) count? window? pid? allow_auth? settle?(still)"
+            "click x y button?(left|right|middle) count? window? pid? scale? allow_auth? settle?(still)"
         );
         assert_eq!(
             Verb::Scroll.signature(),
