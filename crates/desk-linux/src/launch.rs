@@ -47,8 +47,9 @@ pub struct Env {
     pub remove: Vec<String>,
 }
 
-/// Starts `app` with `args` and `env` (or in a sandbox, in its room), and with the switch a
-/// Chromium-based app needs to expose its pages to accessibility. A program that could not be
+/// Starts `app` with `args` and `env` (or in a sandbox, in its room), with the switch a
+/// Chromium-based app needs to expose its pages to accessibility, and the settings that turn
+/// accessibility on in toolkits that keep it off (`toolkits`). A program that could not be
 /// found or started, or a sandbox that cannot be made, is reported as [`DeskError::Unsent`]:
 /// nothing ran.
 pub fn spawn(
@@ -67,8 +68,21 @@ pub fn spawn(
     // A sandboxed app needs no scope: it lives and ends with its display, and systemd-run
     // would need the person's session, which the sandbox keeps from it.
     let scoped = sandbox.is_none() && scopes_work();
+    // Toolkits that keep accessibility off unless asked are asked, in the app's own room too.
+    let inherited = |name: &str| match env.set.iter().find(|(k, _)| k == name) {
+        Some((_, value)) => Some(value.clone()),
+        None if env.remove.iter().any(|r| r == name) => None,
+        None => std::env::var(name).ok(),
+    };
+    let toolkits = crate::toolkits::accessibility_env(inherited);
     let mut command = match sandbox {
-        Some((sandbox, room)) => crate::sandbox::command(sandbox, room, &argv)?,
+        Some((sandbox, room)) => {
+            let mut room = room.clone();
+            room.env
+                .retain(|(k, _)| !toolkits.iter().any(|(t, _)| t == k));
+            room.env.extend(toolkits.iter().cloned());
+            crate::sandbox::command(sandbox, &room, &argv)?
+        }
         None if scoped => {
             let mut command = Command::new("systemd-run");
             command
@@ -87,6 +101,7 @@ pub fn spawn(
             command.env_remove(var);
         }
         command.envs(env.set.iter().map(|(k, v)| (k, v)));
+        command.envs(toolkits.iter().map(|(k, v)| (k, v)));
     }
     detach(&mut command);
     let output = output_file();

@@ -14,6 +14,7 @@ pub mod placed;
 pub mod proc;
 pub mod sandbox;
 pub mod terminal;
+pub mod toolkits;
 
 use desk::{Apps, DeskError, Ending, Launched, Opener, Sandbox};
 

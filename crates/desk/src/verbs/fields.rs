@@ -633,6 +633,17 @@ const OPTION_ROLES: [&str; 6] = [
     "table cell",
 ];
 
+/// Whether `node`, of the tree `items`, is an item of a combo box or list: a node of an item's
+/// role, or a label straight in a list (Swing shows a combo box's items as labels).
+fn is_option(node: &Node, items: &[Node]) -> bool {
+    OPTION_ROLES.contains(&node.role.as_str())
+        || (node.role == "label"
+            && items
+                .iter()
+                .find(|n| Some(n.node_ref) == node.parent)
+                .is_some_and(|parent| parent.role == "list"))
+}
+
 pub(super) fn select_option(
     desk: &Desk,
     args: &SelectOptionArgs,
@@ -645,10 +656,11 @@ pub(super) fn select_option(
             ..Want::default()
         },
     )?;
+    let is_option = |n: &Node| is_option(n, &items);
     let options: Vec<&Node> = items
         .iter()
         .skip(1)
-        .filter(|n| OPTION_ROLES.contains(&n.role.as_str()) && !n.name.is_empty())
+        .filter(|n| is_option(n) && !n.name.is_empty())
         .collect();
     let chosen = options
         .iter()
@@ -693,13 +705,21 @@ pub(super) fn select_option(
     // under the combo's own menu or list.
     let siblings: Vec<&Node> = items
         .iter()
-        .filter(|n| n.parent == chosen.parent && OPTION_ROLES.contains(&n.role.as_str()))
+        .filter(|n| n.parent == chosen.parent && is_option(n))
         .collect();
     let index = siblings
         .iter()
         .position(|n| n.node_ref == chosen.node_ref)
         .unwrap_or(0);
-    let nested = chosen.depth > 2;
+    // In a submenu: under a second menu (a combo box's own list is in one menu at most; Swing
+    // holds it deeper, in a popup, a scroll pane and a viewport, but in no menu).
+    let menus = std::iter::successors(Some(chosen), |n| {
+        items.iter().find(|p| Some(p.node_ref) == n.parent)
+    })
+    .skip(1)
+    .filter(|n| n.role == "menu")
+    .count();
+    let nested = menus >= 2;
     let target = admitted_node(desk, &nodes, &args.id, "pick an item of")?;
     let container = &target.node;
     let acting = target.admitted.nodes();

@@ -467,7 +467,7 @@ fn chromium(apps: &[String]) -> Check {
 }
 
 /// Java apps reach the bus through the ATK wrapper, which Debian ships apart and Java loads only
-/// when `accessibility.properties` names it.
+/// when `accessibility.properties` or `JAVA_TOOL_OPTIONS` names it (launch adds the latter).
 fn java() -> Check {
     let Some(java) = on_path(&["java"]) else {
         return Check::new("java", Status::Skip, "no Java on PATH");
@@ -512,7 +512,8 @@ fn java() -> Check {
         Check::new(
             "java",
             Status::Warn,
-            "the ATK wrapper is installed but not turned on, so Java apps stay off the bus",
+            "the ATK wrapper is installed; launch turns it on for the Java apps it starts, but one \
+             started otherwise stays off the bus",
         )
         .fix(format!(
             "uncomment assistive_technologies=org.GNOME.Accessibility.AtkWrapper in {file}"

@@ -1828,3 +1828,56 @@ fn qt_fields_take_what_the_agent_sets_and_the_app_saves_it() {
     });
     bystander.assert_untouched();
 }
+
+#[test]
+fn a_swing_app_launched_joins_the_accessibility_bus_and_its_combo_box_commits_a_pick() {
+    require_desktop();
+    let bystander = common::Fixture::start("Bystander", &[]);
+    let scratch = common::Scratch::new("swing");
+    let log = scratch.path("saved.log");
+    let form = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixture/SwingForm.java");
+    let daemon = Daemon::start();
+    // Java keeps accessibility off unless told; launch tells it.
+    let launched = daemon
+        .call("desk_launch", json!({"app": "java", "args": [form, log]}))
+        .json();
+    let _app = Launched(launched["pid"].as_u64().unwrap() as u32);
+    assert_eq!(launched["window"]["title"], "Swing form", "{launched}");
+    let window = launched["window"]["id"].clone();
+    let snapshot = answered(
+        &daemon,
+        "the Swing form's tree",
+        "desk_snapshot",
+        json!({"window": window, "view": "all"}),
+    );
+    let nodes = snapshot["nodes"].as_array().unwrap().clone();
+    let field = nodes
+        .iter()
+        .find(|n| n["role"] == "text")
+        .unwrap_or_else(|| panic!("a text field in {nodes:?}"));
+    let set = daemon
+        .call("desk_set_value", json!({"id": field["id"], "value": "Ada"}))
+        .json();
+    assert_eq!(set["holds"], "Ada", "{set}");
+    // Swing lists a closed combo box's items as labels in a hidden popup; the pick is made
+    // through the combo box's own selection, and the app holds it.
+    let combo = node_named(&nodes, "combo box", "Sales");
+    let picked = daemon
+        .call(
+            "desk_select_option",
+            json!({"id": combo["id"], "option": "Research"}),
+        )
+        .json();
+    assert_eq!(
+        (&picked["holds"], &picked["as_asked"]),
+        (&json!("Research"), &json!(true)),
+        "{picked}"
+    );
+    let save = node_named(&nodes, "button", "Save");
+    daemon.call("desk_press", json!({"id": save["id"]})).json();
+    wait_for("the app to save", Duration::from_secs(5), || {
+        let saved = std::fs::read_to_string(&log).ok()?;
+        (saved == "saved | Ada | Research\n").then_some(())
+    });
+    bystander.assert_untouched();
+}
