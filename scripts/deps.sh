@@ -14,6 +14,8 @@ PACKAGES=(
   # and Qt 5 (a form of ours, FeatherPad)
   gtk-4-examples gnome-calculator gnome-text-editor mousepad firefox-esr chromium libreoffice-calc libreoffice-writer
   libreoffice-gtk3 python3-pyqt5 featherpad evince thunar galculator
+  # a Swing form of ours, and the ATK wrapper that puts Java apps on the accessibility bus
+  openjdk-17-jre-headless libatk-wrapper-java-jni
   # the Wayland tests: headless sway, a native terminal, grim to compare captures with, and
   # wtype to press keys as the person
   sway foot grim wtype
