@@ -16,6 +16,8 @@ PACKAGES=(
   libreoffice-gtk3 python3-pyqt5 featherpad evince thunar galculator
   # a Swing form of ours, and the ATK wrapper that puts Java apps on the accessibility bus
   openjdk-17-jre-headless libatk-wrapper-java-jni
+  # a VTE terminal, whose text snapshots show
+  xfce4-terminal
   # the Wayland tests: headless sway, a native terminal, grim to compare captures with, and
   # wtype to press keys as the person
   sway foot grim wtype

@@ -179,6 +179,29 @@ pub mod role {
     pub const PASSWORD_TEXT: &str = "password text";
     /// A web page's document.
     pub const DOCUMENT_WEB: &str = "document web";
+    /// A terminal: its text is the screen it shows (and what scrolled off it).
+    pub const TERMINAL: &str = "terminal";
+}
+
+/// How many of a terminal's last lines a snapshot or find shows.
+pub const TERMINAL_LINES: usize = 60;
+
+/// A terminal's text as a reply shows it: its last [`TERMINAL_LINES`] lines that hold
+/// something, each without its trailing blanks (a terminal pads its screen with empty lines),
+/// after a line saying how many came before when some did.
+pub fn terminal_screen(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+    let used = lines
+        .iter()
+        .rposition(|l| !l.is_empty())
+        .map_or(0, |last| last + 1);
+    let start = used.saturating_sub(TERMINAL_LINES);
+    let mut shown = String::new();
+    if start > 0 {
+        shown.push_str(&format!("[{start} lines before]\n"));
+    }
+    shown.push_str(&lines[start..used].join("\n"));
+    shown
 }
 
 /// Roles an agent acts on.
@@ -409,16 +432,40 @@ pub fn find_by_name<'n>(nodes: &'n [Node], name: &str, role: Option<&str>) -> Ve
         return exact;
     }
     let lower = name.to_lowercase();
-    nodes
+    let named: Vec<&Node> = nodes
         .iter()
         .filter(of_role)
         .filter(|n| n.name.to_lowercase().contains(&lower))
+        .collect();
+    if !named.is_empty() {
+        return named;
+    }
+    // A terminal is found by what it shows.
+    nodes
+        .iter()
+        .filter(of_role)
+        .filter(|n| n.role == role::TERMINAL)
+        .filter(|n| {
+            n.value
+                .as_deref()
+                .is_some_and(|v| v.to_lowercase().contains(&lower))
+        })
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_terminal_shows_its_last_lines_without_the_padding() {
+        assert_eq!(terminal_screen("$ ls\na  b   \n\n\n"), "$ ls\na  b");
+        assert_eq!(terminal_screen("\n\n"), "");
+        let long: String = (0..70).map(|i| format!("line {i}\n")).collect();
+        let shown = terminal_screen(&long);
+        assert!(shown.starts_with("[10 lines before]\nline 10\n"), "{shown}");
+        assert!(shown.ends_with("line 69"));
+    }
 
     fn tree() -> Vec<Node> {
         // window / panel / button "Save" / label "Save"; panel / menu "File" [hidden] /

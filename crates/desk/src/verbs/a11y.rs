@@ -18,7 +18,7 @@ use super::node::{
 use super::target::{self};
 use crate::accessibility::{Tree, Want};
 use crate::error::DeskError;
-use crate::guard::{Desk, Seen};
+use crate::guard::{Desk, Nodes, Seen};
 use crate::system::FORCE_ACCESSIBILITY;
 use crate::trees::{Fingerprints, Shown, fingerprints};
 
@@ -60,6 +60,7 @@ pub(super) fn snapshot(desk: &Desk, args: &SnapshotArgs) -> Result<SnapshotResul
         truncated,
         shown_guessed,
     } = nodes.tree(&frame.id, want)?;
+    show_terminals(&nodes, &mut tree)?;
     if args.bounds {
         place_misreported(&window, &mut tree);
         if let Some(rect) = desk.window_rect(&window)? {
@@ -233,6 +234,7 @@ pub(super) fn find(desk: &Desk, args: &FindArgs) -> Result<Found, DeskError> {
     if misreported {
         place_misreported(&window, &mut tree);
     }
+    show_terminals(&nodes, &mut tree)?;
     let rect = desk.window_rect(&window)?;
     let mut found: Vec<Node> = Vec::new();
     for hit in a11y::find_by_name(&tree, &args.name, args.role.as_deref()) {
@@ -255,6 +257,9 @@ pub(super) fn find(desk: &Desk, args: &FindArgs) -> Result<Found, DeskError> {
         node.name.clone_from(&hit.name);
         node.named_by = hit.named_by;
         node.states.clone_from(&hit.states);
+        if hit.role == a11y::role::TERMINAL {
+            node.value.clone_from(&hit.value);
+        }
         found.push(node);
     }
     if let Some(rect) = rect {
@@ -265,6 +270,22 @@ pub(super) fn find(desk: &Desk, args: &FindArgs) -> Result<Found, DeskError> {
         nodes: found,
         truncated,
     })
+}
+
+/// Gives each terminal of `tree` the lines it shows as its value (a terminal's text is its
+/// screen, which an agent reads as it would a field's value).
+fn show_terminals(nodes: &Nodes<'_>, tree: &mut [Node]) -> Result<(), DeskError> {
+    for node in tree.iter_mut().filter(|n| n.role == a11y::role::TERMINAL) {
+        let read = nodes.node(
+            &node.id,
+            Want {
+                text: true,
+                ..Want::default()
+            },
+        )?;
+        node.value = read.value.as_deref().map(a11y::terminal_screen);
+    }
+    Ok(())
 }
 
 pub(super) fn read(desk: &Desk, args: &ReadArgs) -> Result<NodeAlone, DeskError> {

@@ -1881,3 +1881,47 @@ fn a_swing_app_launched_joins_the_accessibility_bus_and_its_combo_box_commits_a_
     });
     bystander.assert_untouched();
 }
+
+#[test]
+fn a_terminal_shows_its_lines_in_a_snapshot_and_is_found_by_them() {
+    require_desktop();
+    // What the terminal's program prints is the truth the reads are held to.
+    let _terminal = App::start(
+        "xfce4-terminal",
+        &[
+            "--disable-server",
+            "--title",
+            "term lines",
+            "-x",
+            "sh",
+            "-c",
+            "echo first-line-of-output; echo total 42 files; exec sleep 600",
+        ],
+        "term lines",
+    );
+    let daemon = Daemon::start();
+    let outline = wait_for("the terminal's lines", Duration::from_secs(10), || {
+        let reply = daemon.call(
+            "desk_snapshot",
+            json!({"window": "term lines", "text": true}),
+        );
+        (!reply.is_error && reply.text.contains("total 42 files")).then_some(reply.text)
+    });
+    assert!(
+        outline.contains(
+            "terminal \"Terminal\" [focused] = \"first-line-of-output\\ntotal 42 files\""
+        ),
+        "{outline}"
+    );
+    let found = daemon
+        .call(
+            "desk_find",
+            json!({"window": "term lines", "name": "42 files"}),
+        )
+        .json();
+    assert_eq!(found["nodes"][0]["role"], "terminal", "{found}");
+    assert_eq!(
+        found["nodes"][0]["value"], "first-line-of-output\ntotal 42 files",
+        "{found}"
+    );
+}
