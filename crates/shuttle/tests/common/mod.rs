@@ -829,7 +829,8 @@ pub enum Answer {
 }
 
 /// Answers the confirm dialog that shows on the person's display within 10 s, with the pointer,
-/// as the person would.
+/// as the person would. A dialog that has just mapped may not take a click yet: it is clicked
+/// again, each half second, until it has gone.
 pub fn answer_dialog(answer: Answer) {
     let window = confirm_dialog(Duration::from_secs(10));
     // The buttons' centres (desk_x11::confirm's ALLOW and DENY).
@@ -837,9 +838,30 @@ pub fn answer_dialog(answer: Answer) {
         Answer::Allow => "350",
         Answer::Deny => "460",
     };
-    run(
-        "xdotool",
-        &["mousemove", "--window", &window, x, "181", "click", "1"],
+    let shown = || {
+        Command::new("xdotool")
+            .args(["getwindowname", &window])
+            .output()
+            .is_ok_and(|out| out.status.success())
+    };
+    let mut clicked: Option<Instant> = None;
+    wait_for(
+        "the confirm dialog to take the answer",
+        Duration::from_secs(10),
+        || {
+            if !shown() {
+                return Some(());
+            }
+            if clicked.is_none_or(|at| at.elapsed() >= Duration::from_millis(500)) {
+                // The dialog may go between the look and the click, which then fails: it is
+                // looked at again.
+                let _ = Command::new("xdotool")
+                    .args(["mousemove", "--window", &window, x, "181", "click", "1"])
+                    .output();
+                clicked = Some(Instant::now());
+            }
+            None
+        },
     );
 }
 
