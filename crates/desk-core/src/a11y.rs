@@ -286,8 +286,17 @@ pub fn is_readable_role(role: &str) -> bool {
     READABLE.contains(&role)
 }
 
+/// How many of a table's cells the interactive view lists; the table's value counts the rest.
+pub const CELLS_PER_TABLE: usize = 40;
+
+/// Roles of tables, whose cells the interactive view lists up to [`CELLS_PER_TABLE`].
+const TABLES: [&str; 2] = ["table", "tree table"];
+
 /// The nodes of `view`, in document order. Refs stay those of the whole tree; `parent` and
-/// `depth` then count only the nodes kept.
+/// `depth` then count only the nodes kept. The interactive view leaves out table cells that
+/// say nothing, and lists a table's first [`CELLS_PER_TABLE`] cells that do, the table's
+/// value saying how many more it holds: a file chooser's list of files does not crowd out its
+/// name field and buttons.
 pub fn view(nodes: Vec<Node>, view: View) -> Vec<Node> {
     if view == View::All {
         return nodes;
@@ -297,6 +306,10 @@ pub fn view(nodes: Vec<Node>, view: View) -> Vec<Node> {
     let mut nearest_kept: Vec<Option<usize>> = vec![None; nodes.len()];
     let mut shown = vec![false; nodes.len()];
     let mut out: Vec<Node> = Vec::new();
+    // For each node kept: the index in `out` of the table it is in (itself, for a table).
+    let mut table_of: Vec<Option<usize>> = Vec::new();
+    // For each table kept (by its index in `out`): its cells listed, and left out.
+    let mut cells: std::collections::HashMap<usize, (usize, usize)> = Default::default();
     for (i, mut node) in nodes.into_iter().enumerate() {
         let parent = node.parent.filter(|&p| p < i);
         let hidden = node.states.iter().any(|s| s == "hidden");
@@ -306,10 +319,28 @@ pub fn view(nodes: Vec<Node>, view: View) -> Vec<Node> {
             continue;
         }
         let above = parent.and_then(|p| nearest_kept[p]);
-        let keep = match view {
-            View::Interactive => parent.is_none() || worth_acting_on(&node, above.map(|k| &out[k])),
+        let mut keep = match view {
+            View::Interactive => {
+                parent.is_none()
+                    || TABLES.contains(&node.role.as_str())
+                    || worth_acting_on(&node, above.map(|k| &out[k]))
+            }
             _ => true,
         };
+        let table = above.and_then(|k| table_of[k]);
+        if keep
+            && view == View::Interactive
+            && node.role == "table cell"
+            && let Some(table) = table
+        {
+            let (listed, left_out) = cells.entry(table).or_default();
+            if *listed >= CELLS_PER_TABLE {
+                *left_out += 1;
+                keep = false;
+            } else {
+                *listed += 1;
+            }
+        }
         if keep {
             if view == View::Interactive {
                 node.states.retain(|s| !NOISE_STATES.contains(&s.as_str()));
@@ -318,16 +349,39 @@ pub fn view(nodes: Vec<Node>, view: View) -> Vec<Node> {
             node.parent = above.map(|k| out[k].node_ref);
             node.depth = above.map_or(0, |k| out[k].depth + 1);
             nearest_kept[i] = Some(out.len());
+            table_of.push(if TABLES.contains(&node.role.as_str()) {
+                Some(out.len())
+            } else {
+                table
+            });
             out.push(node);
         } else {
             nearest_kept[i] = above;
         }
     }
+    for (table, (listed, left_out)) in cells {
+        if left_out > 0 {
+            out[table].value = Some(format!(
+                "{listed} cells listed, {left_out} more not (view=shown lists them all)"
+            ));
+        }
+    }
     out
 }
 
-/// A control, or readable text that does not just repeat the control it sits in.
+/// A control, or readable text that does not just repeat the control it sits in. A table cell
+/// that says nothing and is neither focused nor selected is neither.
 fn worth_acting_on(node: &Node, kept_parent: Option<&Node>) -> bool {
+    if node.role == "table cell"
+        && node.name.is_empty()
+        && node.value.as_deref().unwrap_or_default().is_empty()
+        && !node
+            .states
+            .iter()
+            .any(|s| s == "focused" || s == "selected")
+    {
+        return false;
+    }
     if is_control_role(&node.role) {
         return true;
     }
@@ -456,6 +510,40 @@ pub fn find_by_name<'n>(nodes: &'n [Node], name: &str, role: Option<&str>) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_interactive_view_lists_a_tables_first_cells_that_say_something() {
+        let mut nodes = vec![
+            node(0, 0, "dialog", "Save As"),
+            node(1, 1, "text", "Name"),
+            node(2, 1, "table", ""),
+        ];
+        for i in 0..50 {
+            nodes.push(node(3 + i, 2, "table cell", &format!("file {i}")));
+            nodes.push(node(53 + i, 2, "table cell", ""));
+        }
+        for (i, n) in nodes.iter_mut().enumerate() {
+            n.node_ref = i;
+            n.parent = match n.depth {
+                0 => None,
+                1 => Some(0),
+                _ => Some(2),
+            };
+        }
+        let listed = view(nodes, View::Interactive);
+        let cells: Vec<&Node> = listed.iter().filter(|n| n.role == "table cell").collect();
+        assert_eq!(cells.len(), CELLS_PER_TABLE);
+        assert!(cells.iter().all(|c| !c.name.is_empty()));
+        let table = listed.iter().find(|n| n.role == "table").unwrap();
+        assert_eq!(
+            table.value.as_deref(),
+            Some("40 cells listed, 10 more not (view=shown lists them all)")
+        );
+        assert!(
+            listed.iter().any(|n| n.role == "text"),
+            "the name field stays"
+        );
+    }
 
     #[test]
     fn a_terminal_shows_its_last_lines_without_the_padding() {
