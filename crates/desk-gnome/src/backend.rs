@@ -450,46 +450,14 @@ impl Input for GnomeBackend {
         focused: Option<&Window>,
         cancel: &Cancel,
     ) -> Result<usize, DeskError> {
-        let chars: Vec<char> = text.chars().collect();
-        let total = chars.len();
-        let mut typed = 0;
-        for batch in chars.chunks(TYPING_BATCH) {
-            if cancel.is_cancelled() {
-                return Err(DeskError::Cancelled {
-                    done: format!("{typed} of {total} characters were typed"),
-                });
-            }
-            if let Some(window) = focused
-                && typed > 0
-            {
-                let now = self.focused_id()?;
-                if now.as_deref() != Some(window.id.as_str()) {
-                    return Err(DeskError::TypingEnded {
-                        why: format!(
-                            "the focus left window {} {} (it is now on {})",
-                            window.id,
-                            desk_core::app_text::Quoted(&window.title),
-                            now.as_deref().unwrap_or("no window")
-                        ),
-                        typed,
-                        total,
-                    });
-                }
-            }
-            let batch: String = batch.iter().collect();
-            match self.type_batch(&batch) {
-                Ok(sent) => typed += sent,
-                Err((sent, e)) if typed + sent > 0 => {
-                    return Err(DeskError::TypingEnded {
-                        why: e.unwrapped().to_string(),
-                        typed: typed + sent,
-                        total,
-                    });
-                }
-                Err((_, e)) => return Err(e),
-            }
-        }
-        Ok(typed)
+        desk::typing::in_batches(
+            text,
+            TYPING_BATCH,
+            focused,
+            cancel,
+            || self.focused_id(),
+            |batch| self.type_batch(batch),
+        )
     }
 
     fn move_pointer(&self, x: i32, y: i32) -> Result<(), DeskError> {

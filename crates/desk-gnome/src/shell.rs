@@ -168,16 +168,7 @@ impl Shell {
     /// Connects to the session bus at `address` (the environment's when `None`) and claims
     /// the extension.
     pub fn connect(address: Option<&str>) -> Result<Self, GnomeError> {
-        let bus_error = |e: zbus::Error| GnomeError::Bus {
-            address: address.unwrap_or("DBUS_SESSION_BUS_ADDRESS").to_string(),
-            reason: e.to_string(),
-        };
-        let connection = match address {
-            Some(address) => zbus::blocking::connection::Builder::address(address)
-                .and_then(|b| b.build())
-                .map_err(bus_error)?,
-            None => Connection::session().map_err(bus_error)?,
-        };
+        let connection = session_bus(address)?;
         let shots = shots_dir()?;
         let shell = Self {
             connection,
@@ -301,6 +292,20 @@ impl Drop for Shell {
     }
 }
 
+/// A connection to the session bus at `address` (the environment's when `None`).
+fn session_bus(address: Option<&str>) -> Result<Connection, GnomeError> {
+    let bus_error = |e: zbus::Error| GnomeError::Bus {
+        address: address.unwrap_or("DBUS_SESSION_BUS_ADDRESS").to_string(),
+        reason: e.to_string(),
+    };
+    match address {
+        Some(address) => zbus::blocking::connection::Builder::address(address)
+            .and_then(|b| b.build())
+            .map_err(bus_error),
+        None => Connection::session().map_err(bus_error),
+    }
+}
+
 /// A new directory only this user may enter, for the Shell's screenshots.
 fn shots_dir() -> Result<PathBuf, GnomeError> {
     use std::os::unix::fs::DirBuilderExt;
@@ -401,16 +406,7 @@ pub struct Probe {
 
 /// Reads the session bus at `address` (the environment's when `None`).
 pub fn probe(address: Option<&str>) -> Result<Probe, GnomeError> {
-    let bus_error = |e: zbus::Error| GnomeError::Bus {
-        address: address.unwrap_or("DBUS_SESSION_BUS_ADDRESS").to_string(),
-        reason: e.to_string(),
-    };
-    let connection = match address {
-        Some(address) => zbus::blocking::connection::Builder::address(address)
-            .and_then(|b| b.build())
-            .map_err(bus_error)?,
-        None => Connection::session().map_err(bus_error)?,
-    };
+    let connection = session_bus(address)?;
     let dbus = zbus::blocking::fdo::DBusProxy::new(&connection)
         .map_err(|e| GnomeError::Broken(e.to_string()))?;
     let owned = |name: &str| {

@@ -449,42 +449,22 @@ impl Input for WaylandBackend {
         focused: Option<&Window>,
         cancel: &Cancel,
     ) -> Result<usize, DeskError> {
-        let chars: Vec<char> = text.chars().collect();
-        let total = chars.len();
-        let mut typed = 0;
-        for batch in chars.chunks(TYPING_BATCH) {
-            if cancel.is_cancelled() {
-                return Err(DeskError::Cancelled {
-                    done: format!("{typed} of {total} characters were typed"),
-                });
-            }
-            if let Some(window) = focused
-                && typed > 0
-            {
-                let now = self.focused_id()?;
-                if now.as_deref() != Some(window.id.as_str()) {
-                    return Err(DeskError::TypingEnded {
-                        why: format!(
-                            "the focus left window {} {:?} (it is now on {})",
-                            window.id,
-                            window.title,
-                            now.as_deref().unwrap_or("no window")
-                        ),
-                        typed,
-                        total,
-                    });
-                }
-            }
-            let batch: String = batch.iter().collect();
-            let mut keyboard = self.keyboard()?;
-            keyboard
-                .as_mut()
-                .expect("made by keyboard()")
-                .type_text(&batch)
-                .map_err(desk_error)?;
-            typed += batch.chars().count();
-        }
-        Ok(typed)
+        desk::typing::in_batches(
+            text,
+            TYPING_BATCH,
+            focused,
+            cancel,
+            || self.focused_id(),
+            |batch| {
+                let mut keyboard = self.keyboard().map_err(|e| (0, e))?;
+                keyboard
+                    .as_mut()
+                    .expect("made by keyboard()")
+                    .type_text(batch)
+                    .map_err(|e| (0, desk_error(e)))?;
+                Ok(batch.chars().count())
+            },
+        )
     }
 
     fn move_pointer(&self, x: i32, y: i32) -> Result<(), DeskError> {

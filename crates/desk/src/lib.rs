@@ -29,6 +29,7 @@ pub mod news;
 mod run;
 pub mod system;
 pub mod trees;
+pub mod typing;
 mod verbs;
 pub mod vision;
 pub mod window_log;
