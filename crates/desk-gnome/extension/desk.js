@@ -1,8 +1,8 @@
 // shuttle's GNOME Shell extension: what Mutter gives no ordinary client. It lists the windows
 // (id, title, app, pid, frames, focus, stacking), acts on one (activate, close, minimize,
 // maximize, restore, move and resize), captures the screen or one window's own pixels as PNG,
-// reports window events as signals, commits text through the input method, grabs the kill
-// hotkey and shows the acting marker. It answers only the process that claimed it first (on
+// reports window events as signals, commits text through the input method, reads and writes
+// the clipboard's text, grabs the kill hotkey and shows the acting marker. It answers only the process that claimed it first (on
 // any of its bus connections), until that process leaves the bus.
 //
 // The body below is the same for every GNOME version; shuttle wraps it in the form the Shell
@@ -35,6 +35,13 @@ const INTERFACE = `<node>
     <method name="Pointer">
       <arg type="i" direction="out" name="x"/>
       <arg type="i" direction="out" name="y"/>
+    </method>
+    <method name="ClipboardRead">
+      <arg type="b" direction="out" name="present"/>
+      <arg type="s" direction="out" name="text"/>
+    </method>
+    <method name="ClipboardWrite">
+      <arg type="s" direction="in" name="text"/>
     </method>
     <method name="Commit">
       <arg type="s" direction="in" name="text"/>
@@ -290,6 +297,22 @@ class Desk {
         this._serve(invocation, () => {
             const [x, y] = global.get_pointer();
             return new GLib.Variant('(ii)', [x, y]);
+        });
+    }
+
+    // The clipboard's text, when it holds text.
+    ClipboardReadAsync(_params, invocation) {
+        if (!this._allowed(invocation))
+            return;
+        St.Clipboard.get_default().get_text(St.ClipboardType.CLIPBOARD, (_clipboard, text) => {
+            invocation.return_value(new GLib.Variant('(bs)', [text !== null, text ?? '']));
+        });
+    }
+
+    ClipboardWriteAsync(params, invocation) {
+        this._serve(invocation, () => {
+            const [text] = params;
+            St.Clipboard.get_default().set_text(St.ClipboardType.CLIPBOARD, text);
         });
     }
 

@@ -4,7 +4,7 @@
 //! where the focused field takes it (exact whatever the keyboard layout), else typed as keys.
 //!
 //! What GNOME cannot tell is said, not guessed: an app cannot be asked whether it has read its
-//! input (`settle` answers `false`), and the clipboard is not served yet.
+//! input (`settle` answers `false`), and the clipboard serves text only.
 
 use std::hash::{Hash, Hasher};
 use std::sync::mpsc::{Sender, channel};
@@ -274,7 +274,9 @@ impl Display for GnomeBackend {
             capture: "gnome-shell",
             window_pixels: true,
             confirms: false,
-            lacking: vec!["the clipboard is refused: it is not served on GNOME yet".into()],
+            lacking: vec![
+                "the clipboard holds only text here: images and files are refused".into(),
+            ],
         }
     }
 
@@ -371,15 +373,22 @@ impl Display for GnomeBackend {
         ])
     }
 
-    fn read_clipboard(&self, _format: ClipFormat) -> Result<Option<Clip>, DeskError> {
-        Err(no_clipboard())
+    fn read_clipboard(&self, format: ClipFormat) -> Result<Option<Clip>, DeskError> {
+        match format {
+            ClipFormat::Text => Ok(self
+                .shell
+                .clipboard_text()
+                .map_err(desk_error)?
+                .map(Clip::Text)),
+            _ => Err(text_only()),
+        }
     }
 }
 
-fn no_clipboard() -> DeskError {
+fn text_only() -> DeskError {
     DeskError::Unsupported(
-        "the clipboard is not served on GNOME yet; copy and paste with keys (ctrl+c, ctrl+v) \
-         instead"
+        "the clipboard holds only text on GNOME here (images and file lists are not served \
+         yet); copy and paste them with keys (ctrl+c, ctrl+v) instead"
             .into(),
     )
 }
@@ -563,8 +572,11 @@ impl Input for GnomeBackend {
         }
     }
 
-    fn write_clipboard(&self, _clip: Clip) -> Result<(), DeskError> {
-        Err(no_clipboard())
+    fn write_clipboard(&self, clip: Clip) -> Result<(), DeskError> {
+        match clip {
+            Clip::Text(text) => self.shell.set_clipboard_text(&text).map_err(desk_error),
+            _ => Err(text_only().unsent()),
+        }
     }
 }
 

@@ -273,6 +273,17 @@ impl Shell {
         })
     }
 
+    /// The clipboard's text; `None` when it holds none.
+    pub fn clipboard_text(&self) -> Result<Option<String>, GnomeError> {
+        let (present, text): (bool, String) = self.call("ClipboardRead", &())?;
+        Ok(present.then_some(text))
+    }
+
+    /// Puts `text` on the clipboard (the Shell serves it until another client takes it).
+    pub fn set_clipboard_text(&self, text: &str) -> Result<(), GnomeError> {
+        self.call::<_, ()>("ClipboardWrite", &(text,))
+    }
+
     /// Where the pointer is.
     pub fn pointer(&self) -> Result<(i32, i32), GnomeError> {
         self.call("Pointer", &())
