@@ -22,8 +22,8 @@ PACKAGES=(
   # wtype to press keys as the person
   sway foot grim wtype
   # the GNOME tests: headless GNOME Shell, PipeWire (Mutter's screen casts, which its
-  # RemoteDesktop input needs), and Qt's Wayland platform
-  gnome-shell pipewire qtwayland5
+  # RemoteDesktop input needs), Qt's Wayland platform, and gdbus and gsettings
+  gnome-shell pipewire qtwayland5 libglib2.0-bin
   # the sandbox of the apps agents launch
   bubblewrap
   # `open`: the XDG MIME associations
