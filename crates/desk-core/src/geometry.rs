@@ -39,6 +39,18 @@ impl Rect {
             && other.bottom() <= self.bottom()
     }
 
+    /// How far `inner` sits inside this rectangle on each side: left, right, top, bottom
+    /// (a window manager's decorations around a client area); 0 where it reaches past.
+    pub fn insets(&self, inner: &Rect) -> [u32; 4] {
+        let gap = |outer: i64, inner: i64| (outer - inner).max(0) as u32;
+        [
+            gap(i64::from(inner.x), i64::from(self.x)),
+            gap(self.right(), inner.right()),
+            gap(i64::from(inner.y), i64::from(self.y)),
+            gap(self.bottom(), inner.bottom()),
+        ]
+    }
+
     /// Whether the point lies inside this rectangle.
     pub fn contains_point(&self, x: i32, y: i32) -> bool {
         x >= self.x && y >= self.y && i64::from(x) < self.right() && i64::from(y) < self.bottom()
@@ -70,6 +82,13 @@ impl std::fmt::Display for Rect {
 #[cfg(test)]
 mod tests {
     use super::Rect;
+
+    #[test]
+    fn insets_are_the_gaps_on_each_side() {
+        let outer = Rect::new(10, 20, 100, 80);
+        assert_eq!(outer.insets(&Rect::new(12, 50, 90, 48)), [2, 8, 30, 2]);
+        assert_eq!(outer.insets(&Rect::new(0, 0, 200, 200)), [0, 0, 0, 0]);
+    }
 
     #[test]
     fn intersect_and_contain() {

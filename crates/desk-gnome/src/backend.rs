@@ -11,6 +11,7 @@ use std::sync::mpsc::{Sender, channel};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
+use desk::drag::Step;
 use desk::image::{RgbImage, shrink};
 use desk::{
     Cancel, Clip, DeskError, Display, DisplayInfo, FrameChange, Input, WindowEvents, WindowState,
@@ -28,9 +29,6 @@ pub const SYSTEM: &str = "wayland";
 
 /// How many characters go out between two checks of the focus and of a cancel.
 const TYPING_BATCH: usize = 32;
-
-/// How many steps a drag moves in, so that apps see the pointer travel.
-const DRAG_STEPS: i32 = 10;
 
 /// How often the marker is raised again while an agent acts, over windows raised since.
 const MARKER_REFRESH: Duration = Duration::from_millis(500);
@@ -363,14 +361,7 @@ impl Display for GnomeBackend {
 
     fn frame_extents(&self, id: &str) -> Result<[u32; 4], DeskError> {
         let window = self.find(id)?;
-        let (outer, content) = (window.outer(), window.content());
-        let gap = |a: i64, b: i64| (a - b).max(0) as u32;
-        Ok([
-            gap(i64::from(content.x), i64::from(outer.x)),
-            gap(outer.right(), content.right()),
-            gap(i64::from(content.y), i64::from(outer.y)),
-            gap(outer.bottom(), content.bottom()),
-        ])
+        Ok(window.outer().insets(&window.content()))
     }
 
     fn read_clipboard(&self, format: ClipFormat) -> Result<Option<Clip>, DeskError> {
@@ -507,31 +498,14 @@ impl Input for GnomeBackend {
     }
 
     fn drag(&self, from: (i32, i32), to: (i32, i32), cancel: &Cancel) -> Result<(), DeskError> {
-        self.remote.move_to(from.0, from.1).map_err(desk_error)?;
-        self.remote.button(button::LEFT, true).map_err(desk_error)?;
-        let mut moved = Ok(());
-        for step in 1..=DRAG_STEPS {
-            if cancel.is_cancelled() {
-                break;
+        desk::drag::in_steps(from, to, cancel, |step| {
+            match step {
+                Step::Move(x, y) => self.remote.move_to(x, y),
+                Step::Press => self.remote.button(button::LEFT, true),
+                Step::Release => self.remote.button(button::LEFT, false),
             }
-            let x = from.0 + (to.0 - from.0) * step / DRAG_STEPS;
-            let y = from.1 + (to.1 - from.1) * step / DRAG_STEPS;
-            moved = self.remote.move_to(x, y).map_err(desk_error);
-            if moved.is_err() {
-                break;
-            }
-        }
-        // Released whatever happened on the way.
-        self.remote
-            .button(button::LEFT, false)
-            .map_err(desk_error)?;
-        moved?;
-        if cancel.is_cancelled() {
-            return Err(DeskError::Cancelled {
-                done: "the drag was cut short and the button released".into(),
-            });
-        }
-        Ok(())
+            .map_err(desk_error)
+        })
     }
 
     fn settle(&self, _id: &str, _limit: Duration) -> bool {
@@ -545,23 +519,13 @@ impl Input for GnomeBackend {
 
     fn request_frame(&self, id: &str, change: FrameChange) -> Result<(), DeskError> {
         match change {
-            FrameChange::Set {
-                x,
-                y,
-                width,
-                height,
-            } => {
+            FrameChange::Set { .. } => {
                 let window = self.find(id)?;
                 // Mutter places the frame; the desk asks for the content's place.
-                let (outer, content) = (window.outer(), window.content());
-                let (left, top) = (content.x - outer.x, content.y - outer.y);
-                let (wide, high) = (outer.w - content.w, outer.h - content.h);
-                let frame = [
-                    x.map_or(outer.x, |x| x - left),
-                    y.map_or(outer.y, |y| y - top),
-                    (width.unwrap_or(content.w) + wide) as i32,
-                    (height.unwrap_or(content.h) + high) as i32,
-                ];
+                let asked = change
+                    .outer(window.outer(), window.content())
+                    .expect("a Set change has a frame");
+                let frame = [asked.x, asked.y, asked.w as i32, asked.h as i32];
                 self.shell
                     .act(window.id, "frame", frame)
                     .map_err(desk_error)

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use desk::image::RgbImage;
 use desk_core::geometry::Rect;
@@ -144,8 +145,9 @@ impl GnomeWindow {
 /// A claimed connection to the extension.
 pub struct Shell {
     connection: Connection,
-    /// A directory of this daemon's own where the Shell writes screenshots.
-    shots: PathBuf,
+    /// A directory of this daemon's own where the Shell writes screenshots, made at the first
+    /// (a connection that only grabs the hotkey never needs one).
+    shots: Mutex<Option<PathBuf>>,
     taken: AtomicU64,
 }
 
@@ -169,10 +171,9 @@ impl Shell {
     /// the extension.
     pub fn connect(address: Option<&str>) -> Result<Self, GnomeError> {
         let connection = session_bus(address)?;
-        let shots = shots_dir()?;
         let shell = Self {
             connection,
-            shots,
+            shots: Mutex::new(None),
             taken: AtomicU64::new(0),
         };
         let reply = shell
@@ -238,8 +239,15 @@ impl Shell {
     /// The pixels of `area` of the screen, or with `window` of that window's own pixels
     /// (`area` in its buffer's coordinates).
     pub fn shot(&self, window: Option<u64>, area: Rect) -> Result<RgbImage, GnomeError> {
+        let dir = {
+            let mut shots = self.shots.lock().unwrap_or_else(PoisonError::into_inner);
+            match &*shots {
+                Some(dir) => dir.clone(),
+                None => shots.insert(shots_dir()?).clone(),
+            }
+        };
         let n = self.taken.fetch_add(1, Ordering::Relaxed);
-        let path = self.shots.join(format!("{n}.png"));
+        let path = dir.join(format!("{n}.png"));
         let area = vec![area.x, area.y, area.w as i32, area.h as i32];
         let asked = self.call::<_, ()>(
             "Shot",
@@ -299,7 +307,9 @@ impl Shell {
 
 impl Drop for Shell {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.shots);
+        if let Some(dir) = self.shots.get_mut().unwrap_or_else(PoisonError::into_inner) {
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 }
 

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Duration;
 
+use desk::drag::Step;
 use desk::image::{RgbImage, shrink};
 use desk::{
     Cancel, Clip, DeskError, Display, DisplayInfo, FrameChange, Input, WindowEvents, WindowState,
@@ -42,9 +43,6 @@ const SEAT_GRACE: Duration = Duration::from_millis(250);
 
 /// How many characters go out between two checks of the focus and of a cancel.
 const TYPING_BATCH: usize = 32;
-
-/// How many steps a drag moves in, so that apps see the pointer travel.
-const DRAG_STEPS: i32 = 10;
 
 /// A sway session, driven as a desk.
 pub struct WaylandBackend {
@@ -371,13 +369,7 @@ impl Display for WaylandBackend {
 
     fn frame_extents(&self, id: &str) -> Result<[u32; 4], DeskError> {
         let SwayWindow { frame, content, .. } = self.find(id)?;
-        let gap = |outer: i64, inner: i64| (outer - inner).max(0) as u32;
-        Ok([
-            gap(i64::from(content.x), i64::from(frame.x)),
-            gap(frame.right(), content.right()),
-            gap(i64::from(content.y), i64::from(frame.y)),
-            gap(frame.bottom(), content.bottom()),
-        ])
+        Ok(frame.insets(&content))
     }
 
     fn read_clipboard(&self, _format: ClipFormat) -> Result<Option<Clip>, DeskError> {
@@ -505,30 +497,15 @@ impl Input for WaylandBackend {
 
     fn drag(&self, from: (i32, i32), to: (i32, i32), cancel: &Cancel) -> Result<(), DeskError> {
         self.with_pointer(|pointer, layout| {
-            move_in(pointer, layout, from.0, from.1)?;
-            pointer.button(PointerButton::Left, true)?;
-            let mut moved = Ok(());
-            for step in 1..=DRAG_STEPS {
-                if cancel.is_cancelled() {
-                    break;
+            Ok(desk::drag::in_steps(from, to, cancel, |step| {
+                match step {
+                    Step::Move(x, y) => move_in(pointer, layout, x, y),
+                    Step::Press => pointer.button(PointerButton::Left, true),
+                    Step::Release => pointer.button(PointerButton::Left, false),
                 }
-                let x = from.0 + (to.0 - from.0) * step / DRAG_STEPS;
-                let y = from.1 + (to.1 - from.1) * step / DRAG_STEPS;
-                moved = move_in(pointer, layout, x, y);
-                if moved.is_err() {
-                    break;
-                }
-            }
-            // Released whatever happened on the way.
-            pointer.button(PointerButton::Left, false)?;
-            moved
-        })?;
-        if cancel.is_cancelled() {
-            return Err(DeskError::Cancelled {
-                done: "the drag was cut short and the button released".into(),
-            });
-        }
-        Ok(())
+                .map_err(desk_error)
+            }))
+        })?
     }
 
     fn settle(&self, _id: &str, _limit: Duration) -> bool {
@@ -551,20 +528,19 @@ impl Input for WaylandBackend {
                 height,
             } => {
                 // sway places and sizes the whole frame; the desk asks for the app's area.
-                let SwayWindow { frame, content, .. } = window;
-                let (left, top) = (content.x - frame.x, content.y - frame.y);
-                let (wide, high) = (frame.w - content.w, frame.h - content.h);
+                let asked = change
+                    .outer(window.frame, window.content)
+                    .expect("a Set change has a frame");
                 let mut parts = vec![format!("{con} floating enable")];
                 // Sized first: sway resizes a floating window about its centre.
                 if width.is_some() || height.is_some() {
-                    let width = width.unwrap_or(content.w) + wide;
-                    let height = height.unwrap_or(content.h) + high;
-                    parts.push(format!("{con} resize set {width} px {height} px"));
+                    parts.push(format!("{con} resize set {} px {} px", asked.w, asked.h));
                 }
                 if x.is_some() || y.is_some() {
-                    let x = x.map_or(frame.x, |x| x - left);
-                    let y = y.map_or(frame.y, |y| y - top);
-                    parts.push(format!("{con} move absolute position {x} {y}"));
+                    parts.push(format!(
+                        "{con} move absolute position {} {}",
+                        asked.x, asked.y
+                    ));
                 }
                 parts.join("; ")
             }

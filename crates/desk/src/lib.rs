@@ -17,6 +17,7 @@
 pub mod accessibility;
 pub mod cancel;
 pub mod done;
+pub mod drag;
 pub mod error;
 #[cfg(feature = "fake")]
 pub mod fake;

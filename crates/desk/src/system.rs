@@ -286,6 +286,34 @@ pub enum FrameChange {
     Restore,
 }
 
+impl FrameChange {
+    /// For `Set`, the outer frame (decorations included) to ask for, where a window now has
+    /// frame `outer` around client area `content`: the parts not asked for stay; `None` for
+    /// the other changes.
+    pub fn outer(&self, outer: Rect, content: Rect) -> Option<Rect> {
+        let FrameChange::Set {
+            x,
+            y,
+            width,
+            height,
+        } = *self
+        else {
+            return None;
+        };
+        let (left, top) = (content.x - outer.x, content.y - outer.y);
+        let (wide, high) = (
+            outer.w.saturating_sub(content.w),
+            outer.h.saturating_sub(content.h),
+        );
+        Some(Rect::new(
+            x.map_or(outer.x, |x| x - left),
+            y.map_or(outer.y, |y| y - top),
+            width.unwrap_or(content.w) + wide,
+            height.unwrap_or(content.h) + high,
+        ))
+    }
+}
+
 /// A signal `quit` sends a process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ending {
@@ -503,4 +531,26 @@ pub trait Platform: Send + Sync {
     /// Asks the person on their own display, wherever agents act (a resume is theirs alone to
     /// allow); an error when the daemon knows no display of theirs or cannot show the question.
     fn ask_person(&self, question: &Question, cancel: &Cancel) -> Result<Answer, DeskError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_frame_asked_for_the_content_keeps_the_decorations_and_what_was_not_asked() {
+        let outer = Rect::new(100, 50, 420, 330);
+        let content = Rect::new(110, 80, 400, 290);
+        let moved = FrameChange::Set {
+            x: Some(10),
+            y: None,
+            width: Some(200),
+            height: None,
+        };
+        assert_eq!(
+            moved.outer(outer, content),
+            Some(Rect::new(0, 50, 220, 330))
+        );
+        assert_eq!(FrameChange::Minimize.outer(outer, content), None);
+    }
 }

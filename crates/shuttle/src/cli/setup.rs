@@ -158,19 +158,7 @@ fn gnome(action: Action) -> anyhow::Result<()> {
 /// `gsettings`; answers whether the list changed.
 fn enable(on: bool) -> anyhow::Result<bool> {
     let key = ["org.gnome.shell", "enabled-extensions"];
-    let out = std::process::Command::new("gsettings")
-        .arg("get")
-        .args(key)
-        .output()
-        .map_err(|e| anyhow::anyhow!("cannot run gsettings (package libglib2.0-bin): {e}"))?;
-    if !out.status.success() {
-        anyhow::bail!(
-            "gsettings get {} failed: {}",
-            key.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-    }
-    let listed = String::from_utf8_lossy(&out.stdout);
+    let listed = gsettings(&["get", key[0], key[1]])?;
     let mut names = extension_list(&listed);
     let uuid = crate::platform::EXTENSION.to_string();
     let had = names.contains(&uuid);
@@ -189,20 +177,24 @@ fn enable(on: bool) -> anyhow::Result<bool> {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let set = std::process::Command::new("gsettings")
-        .arg("set")
-        .args(key)
-        .arg(&value)
+    gsettings(&["set", key[0], key[1], &value])?;
+    Ok(true)
+}
+
+/// Runs `gsettings` with `args`; answers what it printed, or why it failed.
+fn gsettings(args: &[&str]) -> anyhow::Result<String> {
+    let out = std::process::Command::new("gsettings")
+        .args(args)
         .output()
-        .map_err(|e| anyhow::anyhow!("cannot run gsettings: {e}"))?;
-    if !set.status.success() {
+        .map_err(|e| anyhow::anyhow!("cannot run gsettings (package libglib2.0-bin): {e}"))?;
+    if !out.status.success() {
         anyhow::bail!(
-            "gsettings set {} failed: {}",
-            key.join(" "),
-            String::from_utf8_lossy(&set.stderr).trim()
+            "gsettings {} failed: {}",
+            args[..3.min(args.len())].join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
         );
     }
-    Ok(true)
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// The names in a string list as `gsettings get` prints it: `['a@b', 'c@d']`, or `@as []`.

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use super::person::{ask_where_the_person_is, grab_where_the_person_is};
+use super::person::{MarkedPresence, Marks, ask_where_the_person_is, grab_where_the_person_is};
 use super::seat::Session;
 use super::{Person, Room};
 
@@ -114,7 +114,7 @@ impl Platform for LinuxGnome {
                     .map_or_else(OnDemand::default, OnDemand::at),
             ),
             None => (
-                Arc::new(GnomePresence {
+                Arc::new(MarkedPresence {
                     asker,
                     desk: gnome.clone(),
                 }),
@@ -156,24 +156,13 @@ impl Platform for LinuxGnome {
     }
 }
 
-/// The person's side of their GNOME session: the acting marker drawn by the extension, and
-/// questions through XWayland.
-struct GnomePresence {
-    asker: desk_x11::AskThePerson,
-    desk: Arc<GnomeBackend>,
-}
-
-impl Presence for GnomePresence {
-    fn ask(&self, question: &Question, cancel: &Cancel) -> Result<Answer, DeskError> {
-        self.asker.ask(question, cancel)
-    }
-
+impl Marks for GnomeBackend {
     fn indicate(&self, acting: bool) {
-        self.desk.indicate(acting);
+        GnomeBackend::indicate(self, acting);
     }
 
     fn overlays(&self) -> Vec<Rect> {
-        self.desk.overlays()
+        GnomeBackend::overlays(self)
     }
 }
 

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use desk::{Answer, Cancel, DeskError, Hotkey, Platform, Presence, Question};
+use desk_core::geometry::Rect;
 
 use super::gnome::{GnomeSession, LinuxGnome};
 use super::{LinuxWayland, LinuxX11, Room, WaylandSession};
@@ -162,6 +163,35 @@ pub fn persons_room(dir: &std::path::Path) -> Room {
         room.reach.push(runtime);
     }
     room
+}
+
+/// A desk that draws the acting marker on the person's own Wayland session.
+pub(super) trait Marks: Send + Sync {
+    /// Shows (`true`) or, after a linger, hides the marker.
+    fn indicate(&self, acting: bool);
+    /// Where the marker is drawn while it shows.
+    fn overlays(&self) -> Vec<Rect>;
+}
+
+/// The person's side of their Wayland session: the marker its desk draws there, and questions
+/// through XWayland.
+pub(super) struct MarkedPresence<M> {
+    pub asker: desk_x11::AskThePerson,
+    pub desk: Arc<M>,
+}
+
+impl<M: Marks> Presence for MarkedPresence<M> {
+    fn ask(&self, question: &Question, cancel: &Cancel) -> Result<Answer, DeskError> {
+        self.asker.ask(question, cancel)
+    }
+
+    fn indicate(&self, acting: bool) {
+        self.desk.indicate(acting);
+    }
+
+    fn overlays(&self) -> Vec<Rect> {
+        self.desk.overlays()
+    }
 }
 
 /// Asks `person` on their X display (XWayland's, in a sway session).

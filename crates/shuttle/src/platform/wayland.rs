@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use super::person::{ask_where_the_person_is, grab_where_the_person_is};
+use super::person::{MarkedPresence, Marks, ask_where_the_person_is, grab_where_the_person_is};
 use super::seat::Session;
 use super::{Person, Room};
 use std::sync::Arc;
@@ -99,7 +99,7 @@ impl Platform for LinuxWayland {
             presence: match &self.private {
                 // Nobody watches a private seat: the person is asked on their own display.
                 Some(_) => Arc::new(asker) as Arc<dyn Presence>,
-                None => Arc::new(SwayPresence {
+                None => Arc::new(MarkedPresence {
                     asker,
                     desk: wayland.clone(),
                 }),
@@ -146,24 +146,13 @@ impl Platform for LinuxWayland {
     }
 }
 
-/// The person's side of their sway session: the acting marker on the session itself, and
-/// questions through XWayland.
-struct SwayPresence {
-    asker: desk_x11::AskThePerson,
-    desk: Arc<WaylandBackend>,
-}
-
-impl Presence for SwayPresence {
-    fn ask(&self, question: &Question, cancel: &Cancel) -> Result<Answer, DeskError> {
-        self.asker.ask(question, cancel)
-    }
-
+impl Marks for WaylandBackend {
     fn indicate(&self, acting: bool) {
-        self.desk.indicate(acting);
+        WaylandBackend::indicate(self, acting);
     }
 
     fn overlays(&self) -> Vec<Rect> {
-        self.desk.overlays()
+        WaylandBackend::overlays(self)
     }
 }
 

@@ -821,6 +821,20 @@ pub fn confirm_dialog(limit: Duration) -> String {
     })
 }
 
+/// The index `computer_state` gives the element whose line holds `label` (`button "Save"`).
+pub fn element_index(state: &str, label: &str) -> u64 {
+    let line = state
+        .lines()
+        .find(|l| l.contains(label))
+        .unwrap_or_else(|| panic!("{label} among the elements: {state}"));
+    line.trim()
+        .trim_start_matches('[')
+        .split(']')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("an [index] in {line:?}"))
+}
+
 /// The person's answer in a confirm dialog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Answer {

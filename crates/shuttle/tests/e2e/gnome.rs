@@ -203,18 +203,7 @@ fn an_agent_works_native_gtk_and_qt_apps_on_a_gnome_seat_and_the_seat_ends_with_
 
     // The vision verbs: the button is an element, and a click on it lands.
     let state = result_text(&mcp.call("computer", json!({"verb": "computer_state"})));
-    let line = state
-        .lines()
-        .find(|l| l.contains("button \"gn button\""))
-        .unwrap_or_else(|| panic!("the button among the elements: {state}"));
-    let index: u64 = line
-        .trim()
-        .trim_start_matches('[')
-        .split(']')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let index = common::element_index(&state, "button \"gn button\"");
     let clicked = mcp.call(
         "computer",
         json!({"verb": "computer_act", "action": "click", "element": index}),

@@ -378,18 +378,7 @@ fn the_vision_verbs_see_and_act_on_native_windows_and_a_terminal() {
             "{title} in {state}"
         );
     }
-    let line = state
-        .lines()
-        .find(|l| l.contains("button \"wl vision target\""))
-        .unwrap_or_else(|| panic!("the target's button among the elements: {state}"));
-    let index: u64 = line
-        .trim()
-        .trim_start_matches('[')
-        .split(']')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let index = common::element_index(&state, "button \"wl vision target\"");
     let clicked = mcp.call(
         "computer",
         json!({"verb": "computer_act", "action": "click", "element": index}),
