@@ -61,8 +61,8 @@ export type VerbFunctions = { [V in Verb]: VerbFunction<V> };
 /** How long desk.look lets a model look at the screen. */
 export const LOOK_TIMEOUT_MS = 5000;
 
-/** The wire tools only the person sends: a script cannot stop or resume shuttle. */
-const PERSON_ONLY = new Set(["safety_stop", "safety_resume"]);
+/** The wire tools only the person sends: a script may stop shuttle, never resume it. */
+const PERSON_ONLY = new Set(["safety_resume"]);
 
 /** A part of a model_decide state: text, or a screenshot as a data URL. */
 export type StatePart = string | { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
@@ -114,7 +114,7 @@ export interface Desk extends Omit<VerbFunctions, "look"> {
   model_ground(args: ModelGroundArgs): Promise<DeskResult>;
 
   /**
-   * Any wire tool by name but safety_stop and safety_resume, which only the person sends;
+   * Any wire tool by name but safety_resume, which only the person sends;
    * answers the reply as it came, an error reply included.
    */
   call(tool: string, args?: object): Promise<Reply>;
@@ -167,7 +167,7 @@ export function createDesk(options: DeskOptions = {}): Desk {
     if (PERSON_ONLY.has(tool)) {
       throw new DeskError(
         tool,
-        `${tool} is not sent from a script: only the person stops and resumes shuttle (shuttle stop, shuttle resume, the kill hotkey)`,
+        `${tool} is not sent from a script: only the person resumes shuttle (shuttle resume, which asks them to confirm)`,
       );
     }
     const wire = connection();

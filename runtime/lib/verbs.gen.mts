@@ -337,7 +337,7 @@ export interface Closed {
   note?: string | null;
 }
 
-/** One action, or actions: a list run in order to the first failure (a bad list runs none); each waited out until the screen is still; answers what each did, the windows that changed and a screenshot. */
+/** One action, or actions: a list run in order to the first failure (a bad list runs none); each waited out until the screen is still; answers what each did, changed windows, a screenshot. */
 export interface ComputerActRequest {
   /** Whose elements and scale to use (default: your own session). */
   session?: string | null;
@@ -379,7 +379,7 @@ export interface ComputerActRequest {
   foreground?: boolean | null;
 }
 
-/** End a session for good: forget its elements and scale. */
+/** End a session: forget its elements and scale. */
 export interface ComputerEndArgs {
   /** The session to end. */
   session: string;
@@ -540,7 +540,7 @@ export interface Framed {
 /** How the input went: on the person's own pointer and keyboard, or on the agent's own pair, which leaves the person's pointer, focus and stacking as they were (`[daemon] input`). */
 export type InputWay = "foreground" | "background";
 
-/** Insert text at a character position (default: the end); answers holds, as_asked, how. */
+/** Insert text at a character position (default: end); answers holds, as_asked, how. */
 export interface InsertTextArgs {
   /** A node id from snapshot or find. */
   id: string;
@@ -580,7 +580,7 @@ export interface Keyed {
   unverified?: Unverified | null;
 }
 
-/** Start an app; answers pid, main window (null after 15 s) and its dialogs, or the output of one that exits first. */
+/** Start an app; answers pid, main window (null after 15 s), its dialogs, or an early exit's output. */
 export interface LaunchArgs {
   /** The program to start: a name on PATH or an absolute path. */
   app: string;
@@ -588,7 +588,7 @@ export interface LaunchArgs {
   args?: string[];
 }
 
-/** A screenshot scaled to max_edge, or region {x, y, w, h} of the latest at full resolution, with how its pixels map to x,y. */
+/** A screenshot scaled to max_edge, or region {x,y,w,h} of the latest at full resolution, with how its pixels map to x,y. */
 export interface LookArgs {
   /** Whose scale to read region by and to update (default: your own session). */
   session?: string | null;
@@ -770,7 +770,7 @@ export interface Quit {
   questions?: WindowRef[] | null;
 }
 
-/** Quit an app: close its windows, then SIGTERM after grace_s, then SIGKILL; one asking (save?) stays unless force. */
+/** Quit an app: close its windows, SIGTERM after grace_s, then SIGKILL; one asking (save?) stays unless force. */
 export interface QuitArgs {
   /** An id or title from `windows`. */
   window?: string | null;
@@ -805,7 +805,7 @@ export interface Region {
   h: number;
 }
 
-/** Unminimize and unmaximize a window, raised. */
+/** Undo minimize and maximize, raised. */
 export interface RestoreArgs {
   /** An id or title from `windows`. */
   window?: string | null;
@@ -928,7 +928,7 @@ export interface SetFrameArgs {
   height?: number | null;
 }
 
-/** Replace a field's text or a slider's number; answers holds, as_asked, how (set, or typed). */
+/** Replace a field's text or a slider's number; answers holds, as_asked, how. */
 export interface SetValueArgs {
   /** A node id from snapshot or find. */
   id: string;
@@ -1090,7 +1090,7 @@ export interface TitleAt {
   of?: string | null;
 }
 
-/** Whether a point shows a window title (a title bar or a panel). */
+/** Whether a point shows a window title (title bar, panel). */
 export interface TitleAtArgs {
   /** x in screen pixels. */
   x: number;

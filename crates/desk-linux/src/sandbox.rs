@@ -1,7 +1,8 @@
 //! Running an app an agent launches in a sandbox (bubblewrap): it sees the system read-only,
 //! a home of its own where the person's home was, the parts of the person's home they chose
 //! (read-write or read-only), and its display's sockets; nothing of the person's session
-//! (their buses, agents, keyring, runtime directory, `/tmp`).
+//! (their buses, agents, keyring, runtime directory, `/tmp`), and of the processes only its
+//! own, in a process namespace of its own.
 //!
 //! Where the kernel has Landlock's scopes (Linux 6.12 and newer), the app is also kept from
 //! abstract unix sockets made outside the sandbox (an X server's or a session bus's that a
@@ -71,6 +72,7 @@ fn find_bwrap() -> Result<PathBuf, String> {
             "/",
             "--dev",
             "/dev",
+            "--unshare-pid",
             "--proc",
             "/proc",
             "true",
@@ -167,7 +169,11 @@ fn arguments(sandbox: &Sandbox, room: &Room, home: &Path) -> Vec<OsString> {
     let os = |s: &'static str| std::ffi::OsStr::new(s);
     push(&[os("--ro-bind"), os("/"), os("/")]);
     push(&[os("--dev"), os("/dev"), os("--tmpfs"), os("/dev/shm")]);
-    push(&[os("--proc"), os("/proc")]);
+    // A process namespace of its own: the app's /proc lists only the sandbox's processes, so
+    // it cannot reach the person's home or environment through another process's
+    // /proc/PID/root or /proc/PID/environ, on any kernel (Landlock's ptrace rule needs a
+    // domain, which older kernels may not give).
+    push(&[os("--unshare-pid"), os("--proc"), os("/proc")]);
     for private in ["/tmp", "/var/tmp", "/run"] {
         push(&[os("--tmpfs"), os(private)]);
     }

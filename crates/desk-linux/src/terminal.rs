@@ -1,5 +1,6 @@
 //! Asking the person at a terminal: the controlling terminal of the process that called, found
-//! through `/proc`, where a question is written and its answer read.
+//! through `/proc`, where a question is written and its answer read; and who holds the other
+//! side of a pseudo-terminal, since whoever holds it types what the terminal reads.
 
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -36,6 +37,46 @@ pub fn controlling(pid: u32) -> Option<PathBuf> {
         .filter_map(|dir| std::fs::read_dir(dir).ok())
         .flat_map(|entries| entries.flatten().map(|e| e.path()))
         .find(|path| is_it(path))
+}
+
+/// Among the processes `suspects` picks, one that may type into `terminal`: it holds the master
+/// side of that pseudo-terminal, or its descriptors cannot be read (a process that made itself
+/// non-dumpable hides them). `None` when none does, and for a terminal that is not a
+/// pseudo-terminal (a console has no other side).
+pub fn typed_into_by(terminal: &Path, suspects: impl Fn(u32) -> bool) -> Option<u32> {
+    let index: u32 = terminal
+        .strip_prefix("/dev/pts")
+        .ok()?
+        .to_str()?
+        .parse()
+        .ok()?;
+    let processes = std::fs::read_dir("/proc").ok()?;
+    processes
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| suspects(pid))
+        .find(|&pid| holds_master(pid, index).unwrap_or(true))
+}
+
+/// Whether process `pid` holds the master side of `/dev/pts/<index>`; `None` when its
+/// descriptors cannot be read. A process that is gone holds nothing.
+fn holds_master(pid: u32, index: u32) -> Option<bool> {
+    let fds = match std::fs::read_dir(format!("/proc/{pid}/fd")) {
+        Ok(fds) => fds,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Some(false),
+        Err(_) => return None,
+    };
+    let wanted = format!("tty-index:\t{index}");
+    Some(fds.flatten().any(|fd| {
+        let is_master = std::fs::read_link(fd.path())
+            .is_ok_and(|to| to == Path::new("/dev/ptmx") || to == Path::new("/dev/pts/ptmx"));
+        is_master
+            && std::fs::read_to_string(format!(
+                "/proc/{pid}/fdinfo/{}",
+                fd.file_name().to_string_lossy()
+            ))
+            .is_ok_and(|info| info.lines().any(|line| line == wanted))
+    }))
 }
 
 /// Writes `prompt` on `terminal` and reads one line of answer, waiting up to `limit`; `None`
@@ -163,6 +204,19 @@ mod tests {
         let answer = ask(&terminal, "resume? ", Duration::from_secs(5)).unwrap();
         assert_eq!(answer.as_deref(), Some("no"));
         drop(typist.join().unwrap());
+    }
+
+    #[test]
+    fn the_holder_of_a_terminals_other_side_is_found_among_the_suspects() {
+        let (master, terminal) = pty();
+        let own = std::process::id();
+        assert_eq!(typed_into_by(&terminal, |pid| pid == own), Some(own));
+        assert_eq!(typed_into_by(&terminal, |_| false), None);
+        let (_other, elsewhere) = pty();
+        drop(master);
+        assert_eq!(typed_into_by(&terminal, |pid| pid == own), None);
+        assert_eq!(typed_into_by(&elsewhere, |pid| pid == own), Some(own));
+        assert_eq!(typed_into_by(Path::new("/dev/tty2"), |_| true), None);
     }
 
     #[test]

@@ -2,14 +2,22 @@
 //!
 //! Every property request for every window is sent before the first reply is awaited, so a list
 //! of any length costs about one round trip to the X server.
+//!
+//! A window's process is the one the X server saw connect (the X-Resource extension), where the
+//! server knows it: `_NET_WM_PID` is what the app says, which inside a sandbox's own process
+//! namespace is a number that means nothing outside it.
 
 use std::collections::HashSet;
 
 use crate::patient::Conn;
 use desk_core::geometry::Rect;
 use desk_core::window::{Window, role};
+use x11rb::connection::RequestConnection as _;
 use x11rb::cookie::Cookie;
 use x11rb::errors::ReplyError;
+use x11rb::protocol::res::{
+    self, ClientIdMask, ClientIdSpec, ConnectionExt as _, QueryClientIdsReply,
+};
 use x11rb::protocol::xproto::{
     AtomEnum, ConnectionExt as _, GetPropertyReply, MapState, Window as Xid,
 };
@@ -33,6 +41,8 @@ struct Pending<'c> {
     kind: PropertyCookie<'c>,
     transient_for: PropertyCookie<'c>,
     state: PropertyCookie<'c>,
+    /// The process of the client that made the window, where the server has X-Resource.
+    client_pid: Option<Cookie<'c, Conn, QueryClientIdsReply>>,
 }
 
 /// What one window's properties say.
@@ -103,6 +113,17 @@ pub(super) fn records(
         conn.get_property(false, window, property, kind, 0, longs)
             .map_err(lost)
     };
+    let xres = conn
+        .extension_information(res::X11_EXTENSION_NAME)
+        .map_err(lost)?
+        .is_some();
+    let client_pid = |window| {
+        let spec = ClientIdSpec {
+            client: window,
+            mask: ClientIdMask::LOCAL_CLIENT_PID,
+        };
+        conn.res_query_client_ids(&[spec]).map_err(lost)
+    };
     let mut pending = Vec::with_capacity(ids.len());
     for &id in ids {
         pending.push(Pending {
@@ -113,6 +134,7 @@ pub(super) fn records(
             kind: get(id, atoms._NET_WM_WINDOW_TYPE, AtomEnum::ATOM, 64)?,
             transient_for: get(id, AtomEnum::WM_TRANSIENT_FOR.into(), AtomEnum::WINDOW, 1)?,
             state: get(id, atoms._NET_WM_STATE, AtomEnum::ATOM, 64)?,
+            client_pid: if xres { Some(client_pid(id)?) } else { None },
         });
     }
     let mut props = Vec::with_capacity(pending.len());
@@ -164,7 +186,17 @@ fn read_props(p: Pending<'_>, atoms: &Atoms) -> Result<Props, ReplyError> {
         String::from_utf8_lossy(&name.value).into_owned()
     };
     let first = |reply: GetPropertyReply| reply.value32().and_then(|mut v| v.next());
-    let pid = first(p.pid.reply()?).filter(|&pid| pid != 0);
+    let said = first(p.pid.reply()?).filter(|&pid| pid != 0);
+    let seen = match p.client_pid {
+        Some(cookie) => cookie
+            .reply()?
+            .ids
+            .into_iter()
+            .find(|id| id.spec.mask == ClientIdMask::LOCAL_CLIENT_PID)
+            .and_then(|id| id.value.first().copied()),
+        None => None,
+    };
+    let pid = seen.filter(|&pid| pid != 0).or(said);
     let types = p
         .kind
         .reply()?

@@ -305,7 +305,8 @@ impl AppsConfig {
                     return Err((
                         key,
                         format!(
-                            "{:?} is not inside the person's home ({}): outside it a                              sandboxed app sees what anyone may, and the whole home is                              sandbox = \"none\"",
+                            "{:?} is not inside the person's home ({}): outside it a sandboxed app \
+                             sees what anyone may, and the whole home is sandbox = \"none\"",
                             path.display(),
                             home.display()
                         ),

@@ -628,7 +628,7 @@ pub enum FieldValue {
     Text(String),
 }
 
-/// Replace a field's text or a slider's number; answers holds, as_asked, how (set, or typed).
+/// Replace a field's text or a slider's number; answers holds, as_asked, how.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SetValueArgs {
@@ -672,7 +672,7 @@ pub struct SelectOptionArgs {
 
 impl Args for SelectOptionArgs {}
 
-/// Insert text at a character position (default: the end); answers holds, as_asked, how.
+/// Insert text at a character position (default: end); answers holds, as_asked, how.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InsertTextArgs {
@@ -823,7 +823,7 @@ impl Args for MaximizeArgs {
     }
 }
 
-/// Unminimize and unmaximize a window, raised.
+/// Undo minimize and maximize, raised.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RestoreArgs {
@@ -863,7 +863,7 @@ impl Args for OpenArgs {
     }
 }
 
-/// Quit an app: close its windows, then SIGTERM after grace_s, then SIGKILL; one asking (save?) stays unless force.
+/// Quit an app: close its windows, SIGTERM after grace_s, then SIGKILL; one asking (save?) stays unless force.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QuitArgs {
@@ -973,7 +973,7 @@ impl Args for ClipboardWriteArgs {
     }
 }
 
-/// Start an app; answers pid, main window (null after 15 s) and its dialogs, or the output of one that exits first.
+/// Start an app; answers pid, main window (null after 15 s), its dialogs, or an early exit's output.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LaunchArgs {

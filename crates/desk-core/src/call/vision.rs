@@ -417,7 +417,7 @@ impl ActStep {
     }
 }
 
-/// One action, or actions: a list run in order to the first failure (a bad list runs none); each waited out until the screen is still; answers what each did, the windows that changed and a screenshot.
+/// One action, or actions: a list run in order to the first failure (a bad list runs none); each waited out until the screen is still; answers what each did, changed windows, a screenshot.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 pub struct ComputerActRequest {
     /// Whose elements and scale to use (default: your own session).
@@ -516,7 +516,7 @@ impl Args for ComputerActArgs {
     }
 }
 
-/// End a session for good: forget its elements and scale.
+/// End a session: forget its elements and scale.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ComputerEndArgs {
@@ -558,7 +558,7 @@ pub struct Region {
     pub h: f64,
 }
 
-/// A screenshot scaled to max_edge, or region {x, y, w, h} of the latest at full resolution, with how its pixels map to x,y.
+/// A screenshot scaled to max_edge, or region {x,y,w,h} of the latest at full resolution, with how its pixels map to x,y.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LookArgs {
@@ -591,7 +591,7 @@ impl Args for LookArgs {
     }
 }
 
-/// Whether a point shows a window title (a title bar or a panel).
+/// Whether a point shows a window title (title bar, panel).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TitleAtArgs {

@@ -80,8 +80,8 @@ pub fn run(
     let (display, whose) = pick(&status, agent.as_deref())?;
     if display.starts_with('/') {
         bail!(
-            "{whose}'s display is a headless sway ({display}), and shuttle watch shows X displays \
-             only; see it with `shuttle desk shot --agent AGENT path=FILE`, or set [daemon] \
+            "{whose}'s display is a headless Wayland one ({display}), and shuttle watch shows X \
+             displays only; see it with `shuttle desk shot --agent AGENT path=FILE`, or set [daemon] \
              private_seat = \"xvfb\" to watch agents live"
         );
     }

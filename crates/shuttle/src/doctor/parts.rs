@@ -83,7 +83,9 @@ pub(super) fn sandbox(c: &Context) -> Check {
             Status::Fail,
             format!("[apps] {key} = \"home\", and {why}: every launch is refused"),
         )
-        .fix("sudo apt install bubblewrap, or set [apps] sandbox = \"none\""),
+        .fix(format!(
+            "sudo apt install bubblewrap, or set [apps] {key} = \"none\""
+        )),
         (_, Ok(bwrap)) => {
             let scoped = if probe.scoped {
                 "Landlock keeps them from your session's abstract sockets and processes"

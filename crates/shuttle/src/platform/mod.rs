@@ -86,6 +86,13 @@ pub fn terminal_of(pid: u32) -> Option<std::path::PathBuf> {
     desk_linux::terminal::controlling(pid)
 }
 
+/// A process started for an agent that may type into `terminal`: it holds the other side of
+/// that pseudo-terminal (`systemd-run --pty`, `script`, an emulator it launched), or hides its
+/// descriptors; `None` when none does.
+pub fn terminal_typed_by_agent(terminal: &std::path::Path) -> Option<u32> {
+    desk_linux::terminal::typed_into_by(terminal, started_for_agent)
+}
+
 /// Asks at `terminal`: writes `prompt`, and answers the line typed after it within `limit`.
 pub fn ask_at_terminal(
     terminal: &std::path::Path,

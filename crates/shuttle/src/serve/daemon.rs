@@ -225,8 +225,8 @@ impl Daemon {
         self.services.shutdown().await;
     }
 
-    /// Removes the background seats of agents whose MCP session ended.
-    pub fn end_background_seats(&self) {
+    /// Removes the input devices (XInput 2) of agents whose MCP session ended.
+    pub fn end_agent_devices(&self) {
         for seat in self.seats.all() {
             let Some(background) = seat.desk.current().and_then(|b| b.background) else {
                 continue;
@@ -234,7 +234,7 @@ impl Daemon {
             for agent in background.agents() {
                 if !super::seats::session_alive(&agent, None) {
                     background.end(&agent);
-                    tracing::info!(agent = %agent, "removed the agent's background seat: its session ended");
+                    tracing::info!(agent = %agent, "removed the agent's input devices: its session ended");
                 }
             }
         }

@@ -188,7 +188,7 @@ pub async fn serve(
 }
 
 /// How often per-agent displays are checked for idleness, a dead X server or a finished session,
-/// and background seats for a finished session.
+/// and agents' input devices for a finished session.
 const SEAT_SWEEP: Duration = Duration::from_secs(5);
 
 /// Ends per-agent displays that are no longer needed, until the daemon goes.
@@ -201,7 +201,7 @@ async fn sweep_seats(daemon: std::sync::Weak<Daemon>) {
         for agent in strong.seats.sweep() {
             tracing::info!(agent = %agent, "ended the agent's private display");
         }
-        let _ = tokio::task::spawn_blocking(move || strong.end_background_seats()).await;
+        let _ = tokio::task::spawn_blocking(move || strong.end_agent_devices()).await;
     }
 }
 

@@ -75,6 +75,15 @@ fn ask(person: &dyn desk::Platform, peer: Peer, limit: Duration) -> Result<(), O
              and {caller} has no terminal; run `shuttle resume` in a terminal of your own"
         )));
     };
+    if let Some(pid) = platform::terminal_typed_by_agent(&terminal) {
+        return Err(refused(format!(
+            "a resume must come from the person, and process {pid} ({}), which shuttle started \
+             for an agent, holds the other side of {} or hides what it holds, so it could type \
+             the answer; run `shuttle resume` in a terminal of your own",
+            platform::process_name(pid),
+            terminal.display()
+        )));
+    }
     let prompt = format!(
         "\r\nshuttle is stopped. Resume it, so agents may act on the desktop again?\r\n\
          Type yes and Enter within {} s to resume: ",

@@ -116,9 +116,17 @@ impl Daemon {
         }
     }
 
-    /// `safety_stop` and `safety_resume`, for the daemon's own user only; a resume also asks
-    /// the person ([`super::person`]).
+    /// `safety_stop`, from anyone who reaches the socket (stopping only ever makes things
+    /// safer), and `safety_resume`, from the person only: the daemon's own user, in no process
+    /// started for an agent, who also confirms it ([`super::person`]).
     async fn control(&self, tool: Tool, name: &str, peer: Peer) -> Ended {
+        if tool == Tool::Stop {
+            let already = self.stop.is_stopped();
+            let cancelled = self.stop.stop();
+            tracing::warn!(by = "shuttle stop", pid = ?peer.pid, cancelled, "stopped by the user");
+            let reply = json!({"stopped": true, "cancelled": cancelled, "already": already});
+            return Ended::completed(Kind::Control, Done::json(reply));
+        }
         let own = endpoint::current_uid();
         if peer.uid != own {
             return Ended::not_run(
@@ -139,21 +147,13 @@ impl Daemon {
                 Outcome::refused_by(
                     Control::Owner,
                     format!(
-                        "refused: only the person stops and resumes shuttle, and {name} came \
-                         from process {pid}, which shuttle started for an agent (a script run, \
-                         a plugin, a service or an app it launched, or a child of one); use \
-                         `shuttle {}` in a terminal of your own, or the kill hotkey",
-                        if tool == Tool::Stop { "stop" } else { "resume" }
+                        "refused: only the person resumes shuttle, and {name} came from process \
+                         {pid}, which shuttle started for an agent (a script run, a plugin, a \
+                         service or an app it launched, or a child of one); the person runs \
+                         `shuttle resume` in a terminal of their own"
                     ),
                 ),
             );
-        }
-        if tool == Tool::Stop {
-            let already = self.stop.is_stopped();
-            let cancelled = self.stop.stop();
-            tracing::warn!(by = "shuttle stop", cancelled, "stopped by the user");
-            let reply = json!({"stopped": true, "cancelled": cancelled, "already": already});
-            return Ended::completed(Kind::Control, Done::json(reply));
         }
         if !self.stop.is_stopped() {
             return Ended::failed(Kind::Control, NOT_STOPPED.into());

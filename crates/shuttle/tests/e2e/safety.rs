@@ -793,6 +793,41 @@ fn without_a_display_of_the_persons_a_resume_is_asked_at_the_callers_terminal() 
     // A daemon that started with no DISPLAY knows no display of the person's to ask on.
     let daemon = Daemon::start_with(&[("DISPLAY", "")]);
     let stopped = || daemon.call("status", json!({})).json()["stopped"] == true;
+    // An agent's script that holds a terminal's other side, as `systemd-run --user --pty` from
+    // a script gives it, ready to type yes at the question (started before the stop, which
+    // refuses new runs).
+    let scratch = common::Scratch::new("agent-pty");
+    let named = scratch.0.join("pty");
+    let typist = r#"
+import os, sys, time
+out = sys.argv[1]
+master, other = os.openpty()
+open(out + ".tmp", "w").write(os.ttyname(other))
+os.rename(out + ".tmp", out)
+os.close(other)
+seen, deadline = b"", time.time() + 30
+while time.time() < deadline:
+    try:
+        seen += os.read(master, 1024)
+    except OSError:
+        time.sleep(0.05)
+        continue
+    if b"Type yes" in seen:
+        os.write(master, b"yes\r")
+        seen = b""
+"#;
+    let code = format!(
+        r#"import {{ spawn }} from "node:child_process";
+        export function main() {{
+            spawn("python3", ["-c", {typist:?}, {named:?}], {{ detached: true, stdio: "ignore" }}).unref();
+        }}"#,
+        named = named.display().to_string()
+    );
+    let left = daemon.call("script_run", json!({"code": code}));
+    assert!(!left.is_error, "{}", left.text);
+    let terminal = wait_for("the script's terminal", Duration::from_secs(10), || {
+        std::fs::read_to_string(&named).ok()
+    });
     assert!(daemon.cli(&["stop"]).status.success());
 
     let (shown, code) = resume_at_a_terminal(&daemon, "no");
@@ -824,6 +859,38 @@ fn without_a_display_of_the_persons_a_resume_is_asked_at_the_callers_terminal() 
     assert!(said.contains("has no terminal"), "{said}");
     assert!(stopped());
 
+    // A resume run on that terminal, by a process the daemon cannot tell is the agent's, is
+    // refused all the same, unasked.
+    let held = {
+        use std::os::unix::process::CommandExt;
+        let path = std::ffi::CString::new(terminal.clone()).unwrap();
+        let mut command = Command::new(common::SHUTTLE);
+        command
+            .arg("resume")
+            .env("SHUTTLE_SOCKET", &daemon.socket)
+            .env("SHUTTLE_CONFIG", daemon.config_path());
+        // SAFETY: setsid, open and dup2 are async-signal-safe; the path was made before the fork.
+        // Opened in a new session, the terminal becomes the caller's controlling terminal.
+        unsafe {
+            command.pre_exec(move || {
+                libc::setsid();
+                let fd = libc::open(path.as_ptr(), libc::O_RDWR);
+                if fd < 0 || libc::dup2(fd, 0) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        command.output().unwrap()
+    };
+    assert_eq!(held.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&held.stderr);
+    assert!(
+        said.contains(&format!("holds the other side of {terminal}")),
+        "{said}"
+    );
+    assert!(stopped());
+
     let (shown, code) = resume_at_a_terminal(&daemon, "yes");
     assert_eq!(code, 0, "{shown}");
     assert!(!stopped());
@@ -832,6 +899,6 @@ fn without_a_display_of_the_persons_a_resume_is_asked_at_the_callers_terminal() 
         .into_iter()
         .filter(|e| e["tool"] == "safety_resume" && e["outcome"] == "refused")
         .collect();
-    assert_eq!(refused.len(), 2, "{refused:?}");
+    assert_eq!(refused.len(), 3, "{refused:?}");
     assert!(refused.iter().all(|e| e["by"] == "person"), "{refused:?}");
 }

@@ -57,9 +57,15 @@ fn a_sandboxed_terminal_sees_a_home_of_its_own_and_writes_only_where_the_person_
     let launched = desk_tool(&mut mcp, json!({"verb": "launch", "app": "xterm"})).unwrap();
     assert_eq!(launched["sandboxed"], true, "{launched}");
     let window = launched["window"]["id"].as_str().unwrap().to_string();
-    let line = "ls -A ~ > ~/shared/seen; cat ~/secret.txt > ~/shared/secret 2>&1; \
-                rm -rf ~/secret.txt; echo x 2> ~/shared/shown-error > ~/shown/new; \
-                cat ~/shown/ref.txt > ~/shared/ref; echo ok > ~/shared/done\n";
+    // This test's own process is the person's: through its /proc entry the real home would
+    // show, were the sandbox's processes not a namespace of their own.
+    let through_proc = format!("/proc/{}/root{}", std::process::id(), home.display());
+    let line = format!(
+        "ls -A ~ > ~/shared/seen; cat ~/secret.txt > ~/shared/secret 2>&1; \
+         ls -A {through_proc} > ~/shared/through-proc 2>&1; \
+         rm -rf ~/secret.txt; echo x 2> ~/shared/shown-error > ~/shown/new; \
+         cat ~/shown/ref.txt > ~/shared/ref; echo ok > ~/shared/done\n"
+    );
     desk_tool(
         &mut mcp,
         json!({"verb": "type", "window": window, "text": line}),
@@ -80,6 +86,11 @@ fn a_sandboxed_terminal_sees_a_home_of_its_own_and_writes_only_where_the_person_
         read(&home.join("shared/secret")).contains("No such file"),
         "{}",
         read(&home.join("shared/secret"))
+    );
+    let through_proc = read(&home.join("shared/through-proc"));
+    assert!(
+        !through_proc.contains("secret.txt") && through_proc.contains("No such file"),
+        "{through_proc}"
     );
     assert_eq!(read(&home.join("secret.txt")), "the person's secret\n");
     assert!(

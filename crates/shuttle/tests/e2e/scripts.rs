@@ -681,20 +681,15 @@ fn stopped(daemon: &Daemon) -> bool {
 }
 
 #[test]
-fn only_the_person_stops_and_resumes_not_a_script_a_plugin_or_an_app_an_agent_launched() {
+fn anyone_stops_but_only_the_person_resumes_not_a_script_a_plugin_or_an_app_an_agent_launched() {
     require_desktop();
     let scratch = Scratch::new("person-only");
     let dir = scratch.0.clone();
-    // A plugin whose program runs `shuttle stop`, keeping what it answered.
+    // A plugin whose program runs `shuttle stop`.
     let plugin = dir.join("stopper.sh");
-    let plugin_said = dir.join("plugin.out");
     std::fs::write(
         &plugin,
-        format!(
-            "#!/bin/sh\n'{SHUTTLE}' stop > '{0}.tmp' 2>&1; echo \"exit $?\" >> '{0}.tmp'\n\
-             mv '{0}.tmp' '{0}'\nprintf '{{}}' > \"$SHUTTLE_RUN/result.json\"\n",
-            plugin_said.display()
-        ),
+        format!("#!/bin/sh\n'{SHUTTLE}' stop\nprintf '{{}}' > \"$SHUTTLE_RUN/result.json\"\n"),
     )
     .unwrap();
     std::fs::set_permissions(&plugin, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
@@ -708,15 +703,23 @@ fn only_the_person_stops_and_resumes_not_a_script_a_plugin_or_an_app_an_agent_la
         .unwrap();
     });
 
-    // The plugin's stop is refused, and shuttle keeps running.
+    // The plugin's stop is obeyed (a stop only makes things safer), and it may end the
+    // plugin's own run with the rest. The person resumes.
     let ran = daemon.call("stopper_run", json!({"code": "unused"}));
-    assert!(!ran.is_error, "{}", ran.text);
-    let said = std::fs::read_to_string(&plugin_said).unwrap();
+    wait_for("the plugin's stop", Duration::from_secs(10), || {
+        stopped(&daemon).then_some(())
+    });
+    let stops: Vec<Value> = daemon
+        .journal()
+        .into_iter()
+        .filter(|e| e["tool"] == "safety_stop")
+        .collect();
     assert!(
-        said.contains("only the person stops and resumes shuttle"),
-        "{said}"
+        stops.len() == 1 && stops[0]["outcome"] == "completed",
+        "{stops:?}, the plugin's reply: {}",
+        ran.text
     );
-    assert!(!said.contains("exit 0"), "{said}");
+    assert!(daemon.cli_resume().status.success());
     assert!(!stopped(&daemon));
 
     // An app the agent launched, which leaves a child behind (adopted by init, so only its
@@ -834,7 +837,7 @@ fn only_the_person_stops_and_resumes_not_a_script_a_plugin_or_an_app_an_agent_la
     assert!(
         tried[0]["runtime"]
             .as_str()
-            .is_some_and(|m| m.contains("only the person stops and resumes shuttle")),
+            .is_some_and(|m| m.contains("only the person resumes shuttle")),
         "{tried:?}"
     );
     let raw: Vec<&Value> = tried.iter().skip(1).collect();
@@ -855,10 +858,7 @@ fn only_the_person_stops_and_resumes_not_a_script_a_plugin_or_an_app_an_agent_la
     let app = wait_for("the app's resume", Duration::from_secs(10), || {
         std::fs::read_to_string(&app_said).ok()
     });
-    assert!(
-        app.contains("only the person stops and resumes shuttle"),
-        "{app}"
-    );
+    assert!(app.contains("only the person resumes shuttle"), "{app}");
     let detached = wait_for("the detached resume", Duration::from_secs(10), || {
         std::fs::read_to_string(&detached_said).ok()
     });
