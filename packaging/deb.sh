@@ -63,7 +63,7 @@ Architecture: amd64
 Maintainer: The shuttle developers <shuttle@users.noreply.invalid>
 Installed-Size: $size
 Depends: libc6 (>= 2.28), libgcc-s1, libstdc++6, xvfb, openbox, dbus, at-spi2-core, xdg-utils
-Recommends: bubblewrap
+Recommends: bubblewrap, libgail-common, libatk-adaptor
 Section: utils
 Priority: optional
 Description: computer use for AI agents

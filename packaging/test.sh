@@ -69,8 +69,11 @@ second=$(cut -d ' ' -f 1 "$archive.sha256")
 [ "$first" = "$second" ] || fail "two packings of one build differ: $first, then $second"
 step "the .deb"
 deb=$(packaging/deb.sh "$archive")
-# The sandbox of the apps agents launch needs bubblewrap; apt installs what a package recommends.
-dpkg-deb -f "$deb" Recommends | grep -qw bubblewrap || fail "the .deb does not recommend bubblewrap"
+# The sandbox of the apps agents launch needs bubblewrap, GTK 2 apps on the accessibility bus
+# libgail-common and libatk-adaptor; apt installs what a package recommends.
+for recommended in bubblewrap libgail-common libatk-adaptor; do
+  dpkg-deb -f "$deb" Recommends | grep -qw "$recommended" || fail "the .deb does not recommend $recommended"
+done
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
 
 step "install.sh into a scratch prefix, doctor, --remove"

@@ -163,7 +163,7 @@ compare "type one character, with and without the safety controls" \
 # its own, input = "foreground" and "background").
 /usr/bin/python3 scripts/bench_background.py "$SHUTTLE" tests/fixture/fixture.py "$work"
 
-echo "#### Wire decode (criterion, 74-byte frame)"
+echo "#### Wire decode (criterion, 74-byte packet)"
 echo
 cargo bench -q -p shuttle-desk-core --bench wire -- --noplot 2>/dev/null | /usr/bin/python3 -c '
 import re, sys

@@ -1,4 +1,4 @@
-"""The desk wire for the benchmark scripts: one call, a u32 length and a JSON frame each way."""
+"""The desk wire for the benchmark scripts: one call, a u32 length and a JSON packet each way."""
 import json
 import struct
 import sys

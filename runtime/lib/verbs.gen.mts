@@ -688,7 +688,7 @@ export interface Opened {
   sandboxed: boolean;
   /** Switches shuttle added (a Chromium-based app's accessibility switch). */
   added_args?: string[] | null;
-  /** Why there is no window. */
+  /** Why there is no window, or why the app's accessibility is off. */
   note?: string | null;
   /** The window is another process's: a running instance the file went to, or anything else that opened meanwhile. */
   from_other_process?: boolean | null;
@@ -1038,7 +1038,7 @@ export interface Started {
   sandboxed: boolean;
   /** Switches shuttle added (a Chromium-based app's accessibility switch). */
   added_args?: string[] | null;
-  /** Why there is no window. */
+  /** Why there is no window, or why the app's accessibility is off. */
   note?: string | null;
 }
 

@@ -1,7 +1,7 @@
 // The desk wire, client side: how a script talks to `shuttle serve` over its unix socket.
 //
-// A frame is a u32 big-endian byte length followed by that many bytes of UTF-8 JSON. A call is
-// one request frame and one reply frame; this client keeps one call in flight per connection
+// A packet is a u32 big-endian byte length followed by that many bytes of UTF-8 JSON. A call is
+// one request packet and one reply packet; this client keeps one call in flight per connection
 // and queues the rest, so a reply can never be matched to the wrong call.
 
 import net from "node:net";
@@ -26,55 +26,55 @@ export interface Reply {
   image_mime?: string;
 }
 
-/** The daemon closes a connection that sends a longer frame; refuse before sending one. */
-export const MAX_FRAME = 64 * 1024 * 1024;
+/** The daemon closes a connection that sends a longer packet; refuse before sending one. */
+export const MAX_PACKET = 64 * 1024 * 1024;
 
 const HEADER = 4;
 
-/** A JSON value as one frame. */
-export function encodeFrame(value: unknown): Buffer {
+/** A JSON value as one packet. */
+export function encodePacket(value: unknown): Buffer {
   const body = Buffer.from(JSON.stringify(value), "utf8");
-  if (body.length > MAX_FRAME) {
+  if (body.length > MAX_PACKET) {
     throw new Error(
-      `the request is ${body.length} bytes, over the desk wire's ${MAX_FRAME}-byte frame limit`,
+      `the request is ${body.length} bytes, over the desk wire's ${MAX_PACKET}-byte packet limit`,
     );
   }
-  const frame = Buffer.allocUnsafe(HEADER + body.length);
-  frame.writeUInt32BE(body.length, 0);
-  body.copy(frame, HEADER);
-  return frame;
+  const packet = Buffer.allocUnsafe(HEADER + body.length);
+  packet.writeUInt32BE(body.length, 0);
+  body.copy(packet, HEADER);
+  return packet;
 }
 
 /**
- * Splits a byte stream into frame payloads, however the stream was chunked. Chunks are kept as
- * they come and joined only once a whole frame is there, so a large image arriving in many
+ * Splits a byte stream into packet payloads, however the stream was chunked. Chunks are kept as
+ * they come and joined only once a whole packet is there, so a large image arriving in many
  * small reads is copied once rather than once per read.
  */
-export class FrameDecoder {
+export class PacketDecoder {
   #chunks: Buffer[] = [];
   #buffered = 0;
 
-  /** Adds bytes; answers the payloads of the frames they complete, in order. */
+  /** Adds bytes; answers the payloads of the packets they complete, in order. */
   push(chunk: Buffer): Buffer[] {
     this.#chunks.push(chunk);
     this.#buffered += chunk.length;
-    const frames: Buffer[] = [];
+    const packets: Buffer[] = [];
     while (this.#buffered >= HEADER) {
       const length = this.#header();
-      if (length > MAX_FRAME) {
-        throw new Error(`the daemon sent a frame of ${length} bytes, over the ${MAX_FRAME}-byte limit`);
+      if (length > MAX_PACKET) {
+        throw new Error(`the daemon sent a packet of ${length} bytes, over the ${MAX_PACKET}-byte limit`);
       }
       if (this.#buffered < HEADER + length) break;
       const all = this.#chunks.length === 1 ? this.#chunks[0] : Buffer.concat(this.#chunks);
-      frames.push(all.subarray(HEADER, HEADER + length));
+      packets.push(all.subarray(HEADER, HEADER + length));
       const rest = all.subarray(HEADER + length);
       this.#chunks = rest.length > 0 ? [rest] : [];
       this.#buffered = rest.length;
     }
-    return frames;
+    return packets;
   }
 
-  /** Bytes held that do not yet make a whole frame. */
+  /** Bytes held that do not yet make a whole packet. */
   get pending(): number {
     return this.#buffered;
   }
@@ -110,7 +110,7 @@ export class WireClient {
   readonly path: string;
   #socket: net.Socket | null = null;
   #connected = false;
-  #decoder = new FrameDecoder();
+  #decoder = new PacketDecoder();
   #queue: Pending[] = [];
   #inFlight: Pending | null = null;
   #failure: Error | null = null;
@@ -146,9 +146,9 @@ export class WireClient {
   #pump(): void {
     if (this.#inFlight !== null || this.#queue.length === 0) return;
     const next = this.#queue.shift()!;
-    let frame: Buffer;
+    let packet: Buffer;
     try {
-      frame = encodeFrame(next.request);
+      packet = encodePacket(next.request);
     } catch (error) {
       // Arguments JSON cannot hold (a BigInt, a cycle), or too many of them.
       const why = (error as Error).message;
@@ -160,14 +160,14 @@ export class WireClient {
     this.#inFlight = next;
     // A pending call keeps the process alive; an idle connection does not (see #settle).
     socket.ref();
-    socket.write(frame);
+    socket.write(packet);
   }
 
   #connect(): net.Socket {
     const socket = net.createConnection(this.path);
     this.#socket = socket;
     this.#connected = false;
-    this.#decoder = new FrameDecoder();
+    this.#decoder = new PacketDecoder();
     this.#failure = null;
     socket.on("connect", () => {
       this.#connected = true;
@@ -185,14 +185,14 @@ export class WireClient {
 
   #onData(socket: net.Socket, chunk: Buffer): void {
     if (this.#socket !== socket) return;
-    let frames: Buffer[];
+    let packets: Buffer[];
     try {
-      frames = this.#decoder.push(chunk);
+      packets = this.#decoder.push(chunk);
     } catch (error) {
       this.#breach(socket, (error as Error).message);
       return;
     }
-    for (const payload of frames) {
+    for (const payload of packets) {
       const call = this.#inFlight;
       if (call === null) {
         this.#breach(socket, "the daemon sent a reply to no call");
@@ -204,7 +204,7 @@ export class WireClient {
       try {
         reply = JSON.parse(payload.toString("utf8")) as Reply;
       } catch (error) {
-        // The frames still split, so only this call is lost; the connection goes on.
+        // The packets still split, so only this call is lost; the connection goes on.
         call.reject(failure(call, `${tool}: the daemon's reply is not JSON (${(error as Error).message})`, null));
         continue;
       }

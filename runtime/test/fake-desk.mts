@@ -7,13 +7,13 @@ import os from "node:os";
 import path from "node:path";
 import { EventEmitter, once } from "node:events";
 
-import { FrameDecoder, encodeFrame } from "../lib/wire.mts";
+import { PacketDecoder, encodePacket } from "../lib/wire.mts";
 import type { Reply, Request } from "../lib/wire.mts";
 
 /** One accepted connection, as a handler sees it. */
 export interface Conn {
   socket: net.Socket;
-  /** Sends a reply as one frame in one write. */
+  /** Sends a reply as one packet in one write. */
   reply(reply: Reply): void;
   /** Sends raw bytes. */
   write(bytes: Buffer): Promise<void>;
@@ -65,11 +65,11 @@ export class FakeDesk extends EventEmitter {
     this.#sockets.add(socket);
     socket.on("close", () => this.#sockets.delete(socket));
     socket.on("error", () => {});
-    const decoder = new FrameDecoder();
+    const decoder = new PacketDecoder();
     const conn: Conn = {
       socket,
       reply: (reply) => {
-        socket.write(encodeFrame(reply));
+        socket.write(encodePacket(reply));
       },
       write: (bytes) =>
         new Promise<void>((resolve, reject) => socket.write(bytes, (error) => (error ? reject(error) : resolve()))),

@@ -4,7 +4,7 @@ import { once } from "node:events";
 import path from "node:path";
 import { after, before, test } from "node:test";
 
-import { FrameDecoder, MAX_FRAME, WireClient, encodeFrame } from "../lib/wire.mts";
+import { PacketDecoder, MAX_PACKET, WireClient, encodePacket } from "../lib/wire.mts";
 import type { Reply } from "../lib/wire.mts";
 import { FakeDesk, limit } from "./fake-desk.mts";
 
@@ -18,47 +18,47 @@ after(async () => {
   await fake.stop();
 });
 
-test("a frame is a big-endian length and the JSON", limit, () => {
-  const frame = encodeFrame({ a: "é" });
+test("a packet is a big-endian length and the JSON", limit, () => {
+  const packet = encodePacket({ a: "é" });
   const body = Buffer.from('{"a":"é"}', "utf8");
-  assert.equal(frame.readUInt32BE(0), body.length);
-  assert.deepEqual(frame.subarray(4), body);
+  assert.equal(packet.readUInt32BE(0), body.length);
+  assert.deepEqual(packet.subarray(4), body);
 });
 
-test("frames split across chunks come out whole", limit, () => {
-  const frames = Buffer.concat([encodeFrame({ n: 1 }), encodeFrame({ n: 2, pad: "x".repeat(300) })]);
-  const decoder = new FrameDecoder();
+test("packets split across chunks come out whole", limit, () => {
+  const packets = Buffer.concat([encodePacket({ n: 1 }), encodePacket({ n: 2, pad: "x".repeat(300) })]);
+  const decoder = new PacketDecoder();
   const out: unknown[] = [];
-  for (const byte of frames) {
+  for (const byte of packets) {
     for (const payload of decoder.push(Buffer.from([byte]))) out.push(JSON.parse(payload.toString()));
   }
   assert.deepEqual(out, [{ n: 1 }, { n: 2, pad: "x".repeat(300) }]);
   assert.equal(decoder.pending, 0);
 });
 
-test("frames coalesced in one chunk come out one by one", limit, () => {
-  const decoder = new FrameDecoder();
-  const first = encodeFrame({ n: 1 });
-  const second = encodeFrame({ n: 2 });
-  const third = encodeFrame({ n: 3 });
-  // Two whole frames and the start of a third in one chunk, the rest of it in the next.
+test("packets coalesced in one chunk come out one by one", limit, () => {
+  const decoder = new PacketDecoder();
+  const first = encodePacket({ n: 1 });
+  const second = encodePacket({ n: 2 });
+  const third = encodePacket({ n: 3 });
+  // Two whole packets and the start of a third in one chunk, the rest of it in the next.
   const payloads = decoder.push(Buffer.concat([first, second, third.subarray(0, 6)]));
   assert.deepEqual(payloads.map((p) => JSON.parse(p.toString())), [{ n: 1 }, { n: 2 }]);
   assert.equal(decoder.pending, 6);
   assert.deepEqual(decoder.push(third.subarray(6)).map((p) => JSON.parse(p.toString())), [{ n: 3 }]);
 });
 
-test("a frame over the limit is refused", limit, () => {
-  const decoder = new FrameDecoder();
+test("a packet over the limit is refused", limit, () => {
+  const decoder = new PacketDecoder();
   const header = Buffer.alloc(4);
-  header.writeUInt32BE(MAX_FRAME + 1, 0);
+  header.writeUInt32BE(MAX_PACKET + 1, 0);
   assert.throws(() => decoder.push(header), /over the .*-byte limit/);
 });
 
 test("a reply sent a byte at a time is read whole", limit, async () => {
   fake.handler = async (_request, conn) => {
-    const frame = encodeFrame(ok('{"bytewise":true}'));
-    for (const byte of frame) await conn.write(Buffer.from([byte]));
+    const packet = encodePacket(ok('{"bytewise":true}'));
+    for (const byte of packet) await conn.write(Buffer.from([byte]));
   };
   const client = new WireClient(fake.socketPath);
   const reply = await client.call("desk_windows", {}, "a");

@@ -1,6 +1,6 @@
 //! The pure core of shuttle's desk: no OS code lives here.
 //!
-//! - [`wire`]: the desk wire, the framed JSON protocol every shuttle process speaks.
+//! - [`wire`]: the desk wire, length-prefixed JSON packets every shuttle process speaks.
 //! - [`a11y`]: accessibility nodes, their outline and finding them by name.
 //! - [`app_text`]: keeping the text apps control apart from shuttle's own words.
 //! - [`call`]: the desk verbs and the typed arguments of each.

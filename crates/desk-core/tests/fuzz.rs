@@ -1,4 +1,4 @@
-//! Generated inputs against the wire decoder: frames split at every byte boundary, and payloads
+//! Generated inputs against the wire decoder: packets split at every byte boundary, and payloads
 //! of every shape (bytes, JSON, near-valid requests with random arguments for every verb).
 //!
 //! Each property runs `SHUTTLE_FUZZ_CASES` cases (default 2000, so the test suite stays fast);
@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 use desk_core::call::{DeskCall, Verb};
 use desk_core::wire::tools::Tool;
 use desk_core::wire::{
-    FrameError, FrameReader, MAX_FRAME, decode_reply, decode_request, encode_frame, peek_tool,
+    MAX_PACKET, PacketError, PacketReader, decode_reply, decode_request, encode_packet, peek_tool,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -133,7 +133,7 @@ fn request_json() -> impl Strategy<Value = Value> {
         })
 }
 
-/// Any frame payload: raw bytes, JSON of any shape, requests, and requests with bytes broken.
+/// Any packet payload: raw bytes, JSON of any shape, requests, and requests with bytes broken.
 fn payload() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![
         1 => proptest::collection::vec(any::<u8>(), 0..64),
@@ -153,14 +153,14 @@ fn payload() -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
-/// How a byte stream ends after its whole frames.
+/// How a byte stream ends after its whole packets.
 #[derive(Debug, Clone)]
 enum Tail {
-    /// Cleanly, between frames.
+    /// Cleanly, between packets.
     Clean,
-    /// Inside a header or a payload, after this many of the next frame's bytes.
+    /// Inside a header or a payload, after this many of the next packet's bytes.
     Cut(Vec<u8>, usize),
-    /// With a header announcing more than [`MAX_FRAME`].
+    /// With a header announcing more than [`MAX_PACKET`].
     TooLong(u32),
 }
 
@@ -168,11 +168,11 @@ fn tail() -> impl Strategy<Value = Tail> {
     prop_oneof![
         2 => Just(Tail::Clean),
         2 => (payload(), any::<prop::sample::Index>()).prop_map(|(p, at)| {
-            let framed = encode_frame(&p);
-            let at = 1 + at.index(framed.len() - 1);
+            let packed = encode_packet(&p);
+            let at = 1 + at.index(packed.len() - 1);
             Tail::Cut(p, at)
         }),
-        1 => ((MAX_FRAME as u32 + 1)..=u32::MAX).prop_map(Tail::TooLong),
+        1 => ((MAX_PACKET as u32 + 1)..=u32::MAX).prop_map(Tail::TooLong),
     ]
 }
 
@@ -202,7 +202,7 @@ impl AsyncRead for Chunked {
 }
 
 #[test]
-fn frames_split_anyhow_come_back_whole_and_in_order() {
+fn packets_split_anyhow_come_back_whole_and_in_order() {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();
@@ -213,13 +213,13 @@ fn frames_split_anyhow_come_back_whole_and_in_order() {
     );
     runner()
         .run(&cases, |(payloads, tail, sizes)| {
-            let mut bytes: Vec<u8> = payloads.iter().flat_map(|p| encode_frame(p)).collect();
+            let mut bytes: Vec<u8> = payloads.iter().flat_map(|p| encode_packet(p)).collect();
             match &tail {
                 Tail::Clean => {}
-                Tail::Cut(p, at) => bytes.extend_from_slice(&encode_frame(p)[..*at]),
+                Tail::Cut(p, at) => bytes.extend_from_slice(&encode_packet(p)[..*at]),
                 Tail::TooLong(len) => bytes.extend_from_slice(&len.to_be_bytes()),
             }
-            let mut reader = FrameReader::new(Chunked {
+            let mut reader = PacketReader::new(Chunked {
                 bytes,
                 at: 0,
                 sizes,
@@ -227,20 +227,20 @@ fn frames_split_anyhow_come_back_whole_and_in_order() {
             });
             runtime.block_on(async {
                 for sent in &payloads {
-                    let got = reader.next_frame().await.ok().flatten();
+                    let got = reader.next_packet().await.ok().flatten();
                     prop_assert_eq!(got.as_ref(), Some(sent));
                 }
-                let end = reader.next_frame().await;
+                let end = reader.next_packet().await;
                 match (&tail, end) {
                     (Tail::Clean, Ok(None)) => {}
-                    (Tail::Cut(p, at), Err(FrameError::Truncated { expected, got })) => {
+                    (Tail::Cut(p, at), Err(PacketError::Truncated { expected, got })) => {
                         prop_assert_eq!(got, *at);
-                        // Until the header is complete the reader cannot know the frame's size.
+                        // Until the header is complete the reader cannot know the packet's size.
                         if *at >= 4 {
                             prop_assert_eq!(expected, 4 + p.len());
                         }
                     }
-                    (Tail::TooLong(len), Err(FrameError::TooLong { len: said })) => {
+                    (Tail::TooLong(len), Err(PacketError::TooLong { len: said })) => {
                         prop_assert_eq!(said, u64::from(*len));
                     }
                     (tail, end) => prop_assert!(false, "tail {tail:?} ended with {end:?}"),

@@ -16,7 +16,7 @@ pub mod sandbox;
 pub mod terminal;
 pub mod toolkits;
 
-use desk::{Apps, DeskError, Ending, Launched, Opener, Sandbox};
+use desk::{AccessibilityOff, Apps, DeskError, Ending, Launched, Opener, Sandbox};
 
 /// The processes of a Linux desktop.
 #[derive(Debug, Default, Clone)]
@@ -68,8 +68,16 @@ impl Apps for LinuxApps {
         proc::descends_from(pid, ancestor)
     }
 
-    fn chromium_without_accessibility(&self, pid: u32) -> bool {
-        chromium::is_chromium_process(pid) && !chromium::started_with_accessibility(pid)
+    fn accessibility_off(&self, pid: u32) -> Option<AccessibilityOff> {
+        if chromium::is_chromium_process(pid) && !chromium::started_with_accessibility(pid) {
+            Some(AccessibilityOff::Chromium)
+        } else if toolkits::gtk2_without_accessibility(pid) {
+            Some(AccessibilityOff::Gtk2 {
+                installed: toolkits::gtk2_modules_installed(),
+            })
+        } else {
+            None
+        }
     }
 
     fn running(&self, pid: u32) -> bool {

@@ -42,8 +42,8 @@ pub use error::{DeskError, Link};
 pub use intent::{Intent, Target};
 pub use run::run;
 pub use system::{
-    Answer, Apps, Asks, Backend, Background, Clip, Display, DisplayInfo, Ending, Exit,
-    FORCE_ACCESSIBILITY, FrameChange, Hotkey, Input, Launched, Opener, Platform, Presence,
+    AccessibilityOff, Answer, Apps, Asks, Backend, Background, Clip, Display, DisplayInfo, Ending,
+    Exit, FORCE_ACCESSIBILITY, FrameChange, Hotkey, Input, Launched, Opener, Platform, Presence,
     Question, Sandbox, WindowEvent, WindowEventKind, WindowEvents, WindowState,
 };
 pub use window_log::WindowLog;

@@ -451,6 +451,19 @@ pub struct Exit {
 /// to accessibility; `launch` adds it, and the desk names it when such an app shows no page.
 pub const FORCE_ACCESSIBILITY: &str = "--force-renderer-accessibility";
 
+/// Why a running app keeps its accessibility off although it could have it on: what the desk
+/// tells an agent that finds no tree, or no page, in its window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccessibilityOff {
+    /// A Chromium-based app (a browser or an Electron app) started without
+    /// [`FORCE_ACCESSIBILITY`]: it exposes its pages only when asked at its start (or while a
+    /// screen reader runs).
+    Chromium,
+    /// A GTK 2 app (GIMP 2.10) started without the gail and atk-bridge modules, which
+    /// `launch` loads; `installed`: whether they are installed to load.
+    Gtk2 { installed: bool },
+}
+
 /// The processes behind windows: their names, their descent, and starting new ones.
 pub trait Apps: Send + Sync {
     /// The names process `pid` goes by (executable, process name, an interpreted script's
@@ -473,10 +486,9 @@ pub trait Apps: Send + Sync {
     /// Whether process `pid` is `ancestor` or one of its descendants.
     fn descends_from(&self, pid: u32, ancestor: u32) -> bool;
 
-    /// Whether process `pid` runs a Chromium-based app (a browser or an Electron app) started
-    /// without [`crate::FORCE_ACCESSIBILITY`]: it exposes its pages to accessibility only when
-    /// asked at its start (or while a screen reader runs).
-    fn chromium_without_accessibility(&self, pid: u32) -> bool;
+    /// Why process `pid` keeps its accessibility off although `launch` would have turned it
+    /// on; `None` when it does not, or its toolkit is not one that can.
+    fn accessibility_off(&self, pid: u32) -> Option<AccessibilityOff>;
 
     /// Whether process `pid` still runs (a zombie does not).
     fn running(&self, pid: u32) -> bool;

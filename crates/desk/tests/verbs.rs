@@ -514,6 +514,13 @@ fn a_window_whose_app_is_not_on_the_accessibility_bus_says_so() {
     );
     let ran = run(&fake, &open(), "snapshot", json!({"window": "Web"}));
     assert_ended(&ran, "failed", "--force-renderer-accessibility");
+    // A GTK 2 app started without its accessibility modules: the reply names them.
+    fake.add(
+        FakeWindow::new("0x70", "Paint", 70, Rect::new(0, 0, 50, 50)),
+        &["gimp"],
+    );
+    let ran = run(&fake, &open(), "snapshot", json!({"window": "Paint"}));
+    assert_ended(&ran, "failed", "gail and atk-bridge");
     // On the bus, but with its frame alone: the reply says so; with a page, it does not.
     fake.node(FakeNode::new("w:0", "frame", "Web", 60, None).bounds([0, 0, 50, 50]));
     fake.node(FakeNode::new("w:1", "document web", "", 60, Some("w:0")));

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use desk_core::wire::{FrameReader, Reply, Request, decode_reply, write_frame};
+use desk_core::wire::{PacketReader, Reply, Request, decode_reply, write_packet};
 use serde_json::Value;
 use tokio::net::UnixStream;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
@@ -54,7 +54,7 @@ pub struct DeskClient {
     socket: PathBuf,
     when_absent: WhenAbsent,
     agent_id: String,
-    conn: Option<(FrameReader<OwnedReadHalf>, OwnedWriteHalf)>,
+    conn: Option<(PacketReader<OwnedReadHalf>, OwnedWriteHalf)>,
 }
 
 impl DeskClient {
@@ -89,7 +89,7 @@ impl DeskClient {
                 self.conn = Some(self.open().await?);
             }
             let (_, writer) = self.conn.as_mut().expect("connected above");
-            if let Err(e) = write_frame(writer, &payload).await {
+            if let Err(e) = write_packet(writer, &payload).await {
                 self.conn = None;
                 if attempt == 0 && is_undelivered(&e) {
                     continue;
@@ -110,8 +110,8 @@ impl DeskClient {
             tool: tool.into(),
             reason,
         };
-        let frame = match reader.next_frame().await {
-            Ok(Some(frame)) => frame,
+        let packet = match reader.next_packet().await {
+            Ok(Some(packet)) => packet,
             Ok(None) => {
                 self.conn = None;
                 return Err(broke("the daemon closed the connection".into()));
@@ -121,7 +121,7 @@ impl DeskClient {
                 return Err(broke(e.to_string()));
             }
         };
-        decode_reply(&frame).map_err(|e| {
+        decode_reply(&packet).map_err(|e| {
             self.conn = None;
             broke(format!("unreadable reply: {e}"))
         })
@@ -132,7 +132,7 @@ impl DeskClient {
         self.conn = None;
     }
 
-    async fn open(&self) -> Result<(FrameReader<OwnedReadHalf>, OwnedWriteHalf), CallError> {
+    async fn open(&self) -> Result<(PacketReader<OwnedReadHalf>, OwnedWriteHalf), CallError> {
         let stream = match connect(&self.socket).await {
             Ok(stream) => stream,
             Err(e) if self.when_absent == WhenAbsent::Start && !embedded() && is_absent(&e) => {
@@ -141,7 +141,7 @@ impl DeskClient {
             Err(e) => return Err(CallError::NotSent(absent_message(&self.socket, &e))),
         };
         let (read, write) = stream.into_split();
-        Ok((FrameReader::new(read), write))
+        Ok((PacketReader::new(read), write))
     }
 }
 

@@ -1,4 +1,4 @@
-//! The daemon run in-process on the fake desk, through the real wire: a call's way from frame to
+//! The daemon run in-process on the fake desk, through the real wire: a call's way from packet to
 //! reply and journal line, in the documented order, with no display. The reply and the journal
 //! must tell the same outcome.
 
@@ -211,7 +211,7 @@ fn a_dry_run_answers_its_plan_and_the_journal_marks_it() {
 }
 
 #[test]
-fn bad_frames_and_arguments_are_answered_and_recorded() {
+fn bad_packets_and_arguments_are_answered_and_recorded() {
     let daemon = InProcess::start("");
     let unknown = daemon.call("desk_fly", json!({}));
     assert!(

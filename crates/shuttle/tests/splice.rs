@@ -78,25 +78,25 @@ fn percentile(sorted: &[f64], p: usize) -> f64 {
     sorted[(sorted.len() * p / 100).min(sorted.len() - 1)]
 }
 
-/// Answers each connection's one frame with its args, then waits for the client to close.
+/// Answers each connection's one packet with its args, then waits for the client to close.
 fn echo(listener: UnixListener) {
     for stream in listener.incoming() {
         let Ok(mut stream) = stream else { return };
-        let Some(request) = read_frame(&mut stream) else {
+        let Some(request) = read_packet(&mut stream) else {
             continue;
         };
         let text = request["args"].to_string();
         let reply = json!({"text": text, "is_error": false}).to_string();
-        let mut frame = (reply.len() as u32).to_be_bytes().to_vec();
-        frame.extend_from_slice(reply.as_bytes());
-        if stream.write_all(&frame).is_err() {
+        let mut packet = (reply.len() as u32).to_be_bytes().to_vec();
+        packet.extend_from_slice(reply.as_bytes());
+        if stream.write_all(&packet).is_err() {
             continue;
         }
         let _ = stream.read(&mut [0u8; 1]);
     }
 }
 
-fn read_frame(stream: &mut UnixStream) -> Option<Value> {
+fn read_packet(stream: &mut UnixStream) -> Option<Value> {
     let mut header = [0u8; 4];
     stream.read_exact(&mut header).ok()?;
     let mut payload = vec![0u8; u32::from_be_bytes(header) as usize];

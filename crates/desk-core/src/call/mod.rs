@@ -40,7 +40,7 @@ pub enum Kind {
     Run,
     /// A model call: sends nothing to the desktop and runs alongside everything else.
     Model,
-    /// A service plugin's tool: after its first frame the connection is the service's, with
+    /// A service plugin's tool: after its first packet the connection is the service's, with
     /// no desk turn.
     Service,
 }

@@ -55,7 +55,7 @@ pub struct Started {
     /// Switches shuttle added (a Chromium-based app's accessibility switch).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub added_args: Option<Vec<String>>,
-    /// Why there is no window.
+    /// Why there is no window, or why the app's accessibility is off.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }

@@ -1,4 +1,4 @@
-//! The JSON inside a frame: requests and replies.
+//! The JSON inside a packet: requests and replies.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -27,7 +27,7 @@ impl Request {
         }
     }
 
-    /// The request as a frame payload.
+    /// The request as a packet payload.
     pub fn to_json(&self) -> Vec<u8> {
         serde_json::to_vec(self).expect("a Request always serialises")
     }
@@ -114,13 +114,13 @@ impl Reply {
         }
     }
 
-    /// The reply as a frame payload.
+    /// The reply as a packet payload.
     pub fn to_json(&self) -> Vec<u8> {
         serde_json::to_vec(self).expect("a Reply always serialises")
     }
 }
 
-/// Why a request frame could not be decoded. The connection survives all of these.
+/// Why a request packet could not be decoded. The connection survives all of these.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RequestError {
     /// The payload is not valid UTF-8.
@@ -140,7 +140,7 @@ pub enum RequestError {
     Field(String),
 }
 
-/// Decodes a request frame's payload, naming the field at fault when it does not fit.
+/// Decodes a request packet's payload, naming the field at fault when it does not fit.
 pub fn decode_request(payload: &[u8]) -> Result<Request, RequestError> {
     let text = std::str::from_utf8(payload).map_err(|e| RequestError::NotUtf8 {
         offset: e.valid_up_to(),
@@ -176,7 +176,7 @@ fn diagnose(text: &str) -> RequestError {
     }
 }
 
-/// Decodes a reply frame's payload.
+/// Decodes a reply packet's payload.
 pub fn decode_reply(payload: &[u8]) -> Result<Reply, serde_json::Error> {
     serde_json::from_slice(payload)
 }

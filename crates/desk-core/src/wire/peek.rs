@@ -1,34 +1,34 @@
-//! Reading a request's `tool` without decoding the whole frame.
+//! Reading a request's `tool` without decoding the whole packet.
 
 /// The value of the top-level `"tool"` key of a JSON object, when it is a plain string.
 ///
 /// Returns `None` for anything unusual (escapes in the name, malformed JSON, no `tool` key): the
 /// caller then falls back to the full decode, which explains the problem. The scan stops at the
 /// `tool` value, so `args` after it is never touched.
-pub fn peek_tool(frame: &[u8]) -> Option<&str> {
-    let mut i = skip_ws(frame, 0);
-    if frame.get(i) != Some(&b'{') {
+pub fn peek_tool(packet: &[u8]) -> Option<&str> {
+    let mut i = skip_ws(packet, 0);
+    if packet.get(i) != Some(&b'{') {
         return None;
     }
     i += 1;
     loop {
-        i = skip_ws(frame, i);
-        let (key, key_escaped, after_key) = scan_string(frame, i)?;
-        i = skip_ws(frame, after_key);
-        if frame.get(i) != Some(&b':') {
+        i = skip_ws(packet, i);
+        let (key, key_escaped, after_key) = scan_string(packet, i)?;
+        i = skip_ws(packet, after_key);
+        if packet.get(i) != Some(&b':') {
             return None;
         }
-        i = skip_ws(frame, i + 1);
+        i = skip_ws(packet, i + 1);
         if !key_escaped && key == b"tool" {
-            let (value, escaped, _) = scan_string(frame, i)?;
+            let (value, escaped, _) = scan_string(packet, i)?;
             return if escaped {
                 None
             } else {
                 std::str::from_utf8(value).ok()
             };
         }
-        i = skip_ws(frame, skip_value(frame, i)?);
-        match frame.get(i) {
+        i = skip_ws(packet, skip_value(packet, i)?);
+        match packet.get(i) {
             Some(b',') => i += 1,
             _ => return None,
         }
@@ -123,15 +123,15 @@ mod tests {
             (r#"{"tool""#, None),
             ("", None),
         ];
-        for (frame, want) in cases {
-            assert_eq!(peek_tool(frame.as_bytes()), *want, "{frame}");
+        for (packet, want) in cases {
+            assert_eq!(peek_tool(packet.as_bytes()), *want, "{packet}");
         }
     }
 
     #[test]
     fn agrees_with_the_full_decode() {
-        let frame = br#"{"agent_id":"claude-1","tool":"desk_click","args":{"x":10,"y":20}}"#;
-        let full = crate::wire::decode_request(frame).unwrap();
-        assert_eq!(peek_tool(frame), Some(full.tool.as_str()));
+        let packet = br#"{"agent_id":"claude-1","tool":"desk_click","args":{"x":10,"y":20}}"#;
+        let full = crate::wire::decode_request(packet).unwrap();
+        assert_eq!(peek_tool(packet), Some(full.tool.as_str()));
     }
 }

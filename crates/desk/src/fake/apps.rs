@@ -72,8 +72,15 @@ impl Apps for FakeDesk {
         pid == ancestor
     }
 
-    fn chromium_without_accessibility(&self, pid: u32) -> bool {
-        self.names(pid).iter().any(|n| n == "chromium")
+    fn accessibility_off(&self, pid: u32) -> Option<AccessibilityOff> {
+        let names = self.names(pid);
+        if names.iter().any(|n| n == "chromium") {
+            Some(AccessibilityOff::Chromium)
+        } else if names.iter().any(|n| n == "gimp") {
+            Some(AccessibilityOff::Gtk2 { installed: true })
+        } else {
+            None
+        }
     }
 
     fn cpu_time(&self, pid: u32) -> Option<std::time::Duration> {

@@ -30,7 +30,7 @@ use crate::cancel::Cancel;
 use crate::error::DeskError;
 use crate::image::RgbImage;
 use crate::system::{
-    Answer, Apps, Backend, Background, Clip, Display, DisplayInfo, Ending, Exit,
+    AccessibilityOff, Answer, Apps, Backend, Background, Clip, Display, DisplayInfo, Ending, Exit,
     FORCE_ACCESSIBILITY, FrameChange, Hotkey, Input, Launched, Opener, Platform, Presence,
     Question, Sandbox, WindowEvents, WindowState,
 };

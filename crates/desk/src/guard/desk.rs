@@ -535,9 +535,9 @@ impl Desk {
         self.backend.apps.opener(target)
     }
 
-    /// Whether process `pid` runs a Chromium-based app started without the accessibility switch.
-    pub fn chromium_without_accessibility(&self, pid: u32) -> bool {
-        self.backend.apps.chromium_without_accessibility(pid)
+    /// Why process `pid` keeps its accessibility off although `launch` would turn it on.
+    pub fn accessibility_off(&self, pid: u32) -> Option<crate::system::AccessibilityOff> {
+        self.backend.apps.accessibility_off(pid)
     }
 
     /// The accessibility tree, under the allowlist.

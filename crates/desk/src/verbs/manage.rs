@@ -12,7 +12,7 @@ use desk_core::window::{Window, role};
 use crate::error::DeskError;
 use crate::guard::Desk;
 use crate::intent::{Intent, Target};
-use crate::system::{Ending, Launched};
+use crate::system::{AccessibilityOff, Ending, Launched};
 
 /// How long `close` waits for the window to go.
 const CLOSE_WAIT: Duration = Duration::from_secs(3);
@@ -300,7 +300,16 @@ fn started(desk: &Desk, launched: &Launched, first: Option<Window>) -> Result<St
             "its window {title} showed and closed again while it started; look with windows"
         )),
         (None, None) => Some(no_window_note(launched)),
-        (Some(_), _) => None,
+        (Some(window), _) => window
+            .pid
+            .and_then(|pid| desk.accessibility_off(pid))
+            .filter(|off| *off == AccessibilityOff::Gtk2 { installed: false })
+            .map(|_| {
+                "it is a GTK 2 app, and GTK 2's accessibility modules (gail, atk-bridge) are not \
+                 installed, so snapshot and find cannot read it: use shot and pixel input, or \
+                 ask the person to install them (Debian: libgail-common and libatk-adaptor)"
+                    .to_string()
+            }),
     };
     Ok(Started {
         pid: launched.pid,

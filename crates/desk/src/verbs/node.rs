@@ -8,7 +8,7 @@ use crate::accessibility::{AppWindow, Want};
 use crate::error::DeskError;
 use crate::guard::{Admitted, Desk, Nodes, Seen, Spot};
 use crate::intent::{Intent, Target};
-use crate::system::FORCE_ACCESSIBILITY;
+use crate::system::{AccessibilityOff, FORCE_ACCESSIBILITY};
 use desk_core::a11y::Node;
 use desk_core::app_text::Quoted;
 use desk_core::geometry::Rect;
@@ -29,19 +29,28 @@ pub(super) fn accessible_window(
         id: window.id.clone(),
         title: window.title.clone(),
         app: window.app.clone().unwrap_or_else(|| "its app".into()),
-        why: if window
-            .pid
-            .is_some_and(|pid| desk.chromium_without_accessibility(pid))
-        {
-            format!(
+        why: match window.pid.and_then(|pid| desk.accessibility_off(pid)) {
+            Some(AccessibilityOff::Chromium) => format!(
                 "Chromium-based apps (Chrome, Edge, Electron apps) expose their pages only when \
                  started with {FORCE_ACCESSIBILITY} or while a screen reader runs; close it and \
                  start it again with launch, which adds that switch, or use shot and pixel input"
-            )
-        } else {
-            "its app is not on the accessibility bus (terminals such as xterm and apps that draw \
-             their own widgets are not); use shot and pixel input instead"
-                .into()
+            ),
+            Some(AccessibilityOff::Gtk2 { installed: true }) => {
+                "GTK 2 apps (GIMP 2.10) join the accessibility bus only with the gail and \
+                 atk-bridge modules loaded, and this one was started without them; close it and \
+                 start it again with launch, which loads them, or use shot and pixel input"
+                    .into()
+            }
+            Some(AccessibilityOff::Gtk2 { installed: false }) => {
+                "GTK 2 apps (GIMP 2.10) join the accessibility bus only with the gail and \
+                 atk-bridge modules, which are not installed; ask the person to install them \
+                 (Debian: libgail-common and libatk-adaptor) and start the app again with \
+                 launch, or use shot and pixel input"
+                    .into()
+            }
+            None => "its app is not on the accessibility bus (terminals such as xterm and apps \
+                     that draw their own widgets are not); use shot and pixel input instead"
+                .into(),
         },
     };
     let frames = nodes.windows_of(window)?.ok_or_else(no_tree)?;

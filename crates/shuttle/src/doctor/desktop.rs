@@ -6,9 +6,8 @@ use std::path::{Path, PathBuf};
 use super::{CALL_LIMIT, Check, Context, Repair, Status};
 use crate::config::{DisplayMode, InputSetting};
 use crate::platform::probe::{self, BusProbe};
+use crate::platform::{Level, PER_AGENT_FIX};
 
-const PER_AGENT_FIX: &str =
-    "or let agents use displays of their own: [daemon] display = \"per-agent\" in config.toml";
 const ENABLE_COMMAND: &str =
     "busctl --user set-property org.a11y.Bus /org/a11y/bus org.a11y.Status IsEnabled b true";
 
@@ -20,8 +19,8 @@ fn env(name: &str) -> Option<String> {
 /// displays on it.
 pub(super) fn display(c: &Context) -> Check {
     let native = crate::platform::PersonsSession::from_env().native();
-    let needed = c.mode == DisplayMode::Inherit && native.is_none();
-    let not_needed = if native.is_some() && c.mode == DisplayMode::Inherit {
+    let needed = c.mode == DisplayMode::Inherit && !native;
+    let not_needed = if native && c.mode == DisplayMode::Inherit {
         "the Wayland session is driven natively (the wayland check)"
     } else {
         "agents get displays of their own"
@@ -136,150 +135,23 @@ pub(super) fn display(c: &Context) -> Check {
     check
 }
 
-/// A Wayland session, when there is one: whether its compositor offers what the Wayland desk
-/// builds on, and whether the daemon drives it natively (a sway session, whose IPC socket
-/// `SWAYSOCK` names) or only its XWayland apps.
+/// A Wayland session, when there is one: how it stands for the desk that drives it natively,
+/// as its backend reports it.
 pub(super) fn wayland(c: &Context) -> Option<Check> {
-    let name = env("WAYLAND_DISPLAY")?;
-    if crate::platform::PersonsSession::from_env().native() == Some("gnome") {
-        return Some(gnome(c, &name));
-    }
-    let protocols = match crate::platform::probe::wayland_protocols() {
-        Ok(protocols) => protocols,
-        Err(e) => return Some(Check::new("wayland", Status::Warn, e)),
-    };
-    let offered: Vec<String> = protocols
-        .iter()
-        .filter_map(|p| Some(format!("{} v{}", p.interface, p.version?)))
-        .collect();
-    let lacking: Vec<String> = protocols
-        .iter()
-        .filter(|p| p.version.is_none())
-        .map(|p| format!("{} ({})", p.interface, p.needed_for))
-        .collect();
-    let compositor = if lacking.is_empty() {
-        format!(
-            "its compositor offers all a Wayland desk needs ({})",
-            offered.join(", ")
-        )
-    } else if offered.is_empty() {
-        "its compositor offers none of the wlroots protocols a Wayland desk needs (GNOME and KDE \
-         keep them from clients: their apps need the desktop portals)"
-            .to_string()
-    } else {
-        format!(
-            "its compositor offers {} but lacks {}",
-            offered.join(", "),
-            lacking.join(", ")
-        )
-    };
     let inherit = c.mode == DisplayMode::Inherit;
-    if crate::platform::PersonsSession::from_env().native() == Some("sway") {
-        let detail = format!("sway session {name}: {compositor}");
-        return Some(match (inherit, lacking.is_empty()) {
-            (false, _) => Check::new(
-                "wayland",
-                Status::Skip,
-                format!("{detail}; not driven: agents get displays of their own"),
-            ),
-            (true, true) if c.config.daemon.input == InputSetting::Background => Check::new(
-                "wayland",
-                Status::Warn,
-                format!(
-                    "{detail}; driven natively, but input = \"background\" is refused here: \
-                     sway gives virtual input one seat"
-                ),
-            )
-            .fix("set [daemon] input = \"auto\" or \"foreground\""),
-            (true, true) => Check::ok(
-                "wayland",
-                format!("{detail}; driven natively, its XWayland windows among the rest"),
-            ),
-            (true, false) => Check::new(
-                "wayland",
-                Status::Warn,
-                format!("{detail}; driven natively, refusing the verbs that need what it lacks"),
-            )
-            .fix("update sway, or use another wlroots compositor that offers them"),
-        });
-    }
-    let detail = format!(
-        "Wayland session {name}: {compositor}; shuttle drives only sway natively (its IPC, \
-         named by SWAYSOCK, tells where windows are), so native Wayland windows are out of its \
-         reach here (docs/wayland.md)"
-    );
-    Some(if inherit {
-        Check::new("wayland", Status::Warn, detail).fix(format!(
-            "on sway, start shuttle from the session so that SWAYSOCK is set; elsewhere run the \
-             apps an agent needs under XWayland (GDK_BACKEND=x11, QT_QPA_PLATFORM=xcb), \
-             {PER_AGENT_FIX}"
-        ))
-    } else {
-        Check::new(
-            "wayland",
-            Status::Skip,
-            format!("{detail}; not needed: agents get displays of their own"),
-        )
+    let finding =
+        crate::platform::PersonsSession::from_env().finding(inherit, c.config.daemon.input)?;
+    let status = match finding.level {
+        Level::Ok => Status::Ok,
+        Level::Warn => Status::Warn,
+        Level::Fail => Status::Fail,
+        Level::Skip => Status::Skip,
+    };
+    let check = Check::new("wayland", status, finding.detail);
+    Some(match finding.fix {
+        Some(fix) => check.fix(fix),
+        None => check,
     })
-}
-
-/// A GNOME session on Wayland: whether shuttle's extension runs in its Shell and Mutter's
-/// RemoteDesktop answers, which the GNOME desk drives it through.
-fn gnome(c: &Context, name: &str) -> Check {
-    let inherit = c.mode == DisplayMode::Inherit;
-    let not_driven = |detail: String| {
-        Check::new(
-            "wayland",
-            Status::Skip,
-            format!("{detail}; not driven: agents get displays of their own"),
-        )
-    };
-    let probe = match probe::gnome(None) {
-        Ok(probe) => probe,
-        Err(e) if inherit => {
-            return Check::new(
-                "wayland",
-                Status::Fail,
-                format!("GNOME session {name}: {e}"),
-            )
-            .fix("start shuttle from your desktop session (DBUS_SESSION_BUS_ADDRESS)");
-        }
-        Err(e) => return not_driven(format!("GNOME session {name}: {e}")),
-    };
-    let detail = match (probe.extension, probe.remote_desktop) {
-        (true, true) => {
-            let detail = format!(
-                "GNOME session {name}: shuttle's Shell extension runs and Mutter's RemoteDesktop \
-                 answers"
-            );
-            return if inherit {
-                Check::ok(
-                    "wayland",
-                    format!("{detail}; driven natively (docs/gnome.md)"),
-                )
-            } else {
-                not_driven(detail)
-            };
-        }
-        (false, _) => format!(
-            "GNOME session {name}: shuttle's Shell extension is not running, so windows, shots \
-             and the marker are out of reach"
-        ),
-        (true, false) => format!(
-            "GNOME session {name}: Mutter's RemoteDesktop API is not on the session bus, so \
-             input is out of reach"
-        ),
-    };
-    if !inherit {
-        return not_driven(detail);
-    }
-    let fix = if probe.extension {
-        "GNOME Shell 43 or newer on Wayland serves org.gnome.Mutter.RemoteDesktop; check that \
-         the session is GNOME's own"
-    } else {
-        "run `shuttle setup gnome`, then log out and in"
-    };
-    Check::new("wayland", Status::Fail, detail).fix(fix)
 }
 
 /// The accessibility bus, then one check per toolkit.
@@ -361,6 +233,39 @@ fn listed(apps: &[String]) -> String {
 }
 
 fn gtk(needed: bool, apps: &[String]) -> Check {
+    let check = gtk3_and_4(needed, apps);
+    if !probe::gtk2_installed() {
+        return check;
+    }
+    if probe::gtk2_modules_installed() {
+        let detail = format!(
+            "{}; GTK 2 apps (GIMP 2.10) join when launch starts them, loading gail and atk-bridge",
+            check.detail
+        );
+        return Check { detail, ..check };
+    }
+    let detail = format!(
+        "{}; GTK 2 is installed without its accessibility modules, so GTK 2 apps (GIMP 2.10) \
+         stay off the bus",
+        check.detail
+    );
+    let status = match check.status {
+        Status::Ok => Status::Warn,
+        other => other,
+    };
+    let fix = check
+        .fix
+        .clone()
+        .unwrap_or_else(|| "sudo apt install libgail-common libatk-adaptor".into());
+    Check {
+        detail,
+        status,
+        ..check
+    }
+    .fix(fix)
+}
+
+fn gtk3_and_4(needed: bool, apps: &[String]) -> Check {
     if !needed {
         return Check::ok("gtk", "agents' displays set what GTK 3 and 4 need");
     }

@@ -6,6 +6,7 @@
 
 use std::sync::Arc;
 
+use super::finding::{Finding, Level};
 use super::person::{MarkedPresence, Marks, ask_where_the_person_is, grab_where_the_person_is};
 use super::seat::Session;
 use super::{Person, Room};
@@ -217,4 +218,51 @@ pub fn install_extension(data: &std::path::Path) -> Result<(std::path::PathBuf, 
     let dir = desk_gnome::extension::install(data, major)
         .map_err(|e| format!("cannot write {}: {e}", extension_dir(data).display()))?;
     Ok((dir, major))
+}
+
+/// How the person's GNOME session `name` stands: whether shuttle's extension runs in its Shell
+/// and Mutter's RemoteDesktop answers, which the GNOME desk drives it through.
+pub(super) fn finding(name: &str, inherit: bool) -> Finding {
+    let probe = match desk_gnome::shell::probe(None) {
+        Ok(probe) => probe,
+        Err(e) if inherit => {
+            return Finding::new(Level::Fail, format!("GNOME session {name}: {e}"))
+                .fix("start shuttle from your desktop session (DBUS_SESSION_BUS_ADDRESS)");
+        }
+        Err(e) => return Finding::not_driven(&format!("GNOME session {name}: {e}")),
+    };
+    let detail = match (probe.extension, probe.remote_desktop) {
+        (true, true) => {
+            let detail = format!(
+                "GNOME session {name}: shuttle's Shell extension runs and Mutter's RemoteDesktop \
+                 answers"
+            );
+            return if inherit {
+                Finding::new(
+                    Level::Ok,
+                    format!("{detail}; driven natively (docs/gnome.md)"),
+                )
+            } else {
+                Finding::not_driven(&detail)
+            };
+        }
+        (false, _) => format!(
+            "GNOME session {name}: shuttle's Shell extension is not running, so windows, shots \
+             and the marker are out of reach"
+        ),
+        (true, false) => format!(
+            "GNOME session {name}: Mutter's RemoteDesktop API is not on the session bus, so \
+             input is out of reach"
+        ),
+    };
+    if !inherit {
+        return Finding::not_driven(&detail);
+    }
+    let fix = if probe.extension {
+        "GNOME Shell 43 or newer on Wayland serves org.gnome.Mutter.RemoteDesktop; check that \
+         the session is GNOME's own"
+    } else {
+        "run `shuttle setup gnome`, then log out and in"
+    };
+    Finding::new(Level::Fail, detail).fix(fix)
 }

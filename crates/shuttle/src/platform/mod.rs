@@ -7,17 +7,20 @@
 //! - [`wayland`]: `LinuxWayland`, a sway session driven by `desk_wayland`.
 //! - [`gnome`]: `LinuxGnome`, a GNOME session on Wayland driven by `desk_gnome`.
 //! - [`seat`]: the kinds of private seat, a file each, and the seats started of them.
+//! - [`finding`]: what doctor reports of the person's session, each backend writing its own.
 //!
 //! A new backend is a crate and a file here beside `x11` and `wayland`, chosen in
 //! `PersonsSession::desk`; a new kind of seat is a file in `seat/` and its entry in its list
 //! (ARCHITECTURE.md, "Adding a backend").
 
+mod finding;
 mod gnome;
 mod person;
 mod seat;
 mod wayland;
 mod x11;
 
+pub use finding::{Finding, Level, PER_AGENT_FIX};
 pub use gnome::{EXTENSION, GnomeSession, LinuxGnome, extension_dir, install_extension};
 pub use person::{Person, PersonsDesk, PersonsSession, persons_room};
 pub use seat::{PrivateSeat, PrivateSeats, SeatKind, reap_seats};
@@ -27,23 +30,16 @@ pub use x11::LinuxX11;
 pub use desk_linux::sandbox::Room;
 pub use desk_x11::watch::{WatchEnd, WatchOptions, watch};
 
-/// What `shuttle doctor` reads: the X display, the accessibility bus, a Wayland session's
-/// protocols, the sandbox, and what a kind of seat runs (`SeatKind::needs`).
+/// What `shuttle doctor` reads: the X display, the accessibility bus, the sandbox, and what a
+/// kind of seat runs (`SeatKind::needs`); a native session reports itself
+/// (`PersonsSession::finding`).
 pub mod probe {
-    pub use desk_gnome::shell::{Probe as GnomeProbe, probe as gnome};
     pub use desk_linux::atspi::probe::probe as accessibility;
     pub use desk_linux::atspi::probe::{AppOnBus, BusProbe, enable as enable_accessibility};
     pub use desk_linux::sandbox::probe as sandbox;
-    pub use desk_wayland::DeskProtocol;
+    pub use desk_linux::toolkits::{gtk2_installed, gtk2_modules_installed};
     pub use desk_x11::{Probe as DisplayProbe, probe as display};
     pub use private_display::Requirement;
-
-    /// The Wayland protocols a desk builds on, each with whether the compositor the
-    /// environment names offers it; an error when it cannot be reached.
-    pub fn wayland_protocols() -> Result<Vec<DeskProtocol>, String> {
-        let session = desk_wayland::Session::connect().map_err(|e| e.to_string())?;
-        Ok(desk_wayland::desk_protocols(&session.advertised()))
-    }
 }
 
 /// Makes `command` start detached from this process: in a session of its own, with its input

@@ -8,8 +8,10 @@ use std::sync::Arc;
 use desk::{Answer, Cancel, DeskError, Hotkey, Platform, Presence, Question};
 use desk_core::geometry::Rect;
 
+use super::finding::Finding;
 use super::gnome::{GnomeSession, LinuxGnome};
 use super::{LinuxWayland, LinuxX11, Room, WaylandSession};
+use crate::config::InputSetting;
 
 /// The person's session as the daemon found it at start, before a private display's settings
 /// replace theirs in its environment.
@@ -84,14 +86,22 @@ impl PersonsSession {
         Arc::new(LinuxX11::new(None, self.person(), Room::default()))
     }
 
-    /// The native desk the person's session has beside X11, for doctor: `sway`, `gnome`, or
-    /// none.
-    pub fn native(&self) -> Option<&'static str> {
-        match (&self.sway, &self.gnome) {
-            (Some(_), _) => Some("sway"),
-            (None, Some(_)) => Some("gnome"),
-            (None, None) => None,
-        }
+    /// Whether the person's session is driven natively on Wayland (sway, GNOME) rather than
+    /// through X11.
+    pub fn native(&self) -> bool {
+        self.sway.is_some() || self.gnome.is_some()
+    }
+
+    /// How the person's Wayland session stands for the desk that would drive it, for doctor;
+    /// `None` outside Wayland. `inherit`: the daemon drives the person's desktop.
+    pub fn finding(&self, inherit: bool, input: InputSetting) -> Option<Finding> {
+        let name = std::env::var("WAYLAND_DISPLAY")
+            .ok()
+            .filter(|n| !n.is_empty())?;
+        Some(match &self.gnome {
+            Some(_) => super::gnome::finding(&name, inherit),
+            None => super::wayland::finding(self.sway.is_some(), &name, inherit, input),
+        })
     }
 }
 

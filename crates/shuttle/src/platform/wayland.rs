@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use super::finding::{Finding, Level, PER_AGENT_FIX};
 use super::person::{MarkedPresence, Marks, ask_where_the_person_is, grab_where_the_person_is};
 use super::seat::Session;
 use super::{Person, Room};
@@ -16,6 +17,8 @@ use desk_linux::atspi::OnDemand;
 use desk_linux::placed::{Placed, Surface, Surfaces};
 use desk_wayland::hotkey::SwayHotkey;
 use desk_wayland::{Sway, WaylandBackend};
+
+use crate::config::InputSetting;
 
 /// Where a Wayland session is: its compositor's socket and sway's IPC socket.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -175,5 +178,79 @@ impl Surfaces for SwaySurfaces {
                 buffer: w.content,
             })
             .collect())
+    }
+}
+
+/// How the person's Wayland session `name` stands for the Wayland desk: whether its compositor
+/// offers the wlroots protocols the desk builds on, and whether the daemon drives it natively
+/// (a sway session, whose IPC socket `SWAYSOCK` names: `sway`) or only its XWayland apps.
+pub(super) fn finding(sway: bool, name: &str, inherit: bool, input: InputSetting) -> Finding {
+    let protocols = match desk_wayland::Session::connect() {
+        Ok(session) => desk_wayland::desk_protocols(&session.advertised()),
+        Err(e) => return Finding::new(Level::Warn, e.to_string()),
+    };
+    let offered: Vec<String> = protocols
+        .iter()
+        .filter_map(|p| Some(format!("{} v{}", p.interface, p.version?)))
+        .collect();
+    let lacking: Vec<String> = protocols
+        .iter()
+        .filter(|p| p.version.is_none())
+        .map(|p| format!("{} ({})", p.interface, p.needed_for))
+        .collect();
+    let compositor = if lacking.is_empty() {
+        format!(
+            "its compositor offers all a Wayland desk needs ({})",
+            offered.join(", ")
+        )
+    } else if offered.is_empty() {
+        "its compositor offers none of the wlroots protocols a Wayland desk needs (GNOME and KDE \
+         keep them from clients: their apps need the desktop portals)"
+            .to_string()
+    } else {
+        format!(
+            "its compositor offers {} but lacks {}",
+            offered.join(", "),
+            lacking.join(", ")
+        )
+    };
+    if sway {
+        let detail = format!("sway session {name}: {compositor}");
+        return match (inherit, lacking.is_empty()) {
+            (false, _) => Finding::not_driven(&detail),
+            (true, true) if input == InputSetting::Background => Finding::new(
+                Level::Warn,
+                format!(
+                    "{detail}; driven natively, but input = \"background\" is refused here: \
+                     sway gives virtual input one seat"
+                ),
+            )
+            .fix("set [daemon] input = \"auto\" or \"foreground\""),
+            (true, true) => Finding::new(
+                Level::Ok,
+                format!("{detail}; driven natively, its XWayland windows among the rest"),
+            ),
+            (true, false) => Finding::new(
+                Level::Warn,
+                format!("{detail}; driven natively, refusing the verbs that need what it lacks"),
+            )
+            .fix("update sway, or use another wlroots compositor that offers them"),
+        };
+    }
+    let detail = format!(
+        "Wayland session {name}: {compositor}; shuttle drives only sway and GNOME natively, so \
+         native Wayland windows are out of its reach here (docs/wayland.md)"
+    );
+    if inherit {
+        Finding::new(Level::Warn, detail).fix(format!(
+            "on sway, start shuttle from the session so that SWAYSOCK is set; elsewhere run the \
+             apps an agent needs under XWayland (GDK_BACKEND=x11, QT_QPA_PLATFORM=xcb), \
+             {PER_AGENT_FIX}"
+        ))
+    } else {
+        Finding::new(
+            Level::Skip,
+            format!("{detail}; not needed: agents get displays of their own"),
+        )
     }
 }

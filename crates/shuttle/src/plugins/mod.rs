@@ -78,7 +78,7 @@ pub struct ServiceTool {
     pub description: String,
     /// Its arguments' JSON schema (type object).
     pub input_schema: Map<String, Value>,
-    /// Whether the MCP server lists it; a tool that streams frames is reached on the wire only.
+    /// Whether the MCP server lists it; a tool that streams packets is reached on the wire only.
     pub mcp: bool,
 }
 

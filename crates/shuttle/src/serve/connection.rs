@@ -1,9 +1,9 @@
-//! One client connection: frames in, replies out, one call at a time. A frame that names a
+//! One client connection: packets in, replies out, one call at a time. A packet that names a
 //! service's tool hands the rest of the connection to that service ([`super::splice`]), once
 //! the config loads; the call is journaled when the splice ends.
 //!
 //! While a call runs the connection is still read, for one reason: a client that closes its
-//! side cancels the call (dropping its future). A frame that arrives meanwhile is kept and
+//! side cancels the call (dropping its future). A packet that arrives meanwhile is kept and
 //! answered after the current one; reading pauses until then.
 
 use std::sync::Arc;
@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use desk_core::call::Kind;
 use desk_core::wire::{
-    FrameError, FrameReader, Reply, Request, decode_request, peek_tool, write_frame,
+    PacketError, PacketReader, Reply, Request, decode_request, peek_tool, write_packet,
 };
 use serde_json::Value;
 use tokio::net::UnixStream;
@@ -22,36 +22,36 @@ use super::ended::Ended;
 use super::pipeline::config_refusal;
 use super::splice::{Handover, splice};
 
-/// What reading the next frame gave.
-type Next = Result<Option<Vec<u8>>, FrameError>;
+/// What reading the next packet gave.
+type Next = Result<Option<Vec<u8>>, PacketError>;
 
 /// Serves calls on `stream` until the client closes it or sends something unreadable.
 pub async fn serve(stream: UnixStream, daemon: Arc<Daemon>, peer: Peer) {
     let (read, mut write) = stream.into_split();
-    let mut reader = FrameReader::new(read);
+    let mut reader = PacketReader::new(read);
     let mut early: Option<Next> = None;
     loop {
         let next = match early.take() {
             Some(next) => next,
-            None => reader.next_frame().await,
+            None => reader.next_packet().await,
         };
-        let frame = match next {
-            Ok(Some(frame)) => frame,
+        let packet = match next {
+            Ok(Some(packet)) => packet,
             Ok(None) => return,
-            Err(FrameError::Io(e)) => {
+            Err(PacketError::Io(e)) => {
                 tracing::debug!(error = %e, "connection read failed");
                 return;
             }
             Err(unrecoverable) => {
-                // Say why before closing: the stream can no longer be split into frames.
+                // Say why before closing: the stream can no longer be split into packets.
                 let _ = send(&mut write, &Reply::error(unrecoverable.to_string())).await;
                 return;
             }
         };
-        let peeked = peek_tool(&frame);
+        let peeked = peek_tool(&packet);
         if let Some((service, socket)) = peeked.and_then(|tool| daemon.service_for(tool)) {
             let started = Instant::now();
-            let request = service_request(&frame);
+            let request = service_request(&packet);
             // A broken config may hold the allowlist or the key variable: nothing is forwarded,
             // and the connection stays the daemon's.
             if let Err(e) = daemon.config() {
@@ -65,7 +65,7 @@ pub async fn serve(stream: UnixStream, daemon: Arc<Daemon>, peer: Peer) {
             tracing::info!(%service, "service call: the connection is handed over");
             let (read, ahead) = reader.into_parts();
             let client = Handover { read, ahead, write };
-            let outcome = splice(client, &frame, &service, &socket, &daemon.stop).await;
+            let outcome = splice(client, &packet, &service, &socket, &daemon.stop).await;
             let ms = elapsed_ms(started);
             tracing::info!(
                 tool = %request.tool,
@@ -78,14 +78,14 @@ pub async fn serve(stream: UnixStream, daemon: Arc<Daemon>, peer: Peer) {
             daemon.write_journal(&request, None, &ended, ms);
             return;
         }
-        let call = daemon.handle(&frame, peeked, peer);
+        let call = daemon.handle(&packet, peeked, peer);
         tokio::pin!(call);
         let reply = loop {
             tokio::select! {
                 reply = &mut call => break Some(reply),
-                next = reader.next_frame(), if early.is_none() => match next {
-                    Ok(Some(frame)) => early = Some(Ok(Some(frame))),
-                    Err(e @ FrameError::TooLong { .. }) => early = Some(Err(e)),
+                next = reader.next_packet(), if early.is_none() => match next {
+                    Ok(Some(packet)) => early = Some(Ok(Some(packet))),
+                    Err(e @ PacketError::TooLong { .. }) => early = Some(Err(e)),
                     // The client closed (or broke) its side: cancel the call by dropping it.
                     Ok(None) | Err(_) => break None,
                 },
@@ -101,12 +101,12 @@ pub async fn serve(stream: UnixStream, daemon: Arc<Daemon>, peer: Peer) {
     }
 }
 
-/// The first frame of a service call as the journal records it: the request when it decodes as
-/// one, else the tool alone (the service may read frames the desk wire would not).
-fn service_request(frame: &[u8]) -> Request {
-    decode_request(frame).unwrap_or_else(|_| {
+/// The first packet of a service call as the journal records it: the request when it decodes as
+/// one, else the tool alone (the service may read packets the desk wire would not).
+fn service_request(packet: &[u8]) -> Request {
+    decode_request(packet).unwrap_or_else(|_| {
         Request::new(
-            peek_tool(frame).unwrap_or_default().to_string(),
+            peek_tool(packet).unwrap_or_default().to_string(),
             Value::Null,
         )
     })
@@ -123,5 +123,5 @@ pub async fn refuse(stream: UnixStream, reason: String) {
 }
 
 async fn send(write: &mut OwnedWriteHalf, reply: &Reply) -> std::io::Result<()> {
-    write_frame(write, &reply.to_json()).await
+    write_packet(write, &reply.to_json()).await
 }

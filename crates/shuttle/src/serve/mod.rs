@@ -1,7 +1,7 @@
 //! `shuttle serve`: the per-user daemon that owns the desktop.
 //!
 //! - [`daemon`]: the shared state every call reaches, and its life cycle.
-//! - `pipeline`: one call's way from frame to reply, in a fixed order.
+//! - `pipeline`: one call's way from packet to reply, in a fixed order.
 //! - `ended`: how a call ended, as the reply and the journal read it.
 //! - `status`: the daemon's state.
 //! - `connection`: one client connection's read-call-reply loop.

@@ -1,6 +1,6 @@
 //! One call's way through the daemon, always in this order:
 //!
-//! 1. decode the frame (the tool is read once, from the connection's peek: an unknown one is
+//! 1. decode the packet (the tool is read once, from the connection's peek: an unknown one is
 //!    answered without a full decode);
 //! 2. `safety_stop` and `safety_resume`, answered to the daemon's own user only, and never to
 //!    a process the daemon started for an agent; a resume only once the person allows it;
@@ -33,9 +33,9 @@ use crate::config::{ClipboardAccess, Config};
 use crate::{endpoint, platform};
 
 impl Daemon {
-    /// Answers one request frame from `peer`, whose tool the connection peeked. Never fails:
+    /// Answers one request packet from `peer`, whose tool the connection peeked. Never fails:
     /// every problem becomes an error reply.
-    pub async fn handle(&self, frame: &[u8], peeked: Option<&str>, peer: Peer) -> Reply {
+    pub async fn handle(&self, packet: &[u8], peeked: Option<&str>, peer: Peer) -> Reply {
         self.calls.fetch_add(1, Ordering::Relaxed);
         let started = Instant::now();
         // The tool is parsed once, from the peek, so an unknown one costs no full decode.
@@ -44,7 +44,7 @@ impl Daemon {
             Some(name) if tool.is_none() && self.plugins.tool(name).is_none() => {
                 Err((name.to_string(), tools::unknown(name)))
             }
-            _ => decode_request(frame)
+            _ => decode_request(packet)
                 .map_err(|e| (peeked.unwrap_or_default().to_string(), e.to_string())),
         };
         // A tool the peek could not read (escaped in the JSON) is read from the decoded request.
@@ -58,7 +58,7 @@ impl Daemon {
                 let prefix = request.tool.clone();
                 (request, ended, prefix)
             }
-            // A frame that does not decode is answered with the reason alone.
+            // A packet that does not decode is answered with the reason alone.
             Err((tool, reason)) => (
                 Request::new(tool, Value::Null),
                 Ended::failed(Kind::Observe, reason),

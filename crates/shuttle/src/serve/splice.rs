@@ -1,7 +1,7 @@
-//! Handing a connection to a service: after the first frame, the bytes are the service's.
+//! Handing a connection to a service: after the first packet, the bytes are the service's.
 //!
 //! The daemon connects to the service's socket (waiting up to 10 s while it starts), writes the
-//! first frame exactly as it read it, with whatever the client sent after it, and then copies
+//! first packet exactly as it read it, with whatever the client sent after it, and then copies
 //! bytes both ways without parsing them. When one side closes its end, the other side's input
 //! is closed and what it still sends is passed on; the call ends when both have closed, at the
 //! first error, or at a stop, which closes both connections without a reply. How it ended is
@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use desk_core::outcome::{Control, Outcome};
-use desk_core::wire::{Reply, encode_frame, write_frame};
+use desk_core::wire::{Reply, encode_packet, write_packet};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
@@ -25,21 +25,21 @@ const CONNECT_RETRY: Duration = Duration::from_millis(25);
 /// The copy buffer, each way.
 const BUFFER: usize = 64 * 1024;
 
-/// The client's connection as the daemon holds it when the first frame names a service tool.
+/// The client's connection as the daemon holds it when the first packet names a service tool.
 pub struct Handover {
     /// The client's read side.
     pub read: OwnedReadHalf,
-    /// What the daemon read past the first frame.
+    /// What the daemon read past the first packet.
     pub ahead: Vec<u8>,
     /// The client's write side.
     pub write: OwnedWriteHalf,
 }
 
-/// Splices the client onto the service `service` listening at `socket`, starting with `frame`;
+/// Splices the client onto the service `service` listening at `socket`, starting with `packet`;
 /// answers how the call ended.
 pub async fn splice(
     client: Handover,
-    frame: &[u8],
+    packet: &[u8],
     service: &str,
     socket: &Path,
     stop: &StopSwitch,
@@ -50,7 +50,7 @@ pub async fn splice(
         mut write,
     } = client;
     if stop.is_stopped() {
-        let _ = write_frame(&mut write, &Reply::error(STOPPED).to_json()).await;
+        let _ = write_packet(&mut write, &Reply::error(STOPPED).to_json()).await;
         return Outcome::refused_by(Control::Stop, STOPPED);
     }
     let closed_by_stop = || Outcome::Failed {
@@ -64,16 +64,16 @@ pub async fn splice(
         Ok(upstream) => upstream,
         Err(reason) => {
             let text = format!("service {service:?}: {reason}");
-            let _ = write_frame(&mut write, &Reply::error(text.clone()).to_json()).await;
+            let _ = write_packet(&mut write, &Reply::error(text.clone()).to_json()).await;
             return Outcome::Failed { reason: text };
         }
     };
     let (up_read, mut up_write) = upstream.into_split();
-    let mut first = encode_frame(frame);
+    let mut first = encode_packet(packet);
     first.extend_from_slice(&ahead);
     if let Err(e) = up_write.write_all(&first).await {
         let text = format!("service {service:?}: could not hand it the call: {e}");
-        let _ = write_frame(&mut write, &Reply::error(text.clone()).to_json()).await;
+        let _ = write_packet(&mut write, &Reply::error(text.clone()).to_json()).await;
         return Outcome::Failed { reason: text };
     }
     let both = async { tokio::try_join!(pass(read, up_write), pass(up_read, write)).map(|_| ()) };
@@ -88,7 +88,7 @@ pub async fn splice(
             }
         },
         // Dropping both connections closes them: the client may be inside a stream of the
-        // service's frames, so no reply is written.
+        // service's packets, so no reply is written.
         () = stop.stopped() => {
             tracing::info!(%service, "service call closed by the stop");
             closed_by_stop()

@@ -384,9 +384,9 @@ impl Wire {
     }
 
     pub fn send_payload(&mut self, payload: &[u8]) {
-        let mut frame = (payload.len() as u32).to_be_bytes().to_vec();
-        frame.extend_from_slice(payload);
-        self.send_raw(&frame);
+        let mut packet = (payload.len() as u32).to_be_bytes().to_vec();
+        packet.extend_from_slice(payload);
+        self.send_raw(&packet);
     }
 
     pub fn send(&mut self, tool: &str, args: Value) {
@@ -394,7 +394,7 @@ impl Wire {
         self.send_payload(payload.as_bytes());
     }
 
-    /// Reads one reply frame; `None` when the daemon closed the connection.
+    /// Reads one reply packet; `None` when the daemon closed the connection.
     pub fn read(&mut self) -> Option<Reply> {
         let mut header = [0u8; 4];
         match self.stream.read_exact(&mut header) {

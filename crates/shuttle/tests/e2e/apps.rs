@@ -1059,6 +1059,70 @@ fn chromium_started_without_accessibility_is_named_as_such() {
     );
 }
 
+/// GIMP 2.10's arguments for a quick start: a new instance, no splash, no brushes or fonts.
+const GIMP_ARGS: [&str; 4] = ["-n", "-s", "-d", "-f"];
+const GIMP: &str = "GNU Image Manipulation Program";
+
+#[test]
+fn gimp_a_gtk2_app_is_readable_when_launched_and_its_new_image_dialog_makes_the_image_asked() {
+    require_desktop();
+    let bystander = common::Fixture::start("Bystander", &[]);
+    let daemon = Daemon::start();
+    // Started as the person would, without GTK 2's accessibility modules: the refusal names them.
+    {
+        let _plain = App::start("gimp", &GIMP_ARGS, GIMP);
+        let refused = daemon.call("desk_snapshot", json!({"window": GIMP}));
+        assert!(
+            refused.is_error && refused.error().contains("gail and atk-bridge"),
+            "{}",
+            refused.text
+        );
+    }
+    wait_for("the first GIMP to go", Duration::from_secs(10), || {
+        (!window_list().contains(GIMP)).then_some(())
+    });
+    let launched = daemon
+        .call("desk_launch", json!({"app": "gimp", "args": GIMP_ARGS}))
+        .json();
+    let _gimp = Launched(launched["pid"].as_u64().unwrap() as u32);
+    let window = launched["window"]["id"].clone();
+    assert!(launched.get("note").is_none(), "{launched}");
+    // The New Image dialog, opened by its key, is read and filled through accessibility.
+    daemon
+        .call("desk_key", json!({"window": window, "keys": "ctrl+n"}))
+        .json();
+    const DIALOG: &str = "Create a New Image";
+    wait_for("GIMP's New Image dialog", Duration::from_secs(10), || {
+        window_list().contains(DIALOG).then_some(())
+    });
+    let form = answered(
+        &daemon,
+        "the New Image dialog's tree",
+        "desk_snapshot",
+        json!({"window": DIALOG, "view": "interactive"}),
+    );
+    let nodes = form["nodes"].as_array().unwrap().clone();
+    for (name, value) in [("Width", "640"), ("Height", "480")] {
+        let field = node_named(&nodes, "spin button", name);
+        let set = daemon
+            .call("desk_set_value", json!({"id": field["id"], "value": value}))
+            .json();
+        assert_eq!(set["holds"], value, "{set}");
+    }
+    let ok = node_named(&nodes, "button", "OK");
+    daemon.call("desk_press", json!({"id": ok["id"]})).json();
+    // GIMP's own word: its window's title names the new image and its size.
+    wait_for(
+        "GIMP to show a 640x480 image",
+        Duration::from_secs(10),
+        || {
+            let list = window_list();
+            (list.contains("[Untitled]") && list.contains("640x480")).then_some(())
+        },
+    );
+    bystander.assert_untouched();
+}
+
 #[test]
 fn chromium_launched_by_shuttle_exposes_its_page_and_its_fields_take_what_the_agent_sets() {
     require_desktop();

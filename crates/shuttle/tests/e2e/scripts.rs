@@ -608,7 +608,7 @@ fn a_service_echoes_through_mcp_streams_with_half_close_and_comes_back_after_a_c
         );
     }
 
-    // A streaming tool on the wire: three frames, a half-close from the client, a last frame.
+    // A streaming tool on the wire: three packets, a half-close from the client, a last packet.
     let mut wire = daemon.connect();
     wire.send("echo_stream", json!({}));
     for i in 0..3 {

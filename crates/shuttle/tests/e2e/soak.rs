@@ -1,5 +1,5 @@
 //! Four agents at once against one daemon and a real GTK app: reads, typing and scrolling on the
-//! fixture, pipelined calls, malformed frames and connections dropped mid-call. No reply may be
+//! fixture, pipelined calls, malformed packets and connections dropped mid-call. No reply may be
 //! lost or answer another request, everything reported typed must be in the app's field exactly
 //! once, the bystander gets nothing, and the daemon's open descriptors and memory stay flat.
 //!
@@ -104,7 +104,7 @@ fn agent(socket: &Path, window: &str, agent: usize, calls: usize) -> Tally {
             }
             13 => {
                 wire.send_payload(b"{\"agent_id\": \"soak\", \"tool\": ");
-                let reply = wire.read().expect("a reply to a malformed frame");
+                let reply = wire.read().expect("a reply to a malformed packet");
                 assert!(reply.error().contains("not valid JSON"), "{}", reply.text);
             }
             14 => {

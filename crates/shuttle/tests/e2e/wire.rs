@@ -16,7 +16,7 @@ fn still_answers(daemon: &Daemon) {
 }
 
 #[test]
-fn bad_frames_get_errors_and_the_connection_survives() {
+fn bad_packets_get_errors_and_the_connection_survives() {
     let daemon = Daemon::start();
     let mut wire = daemon.connect();
 
@@ -110,7 +110,7 @@ fn bad_frames_get_errors_and_the_connection_survives() {
 }
 
 #[test]
-fn a_truncated_frame_is_reported_then_closed() {
+fn a_truncated_packet_is_reported_then_closed() {
     let daemon = Daemon::start();
     let mut wire = daemon.connect();
     wire.send_raw(&100u32.to_be_bytes());
@@ -120,7 +120,7 @@ fn a_truncated_frame_is_reported_then_closed() {
     assert!(
         reply
             .error()
-            .contains("truncated frame: the peer closed its side after 20 of 104 bytes"),
+            .contains("truncated packet: the peer closed its side after 20 of 104 bytes"),
         "{}",
         reply.text
     );
@@ -129,7 +129,7 @@ fn a_truncated_frame_is_reported_then_closed() {
 }
 
 #[test]
-fn an_oversized_frame_is_refused_then_closed() {
+fn an_oversized_packet_is_refused_then_closed() {
     let daemon = Daemon::start();
     let mut wire = daemon.connect();
     wire.send_raw(&(64 * 1024 * 1024 + 1u32).to_be_bytes());
