@@ -21,12 +21,17 @@ def start(fixture, work, title, extra=()):
     """Starts the fixture titled `title`, its log in `work`; answers its process, its log and
     its ready event once it has shown."""
     log = os.path.join(work, title.replace(" ", "_") + ".log")
+    stderr = open(log + ".stderr", "w", encoding="utf-8")
     proc = subprocess.Popen(["/usr/bin/python3", fixture, "--title", title, "--log", log, *extra],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=stderr)
     deadline = time.monotonic() + 20
     while not any(e["event"] == "ready" for e in events(log)):
         if time.monotonic() > deadline:
-            sys.exit(f"fixture {title} did not start")
+            # Say what it got to and what it said, so a run that stops here can be read.
+            with open(log + ".stderr", encoding="utf-8") as said:
+                last = said.read()[-2000:]
+            sys.exit(f"fixture {title} did not start within 20 s (exit status "
+                     f"{proc.poll()}); its events: {events(log)}; its stderr: {last}")
         time.sleep(0.02)
     return proc, log, next(e for e in events(log) if e["event"] == "ready")
 
