@@ -846,13 +846,17 @@ while time.time() < deadline:
     assert!(stopped());
 
     // A caller with no terminal (a session of its own) cannot be answered for.
-    let alone = {
-        use std::os::unix::process::CommandExt;
+    let resume = || {
         let mut command = Command::new(common::SHUTTLE);
         command
             .arg("resume")
             .env("SHUTTLE_SOCKET", &daemon.socket)
             .env("SHUTTLE_CONFIG", daemon.config_path());
+        command
+    };
+    let alone = {
+        use std::os::unix::process::CommandExt;
+        let mut command = resume();
         // SAFETY: setsid is async-signal-safe.
         unsafe {
             command.pre_exec(|| {
@@ -873,11 +877,7 @@ while time.time() < deadline:
     let held = {
         use std::os::unix::process::CommandExt;
         let path = std::ffi::CString::new(terminal.clone()).unwrap();
-        let mut command = Command::new(common::SHUTTLE);
-        command
-            .arg("resume")
-            .env("SHUTTLE_SOCKET", &daemon.socket)
-            .env("SHUTTLE_CONFIG", daemon.config_path());
+        let mut command = resume();
         // SAFETY: setsid, open and dup2 are async-signal-safe; the path was made before the fork.
         // Opened in a new session, the terminal becomes the caller's controlling terminal.
         unsafe {
