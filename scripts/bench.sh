@@ -61,7 +61,12 @@ compare() {
   local json=$work/$(echo "$label" | tr -c 'a-z0-9' _).json
   local args=()
   while [ $# -gt 0 ]; do args+=(--command-name "$1" "$2"); shift 2; done
-  hyperfine -N --warmup 3 --runs "$RUNS" --export-json "$json" "${args[@]}" >/dev/null 2>&1
+  # A command that fails stops the run: say which, and what hyperfine said of it.
+  if ! hyperfine -N --warmup 3 --runs "$RUNS" --export-json "$json" "${args[@]}" >/dev/null \
+    2>"$work/hyperfine.err"; then
+    echo "bench: \"$label\" failed: $(tail -n 5 "$work/hyperfine.err")" >&2
+    exit 1
+  fi
   /usr/bin/python3 - "$json" "$label" <<'PY'
 import json, statistics, sys
 results = json.load(open(sys.argv[1]))["results"]
