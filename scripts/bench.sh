@@ -123,8 +123,8 @@ cargo test -q -p shuttle --release --features bench --test splice -- --nocapture
 echo '```'
 echo
 
-# Input: a click on a fixture's canvas, and a key combination into it. Typing comes last: the
-# keymap changes it makes keep the window manager busy for a moment afterwards.
+# Input: a click on a fixture's canvas, and a key combination into it. Typing comes last:
+# xdotool's keymap changes keep the window manager busy for a while afterwards.
 target=$(/usr/bin/python3 -c '
 import json, sys
 ready = next(json.loads(l) for l in open(sys.argv[1]) if "\"ready\"" in l)

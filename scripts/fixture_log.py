@@ -17,20 +17,23 @@ def events(log):
     return [json.loads(line) for line in lines[:-1] if line.strip()]
 
 
-def start(fixture, work, title, extra=()):
+def start(fixture, work, title, extra=(), limit=20):
     """Starts the fixture titled `title`, its log in `work`; answers its process, its log and
-    its ready event once it has shown."""
+    its ready event once it has shown, within `limit` seconds."""
     log = os.path.join(work, title.replace(" ", "_") + ".log")
+    # A log left by an earlier fixture of the same title would answer for this one.
+    if os.path.exists(log):
+        os.remove(log)
     stderr = open(log + ".stderr", "w", encoding="utf-8")
     proc = subprocess.Popen(["/usr/bin/python3", fixture, "--title", title, "--log", log, *extra],
                             stdout=subprocess.DEVNULL, stderr=stderr)
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + limit
     while not any(e["event"] == "ready" for e in events(log)):
         if time.monotonic() > deadline:
             # Say what it got to and what it said, so a run that stops here can be read.
             with open(log + ".stderr", encoding="utf-8") as said:
                 last = said.read()[-2000:]
-            sys.exit(f"fixture {title} did not start within 20 s (exit status "
+            sys.exit(f"fixture {title} did not start within {limit} s (exit status "
                      f"{proc.poll()}); its events: {events(log)}; its stderr: {last}")
         time.sleep(0.02)
     return proc, log, next(e for e in events(log) if e["event"] == "ready")

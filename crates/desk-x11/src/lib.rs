@@ -514,13 +514,23 @@ impl Presence for AskThePerson {
     }
 }
 
-/// Gives lent keycodes back once typing has been idle for a while, until the backend is gone.
+/// Gives lent keycodes back once typing has been idle for a while, until the backend is gone
+/// or its connection is: the keymap then went with the server, or the record on the root window
+/// lets the next connection give them back ([`Lender::reclaim`]).
 fn give_back_when_idle(lender: Weak<Mutex<Lender>>, conn: Arc<Conn>) {
     std::thread::spawn(move || {
         while let Some(lender) = lender.upgrade() {
             let mut lender = lender.lock().unwrap_or_else(|e| e.into_inner());
-            if let Err(e) = lender.give_back(&conn, lender::RETURN_AFTER) {
-                tracing::warn!(error = %e, "could not give lent keycodes back");
+            // Nothing on loan costs no keymap read.
+            if lender.lending() {
+                match lender.give_back(&conn, lender::RETURN_AFTER) {
+                    Err(e @ DeskError::Disconnected { .. }) => {
+                        tracing::warn!(error = %e, "could not give lent keycodes back; the next connection to the display does");
+                        return;
+                    }
+                    Err(e) => tracing::warn!(error = %e, "could not give lent keycodes back"),
+                    Ok(()) => {}
+                }
             }
             drop(lender);
             std::thread::sleep(Duration::from_millis(250));
