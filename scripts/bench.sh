@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Side-by-side benchmarks: shuttle against the peer tools on the same virtual desktop, in one
 # run, with the ratio. Prints markdown, and writes it whole into docs/benchmarks.md between the
-# markers there (the machine, the commit and the date at its top). Usage: scripts/bench.sh
+# markers there (the machine, the commit and the date at its top). Usage: scripts/bench.sh;
+# SHUTTLE_BENCH_BEFORE=PATH also runs PATH, an earlier build of shuttle, where a table compares
+# builds (scripts/bench_dialogs.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -141,6 +143,9 @@ compare "key combination" \
   "xdotool key --delay 0 ctrl+a" "xdotool key --delay 0 ctrl+a"
 # The window news: a dialog that opens 300 ms after a press, in the press's reply or the next.
 /usr/bin/python3 scripts/bench_replies.py "$SHUTTLE" tests/fixture/fixture.py "$work"
+# Dialogs real apps build after a shortcut, in its own reply; beside an earlier build when
+# SHUTTLE_BENCH_BEFORE names one.
+/usr/bin/python3 scripts/bench_dialogs.py "$SHUTTLE" tests/fixture/fixture.py "$work" ${SHUTTLE_BENCH_BEFORE:+"$SHUTTLE_BENCH_BEFORE"}
 # launch: the main window once settled and the dialog in front of it, against xdotool --sync.
 /usr/bin/python3 scripts/bench_launch.py "$SHUTTLE" "$work"
 # What the sandbox of launched apps costs a launch, on a daemon of its own with private displays.

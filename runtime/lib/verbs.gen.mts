@@ -177,6 +177,9 @@ export interface ActStep {
 /** What one `computer_act` step does. */
 export type Action = "click" | "left_click" | "double_click" | "right_click" | "triple_click" | "type" | "key" | "hotkey" | "scroll" | "drag" | "wait" | "launch_app";
 
+/** What the app that got the input answered after it. `busy` is not a failure: the input is queued in the app, whose effect is not known yet. */
+export type AppAnswer = "read" | "busy" | "unknown";
+
 /** `at`: the node at a point, its ancestors, and what covers the point. */
 export interface At {
   /** The screen point read. */
@@ -252,8 +255,8 @@ export interface Clicked {
   count: number;
   /** The window on top at the point; null over the bare desktop. */
   window?: string | null;
-  /** Whether its app answered a ping sent after the click. */
-  confirmed: boolean;
+  /** What its app answered after the click; absent when no window got them. */
+  app_answer?: AppAnswer | null;
   /** How the input went; present when `[daemon] input` is background or auto. */
   input?: InputWay | null;
   /** Present when the input was sent in the background and its effect was not read back. */
@@ -448,8 +451,8 @@ export interface Dragged {
   to: [number, number];
   /** The window the drag started in. */
   window?: string | null;
-  /** Whether its app answered a ping sent after the drag. */
-  confirmed: boolean;
+  /** What its app answered after the drag; absent when no window got them. */
+  app_answer?: AppAnswer | null;
   /** How the input went; present when `[daemon] input` is background or auto. */
   input?: InputWay | null;
   /** Present when the input was sent in the background and its effect was not read back. */
@@ -572,8 +575,8 @@ export interface Keyed {
   keys: string;
   /** The window the keys went to; null when no window had the focus. */
   window?: string | null;
-  /** Whether its app answered a ping sent after the keys. */
-  confirmed: boolean;
+  /** What its app answered after the keys; absent when no window got them. */
+  app_answer?: AppAnswer | null;
   /** How the input went; present when `[daemon] input` is background or auto. */
   input?: InputWay | null;
   /** Present when the input was sent in the background and its effect was not read back. */
@@ -742,8 +745,8 @@ export interface Pressed {
   action?: string | null;
   /** With how: clicked, the screen point. */
   at?: [number, number] | null;
-  /** With how: clicked, whether its app answered a ping sent after the click. */
-  confirmed?: boolean | null;
+  /** With how: clicked, what its app answered after the click. */
+  app_answer?: AppAnswer | null;
   /** The closed menus opened on the way, outermost first. */
   opened?: string[] | null;
   /** Why it was pressed another way than a click. */
@@ -876,8 +879,8 @@ export interface Scrolled {
   amount: number;
   /** The window on top at the point. */
   window?: string | null;
-  /** Whether its app answered a ping sent after the notches. */
-  confirmed: boolean;
+  /** What its app answered after the notches; absent when no window got them. */
+  app_answer?: AppAnswer | null;
   /** Why fewer notches went than asked. */
   note?: string | null;
   /** How the input went; present when `[daemon] input` is background or auto. */
@@ -1140,8 +1143,8 @@ export interface Typed {
   typed: number;
   /** The window the text went to; null when no window had the focus. */
   window?: string | null;
-  /** Whether its app answered a ping sent after the text. */
-  confirmed: boolean;
+  /** What its app answered after the text; absent when no window got them. */
+  app_answer?: AppAnswer | null;
   /** How the input went; present when `[daemon] input` is background or auto. */
   input?: InputWay | null;
   /** Present when the input was sent in the background and its effect was not read back. */

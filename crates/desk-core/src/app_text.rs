@@ -25,7 +25,7 @@ pub const OWN_FIELDS: [&str; 10] = [
     "note",
     "unverified",
     "input",
-    "confirmed",
+    "app_answer",
     "as_asked",
     "dry_run",
     "would",

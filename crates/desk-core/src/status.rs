@@ -122,7 +122,7 @@ pub struct DeskInfo {
     pub capture: String,
     /// Whether a window's own pixels can be read under other windows.
     pub window_pixels: bool,
-    /// Whether input results can say `confirmed`.
+    /// Whether input results can say what the app answered (`app_answer` read or busy).
     pub confirms: bool,
     /// What it cannot do, and why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -14,7 +14,8 @@ use std::time::Duration;
 use desk::drag::Step;
 use desk::image::{RgbImage, shrink};
 use desk::{
-    Cancel, Clip, DeskError, Display, DisplayInfo, FrameChange, Input, WindowEvents, WindowState,
+    Cancel, Clip, DeskError, Display, DisplayInfo, FrameChange, Input, Pong, WindowEvents,
+    WindowState,
 };
 use desk_core::call::{Button, ClipFormat, Direction};
 use desk_core::geometry::Rect;
@@ -508,9 +509,9 @@ impl Input for GnomeBackend {
         })
     }
 
-    fn settle(&self, _id: &str, _limit: Duration) -> bool {
+    fn ping(&self, _id: &str, _limit: Duration) -> Pong {
         // GNOME gives no way to ask another client whether it has read its input.
-        false
+        Pong::Unasked
     }
 
     fn release(&self) -> Result<(), DeskError> {

@@ -3,7 +3,7 @@
 //! text through the virtual keyboard, the pointer through the virtual pointer.
 //!
 //! What Wayland cannot tell is said, not guessed: an app cannot be asked whether it has read
-//! the input (`settle` answers `false`, so replies carry `confirmed: false`), a window's own
+//! the input (`ping` answers unasked, so replies carry `app_answer: "unknown"`), a window's own
 //! pixels cannot be told from what covers it, and the clipboard is not served yet.
 
 use std::hash::{Hash, Hasher};
@@ -14,7 +14,8 @@ use std::time::Duration;
 use desk::drag::Step;
 use desk::image::{RgbImage, shrink};
 use desk::{
-    Cancel, Clip, DeskError, Display, DisplayInfo, FrameChange, Input, WindowEvents, WindowState,
+    Cancel, Clip, DeskError, Display, DisplayInfo, FrameChange, Input, Pong, WindowEvents,
+    WindowState,
 };
 use desk_core::call::{Button, ClipFormat, Direction};
 use desk_core::geometry::Rect;
@@ -508,9 +509,9 @@ impl Input for WaylandBackend {
         })?
     }
 
-    fn settle(&self, _id: &str, _limit: Duration) -> bool {
+    fn ping(&self, _id: &str, _limit: Duration) -> Pong {
         // Wayland cannot ask another client whether it has read its input.
-        false
+        Pong::Unasked
     }
 
     fn release(&self) -> Result<(), DeskError> {

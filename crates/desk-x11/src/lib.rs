@@ -42,7 +42,7 @@ use x11rb::protocol::xproto::{self, ConnectionExt as _};
 
 use desk::image::RgbImage;
 use desk::{
-    Answer, Background, Cancel, DeskError, Display, DisplayInfo, Input, Presence, Question,
+    Answer, Background, Cancel, DeskError, Display, DisplayInfo, Input, Pong, Presence, Question,
 };
 
 pub use hotkey::Hotkey;
@@ -205,7 +205,7 @@ impl X11Backend {
     ) -> Result<T, DeskError> {
         let focused = focused.and_then(|w| parse_window_id(&w.id));
         let mut settle = || {
-            let answered = focused.is_some_and(|w| self.ping(w, TYPE_SETTLE));
+            let answered = focused.is_some_and(|w| self.ping_app(w, TYPE_SETTLE) == Pong::Answered);
             if !answered {
                 std::thread::sleep(BLIND_SETTLE);
             }
@@ -225,12 +225,14 @@ impl X11Backend {
     }
 
     /// Pings the app of `window`; connects the pinger on first use.
-    fn ping(&self, window: xproto::Window, limit: Duration) -> bool {
+    fn ping_app(&self, window: xproto::Window, limit: Duration) -> Pong {
         let mut pinger = self.pinger.lock().unwrap_or_else(|e| e.into_inner());
         if pinger.is_none() {
             *pinger = Pinger::connect(&self.display);
         }
-        pinger.as_mut().is_some_and(|p| p.ping(window, limit))
+        pinger
+            .as_mut()
+            .map_or(Pong::Unasked, |p| p.ping(window, limit))
     }
 }
 
@@ -385,8 +387,11 @@ impl Input for X11Backend {
         input::drag(&self.conn, self.core, from, to, cancel)
     }
 
-    fn settle(&self, id: &str, limit: Duration) -> bool {
-        parse_window_id(id).is_some_and(|w| self.ping(w, limit))
+    fn ping(&self, id: &str, limit: Duration) -> Pong {
+        match parse_window_id(id) {
+            Some(w) => self.ping_app(w, limit),
+            None => Pong::Unasked,
+        }
     }
 
     fn release(&self) -> Result<(), DeskError> {

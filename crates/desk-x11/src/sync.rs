@@ -17,6 +17,7 @@ use x11rb::protocol::xproto::{
 };
 
 use super::atoms::Atoms;
+use desk::Pong;
 
 /// A connection that sends pings and hears the pongs.
 pub(super) struct Pinger {
@@ -47,12 +48,18 @@ impl Pinger {
         })
     }
 
-    /// Pings `window`'s app; true once it answers, false if it cannot be asked or does not
-    /// answer within `limit`.
-    pub(super) fn ping(&mut self, window: Xid, limit: Duration) -> bool {
-        if !self.supports_ping(window) {
-            return false;
-        }
+    /// Pings `window`'s app and waits up to `limit` for its answer. A dialog that takes no
+    /// pings (LibreOffice's) is asked through the window it is transient for, which the same
+    /// app owns.
+    pub(super) fn ping(&mut self, window: Xid, limit: Duration) -> Pong {
+        let window = if self.supports_ping(window) {
+            window
+        } else {
+            match self.transient_for(window) {
+                Some(owner) if self.supports_ping(owner) => owner,
+                _ => return Pong::Unasked,
+            }
+        };
         while let Ok(Some(_)) = self.conn.poll_for_event() {}
         self.serial = self.serial.wrapping_add(1);
         let data = [self.atoms._NET_WM_PING, self.serial, window, 0, 0];
@@ -63,18 +70,20 @@ impl Pinger {
             .is_err()
             || self.conn.flush().is_err()
         {
-            return false;
+            return Pong::Unasked;
         }
         let deadline = Instant::now() + limit;
         while Instant::now() < deadline {
             match self.conn.poll_for_event() {
-                Ok(Some(Event::ClientMessage(pong))) if self.is_pong(&pong, window) => return true,
+                Ok(Some(Event::ClientMessage(pong))) if self.is_pong(&pong, window) => {
+                    return Pong::Answered;
+                }
                 Ok(Some(_)) => continue,
                 Ok(None) => std::thread::sleep(Duration::from_micros(200)),
-                Err(_) => return false,
+                Err(_) => return Pong::Unasked,
             }
         }
-        false
+        Pong::Silent
     }
 
     fn is_pong(&self, event: &ClientMessageEvent, window: Xid) -> bool {
@@ -83,6 +92,23 @@ impl Pinger {
             && data[0] == self.atoms._NET_WM_PING
             && data[1] == self.serial
             && data[2] == window
+    }
+
+    fn transient_for(&self, window: Xid) -> Option<Xid> {
+        let reply = self
+            .conn
+            .get_property(
+                false,
+                window,
+                AtomEnum::WM_TRANSIENT_FOR,
+                AtomEnum::WINDOW,
+                0,
+                1,
+            )
+            .ok()?
+            .reply()
+            .ok()?;
+        reply.value32()?.next().filter(|&owner| owner != 0)
     }
 
     fn supports_ping(&self, window: Xid) -> bool {

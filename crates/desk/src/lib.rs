@@ -43,7 +43,7 @@ pub use intent::{Intent, Target};
 pub use run::run;
 pub use system::{
     AccessibilityOff, Answer, Apps, Asks, Backend, Background, Clip, Display, DisplayInfo, Ending,
-    Exit, FORCE_ACCESSIBILITY, FrameChange, Hotkey, Input, Launched, Opener, Platform, Presence,
-    Question, Sandbox, WindowEvent, WindowEventKind, WindowEvents, WindowState,
+    Exit, FORCE_ACCESSIBILITY, FrameChange, Hotkey, Input, Launched, Opener, Platform, Pong,
+    Presence, Question, Sandbox, WindowEvent, WindowEventKind, WindowEvents, WindowState,
 };
 pub use window_log::WindowLog;

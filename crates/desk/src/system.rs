@@ -38,7 +38,7 @@ pub struct DisplayInfo {
     /// Whether a window's own pixels can be read even where other windows cover it.
     pub window_pixels: bool,
     /// Whether an app can be asked if it has read the input sent to it, so that input results
-    /// can say `confirmed` (X11 can; Wayland cannot).
+    /// can say `app_answer` read or busy (X11 can; Wayland cannot).
     pub confirms: bool,
     /// What this display cannot do, and why: each a verb family refused for a missing part
     /// of the desktop (a Wayland compositor without virtual pointers refuses clicks).
@@ -186,9 +186,9 @@ pub trait Input: Send + Sync {
     /// released even when the drag fails or is cancelled.
     fn drag(&self, from: (i32, i32), to: (i32, i32), cancel: &Cancel) -> Result<(), DeskError>;
 
-    /// Waits up to `limit` until the app that owns window `id` has read all input sent so
-    /// far. `false` when it could not tell: the app did not answer in time, or cannot be asked.
-    fn settle(&self, id: &str, limit: Duration) -> bool;
+    /// Asks the app that owns window `id` to answer once it has read all input sent so far,
+    /// and waits up to `limit` for the answer.
+    fn ping(&self, id: &str, limit: Duration) -> Pong;
 
     /// Gives back what input borrowed from the desktop (on X11, lent keycodes). The daemon
     /// calls it when it stops.
@@ -200,6 +200,17 @@ pub trait Input: Send + Sync {
 
     /// Takes the clipboard and serves `clip` from it until another client takes it.
     fn write_clipboard(&self, clip: Clip) -> Result<(), DeskError>;
+}
+
+/// What an app did when asked whether it has read its input ([`Input::ping`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pong {
+    /// It answered within the limit.
+    Answered,
+    /// It did not answer within the limit: it is busy, or hung.
+    Silent,
+    /// It cannot be asked: its window takes no pings, or the desktop has no way to ask.
+    Unasked,
 }
 
 /// Input sent from an agent's own devices (`[daemon] input = "background"`): it reaches one window

@@ -112,7 +112,7 @@ fn keys_and_text_go_to_the_named_window_after_focusing_it() {
     ));
     assert_eq!(
         typed,
-        json!({"typed": 5, "window": MAIL, "confirmed": true})
+        json!({"typed": 5, "window": MAIL, "app_answer": "read"})
     );
     let keyed = json(&run(&fake, &open(), "key", json!({"keys": "ctrl+s"})));
     assert_eq!(
@@ -142,14 +142,11 @@ fn keys_with_nothing_focused_go_nowhere_in_particular() {
     let fake = desktop();
     fake.state().focus = None;
     let keyed = json(&run(&fake, &open(), "key", json!({"keys": "Escape"})));
-    assert_eq!(
-        keyed,
-        json!({"keys": "Escape", "window": null, "confirmed": false})
-    );
+    assert_eq!(keyed, json!({"keys": "Escape", "window": null}));
 }
 
 #[test]
-fn input_to_an_app_that_does_not_answer_is_not_confirmed() {
+fn input_to_an_app_that_does_not_answer_is_answered_busy_not_failed() {
     let fake = desktop();
     fake.state().windows[1].silent = true;
     let typed = json(&run(
@@ -158,7 +155,7 @@ fn input_to_an_app_that_does_not_answer_is_not_confirmed() {
         "type",
         json!({"text": "x", "window": "Mail"}),
     ));
-    assert_eq!(typed["confirmed"], false);
+    assert_eq!(typed["app_answer"], "busy", "{typed}");
     assert_eq!(input(&fake).len(), 1, "the text went out all the same");
 }
 
@@ -249,7 +246,7 @@ fn clicks_land_at_screen_points_or_window_pixels() {
     ));
     assert_eq!(
         clicked,
-        json!({"x": x, "y": y, "button": "right", "count": 2, "window": MAIL, "confirmed": true})
+        json!({"x": x, "y": y, "button": "right", "count": 2, "window": MAIL, "app_answer": "read"})
     );
     let in_window = json(&run(
         &fake,

@@ -101,7 +101,7 @@ fn an_element_index_clicks_the_element_it_names() {
 }
 
 #[test]
-fn an_unconfirmed_click_says_why() {
+fn a_click_the_app_has_not_answered_says_so_and_why() {
     let fake = desktop();
     let click = |fake: &desk::fake::FakeDesk| {
         run(fake, &open(), "computer_state", json!({"max_edge": 500}));
@@ -121,7 +121,9 @@ fn an_unconfirmed_click_says_why() {
     all_silent(true);
     let unanswered = click(&fake);
     assert!(
-        unanswered.contains("not confirmed (the app did not answer a ping yet)"),
+        unanswered.contains(
+            "the app was still busy after 1500 ms (not a failure: look before repeating it)"
+        ),
         "{unanswered}"
     );
     // A desktop that cannot ask at all (Wayland).
@@ -129,8 +131,7 @@ fn an_unconfirmed_click_says_why() {
     fake.state().confirms = false;
     let unaskable = click(&fake);
     assert!(
-        unaskable
-            .contains("not confirmed (this desktop cannot ask an app whether it read its input)"),
+        unaskable.contains("the app cannot be asked whether it read it"),
         "{unaskable}"
     );
 }

@@ -183,9 +183,9 @@ pub struct Pressed {
     /// With how: clicked, the screen point.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub at: Option<[i32; 2]>,
-    /// With how: clicked, whether its app answered a ping sent after the click.
+    /// With how: clicked, what its app answered after the click.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub confirmed: Option<bool>,
+    pub app_answer: Option<super::AppAnswer>,
     /// The closed menus opened on the way, outermost first.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub opened: Option<Vec<String>>,
@@ -205,7 +205,7 @@ impl Pressed {
             how,
             action: None,
             at: None,
-            confirmed: None,
+            app_answer: None,
             opened: None,
             note: None,
             route: super::Route::default(),

@@ -1,5 +1,5 @@
-//! Results of the input verbs: where the input went, and whether the app there confirmed it
-//! read it (it answered a ping sent after the input).
+//! Results of the input verbs: where the input went, and what the app there answered after it
+//! ([`AppAnswer`]).
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -13,6 +13,23 @@ pub enum InputWay {
     Foreground,
     /// The agent's own pointer and keyboard, behind the person's back.
     Background,
+}
+
+/// What the app that got the input answered after it. `busy` is not a failure: the input is
+/// queued in the app, whose effect is not known yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AppAnswer {
+    /// It answered a ping sent after the input and then another at once: it has read the input
+    /// and is idle again, so what the input started (a dialog it opened) is in this reply.
+    Read,
+    /// It had not answered within about 1.5 s, or was still working: the input is queued or
+    /// being handled, and its effect may show later. Look (windows, snapshot) before sending it
+    /// again.
+    Busy,
+    /// It cannot be asked: its window takes no pings, or the desktop has no way to ask
+    /// (Wayland). Judge the effect by what the app shows.
+    Unknown,
 }
 
 /// Input that went out but whose effect was not read back: it may or may not have landed.
@@ -45,8 +62,9 @@ pub struct Keyed {
     pub keys: String,
     /// The window the keys went to; null when no window had the focus.
     pub window: Option<String>,
-    /// Whether its app answered a ping sent after the keys.
-    pub confirmed: bool,
+    /// What its app answered after the keys; absent when no window got them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app_answer: Option<AppAnswer>,
     /// How the input went (background input only).
     #[serde(flatten)]
     pub route: Route,
@@ -59,8 +77,9 @@ pub struct Typed {
     pub typed: usize,
     /// The window the text went to; null when no window had the focus.
     pub window: Option<String>,
-    /// Whether its app answered a ping sent after the text.
-    pub confirmed: bool,
+    /// What its app answered after the text; absent when no window got them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app_answer: Option<AppAnswer>,
     /// How the input went (background input only).
     #[serde(flatten)]
     pub route: Route,
@@ -79,8 +98,9 @@ pub struct Clicked {
     pub count: u8,
     /// The window on top at the point; null over the bare desktop.
     pub window: Option<String>,
-    /// Whether its app answered a ping sent after the click.
-    pub confirmed: bool,
+    /// What its app answered after the click; absent when no window got them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app_answer: Option<AppAnswer>,
     /// How the input went (background input only).
     #[serde(flatten)]
     pub route: Route,
@@ -97,8 +117,9 @@ pub struct Scrolled {
     pub amount: u32,
     /// The window on top at the point.
     pub window: Option<String>,
-    /// Whether its app answered a ping sent after the notches.
-    pub confirmed: bool,
+    /// What its app answered after the notches; absent when no window got them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app_answer: Option<AppAnswer>,
     /// Why fewer notches went than asked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -116,8 +137,9 @@ pub struct Dragged {
     pub to: [i32; 2],
     /// The window the drag started in.
     pub window: Option<String>,
-    /// Whether its app answered a ping sent after the drag.
-    pub confirmed: bool,
+    /// What its app answered after the drag; absent when no window got them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app_answer: Option<AppAnswer>,
     /// How the input went (background input only).
     #[serde(flatten)]
     pub route: Route,

@@ -137,9 +137,20 @@ impl Input for FakeDesk {
         Ok(())
     }
 
-    fn settle(&self, id: &str, _limit: Duration) -> bool {
-        let state = self.state();
-        state.confirms && state.window(id).is_ok_and(|w| !w.silent)
+    fn ping(&self, id: &str, limit: Duration) -> Pong {
+        let pong = {
+            let state = self.state();
+            match state.window(id) {
+                Ok(w) if state.confirms && !w.silent => Pong::Answered,
+                Ok(_) if state.confirms => Pong::Silent,
+                _ => Pong::Unasked,
+            }
+        };
+        // A silent app is waited for, as on a real display.
+        if pong == Pong::Silent {
+            std::thread::sleep(limit);
+        }
+        pong
     }
 
     fn release(&self) -> Result<(), DeskError> {

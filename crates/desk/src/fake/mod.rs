@@ -31,7 +31,7 @@ use crate::error::DeskError;
 use crate::image::RgbImage;
 use crate::system::{
     AccessibilityOff, Answer, Apps, Backend, Background, Clip, Display, DisplayInfo, Ending, Exit,
-    FORCE_ACCESSIBILITY, FrameChange, Hotkey, Input, Launched, Opener, Platform, Presence,
+    FORCE_ACCESSIBILITY, FrameChange, Hotkey, Input, Launched, Opener, Platform, Pong, Presence,
     Question, Sandbox, WindowEvents, WindowState,
 };
 
@@ -134,7 +134,7 @@ pub struct FakeWindow {
     pub focus_stays_out: bool,
     /// Whether it closes when asked to take the focus.
     pub closes_on_focus: bool,
-    /// Whether its app never answers a ping, so input to it is never confirmed.
+    /// Whether its app never answers a ping, so input to it is answered busy.
     pub silent: bool,
 }
 

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use desk_core::app_text::Quoted;
 use desk_core::call::{Button, Direction};
 use desk_core::outcome::Control;
-use desk_core::results::Route;
+use desk_core::results::{AppAnswer, Route};
 use desk_core::window::Window;
 
 use super::desk::{Desk, Seen, Spot};
@@ -22,10 +22,16 @@ use super::way::{self, Way};
 use crate::error::DeskError;
 use crate::intent::{Intent, Target};
 use crate::keys::KeyCombo;
-use crate::system::{Background, Clip, Ending, FrameChange, Launched};
+use crate::system::{Background, Clip, Ending, FrameChange, Launched, Pong};
 
 /// How long a focus request may take to show.
 const FOCUS_WAIT: Duration = Duration::from_secs(1);
+/// How long after an app's answer it is asked again, to see whether the input started work.
+const GRACE: Duration = Duration::from_millis(5);
+/// An answer within this long says the app is idle.
+const PROMPT: Duration = Duration::from_millis(25);
+/// The longest one ping is waited for before the wait looks at the cancel.
+const ASK_STEP: Duration = Duration::from_millis(250);
 use desk_core::a11y::role::PASSWORD_TEXT as PASSWORD_ROLE;
 use desk_core::window::role::POPUP;
 
@@ -375,7 +381,7 @@ impl<'d> Admitted<'d> {
         self.pass("moving the agent's focus", false)?;
         background.aim(self.devices_owner(), into)?;
         // The app reads its focus change before it answers.
-        self.settle(into, FOCUS_WAIT);
+        self.desk.backend.input.ping(&into.id, FOCUS_WAIT);
         Ok(self.field_text(into))
     }
 
@@ -520,10 +526,35 @@ impl<'d> Admitted<'d> {
         })
     }
 
-    /// Waits up to `limit` until the app of `window` has read the input sent so far; `false`
-    /// when it could not tell.
-    pub fn settle(&self, window: &Window, limit: Duration) -> bool {
-        self.desk.backend.input.settle(&window.id, limit)
+    /// What the app of `window` answers after the input sent so far, waiting up to `limit`
+    /// for it to be idle: its first answer says it has read the input, but what the input
+    /// started (a dialog built after a posted event) may keep it busy a moment later. So it is
+    /// asked again after [`GRACE`] until it answers within [`PROMPT`]. The kill hotkey or a
+    /// cancel cuts the wait, answering busy.
+    pub fn app_answer(&self, window: &Window, limit: Duration) -> AppAnswer {
+        if !self.desk.confirms() {
+            return AppAnswer::Unknown;
+        }
+        let deadline = Instant::now() + limit;
+        let mut answered = false;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() || self.desk.cancel().is_cancelled() {
+                return AppAnswer::Busy;
+            }
+            let asked = Instant::now();
+            // In steps, so a cancel is heard; an app that answers late answers the newest ping.
+            match self.desk.backend.input.ping(&window.id, left.min(ASK_STEP)) {
+                Pong::Answered => {}
+                Pong::Silent => continue,
+                Pong::Unasked => return AppAnswer::Unknown,
+            }
+            if answered && asked.elapsed() <= PROMPT {
+                return AppAnswer::Read;
+            }
+            answered = true;
+            std::thread::sleep(GRACE);
+        }
     }
 
     /// The auth guard's word on setting `node`'s value: never a password field's, unless the

@@ -16,11 +16,12 @@ use desk_core::call::{
     TypeArgs,
 };
 use desk_core::geometry::Rect;
-use desk_core::results::{Clicked, WindowChanges};
+use desk_core::results::{AppAnswer, Clicked, WindowChanges};
 use desk_core::window::Window;
 
 use super::computer::centre;
 use super::node::is_hidden;
+use super::target::ANSWER_WAIT;
 use super::{input, manage, press, still};
 use crate::accessibility::Want;
 use crate::done::Picture;
@@ -406,14 +407,16 @@ fn click_at(desk: &Desk, x: i32, y: i32, button: Button, count: u8) -> Result<Cl
     )
 }
 
-/// `, confirmed` when the app under the input answered a ping after it, else why not.
-fn confirmed(desk: &Desk, confirmed: bool) -> &'static str {
-    if confirmed {
-        ", confirmed"
-    } else if desk.confirms() {
-        ", not confirmed (the app did not answer a ping yet)"
-    } else {
-        ", not confirmed (this desktop cannot ask an app whether it read its input)"
+/// What the app under the input answered after it, in words an agent acts on.
+fn answered(answer: Option<AppAnswer>) -> String {
+    match answer {
+        Some(AppAnswer::Read) => ", the app read it".into(),
+        Some(AppAnswer::Busy) => format!(
+            ", the app was still busy after {} ms (not a failure: look before repeating it)",
+            ANSWER_WAIT.as_millis()
+        ),
+        Some(AppAnswer::Unknown) => ", the app cannot be asked whether it read it".into(),
+        None => String::new(),
     }
 }
 
@@ -439,7 +442,7 @@ fn run_step(
             Ok(format!(
                 "{name} {words}: clicked {} ×{count} at screen ({x}, {y}){}",
                 button.name(),
-                confirmed(desk, clicked.confirmed)
+                answered(clicked.app_answer)
             ))
         }
         Step::Type { text, aim } => {
@@ -467,14 +470,14 @@ fn run_step(
             Ok(format!(
                 "type: {line}typed {} of {total} characters{}",
                 typed.typed,
-                confirmed(desk, typed.confirmed)
+                answered(typed.app_answer)
             ))
         }
         Step::Key { keys, .. } => {
             let keyed = input::key(desk, &checked(key_args(keys))?)?;
             Ok(format!(
                 "{name}: pressed {keys}{}",
-                confirmed(desk, keyed.confirmed)
+                answered(keyed.app_answer)
             ))
         }
         Step::Scroll {
@@ -504,7 +507,7 @@ fn run_step(
                 scrolled.amount,
                 scrolled.x,
                 scrolled.y,
-                confirmed(desk, scrolled.confirmed)
+                answered(scrolled.app_answer)
             ))
         }
         Step::Drag { from, to } => {
@@ -526,7 +529,7 @@ fn run_step(
             )?;
             Ok(format!(
                 "drag from {words} to ({tx}, {ty}): screen ({x}, {y}) to ({to_x}, {to_y}){}",
-                confirmed(desk, dragged.confirmed)
+                answered(dragged.app_answer)
             ))
         }
         Step::Wait { seconds } => {

@@ -1,7 +1,7 @@
 //! `key`, `type`, `click`, `scroll` and `drag`.
 //!
-//! Each result says where the input went and whether the app there confirmed it read it
-//! (`confirmed`); without that confirmation the input was sent but may not have been read yet.
+//! Each result says where the input went and what the app there answered after it
+//! (`app_answer`): read, or still busy, when the input was sent but its effect may show later.
 //! Under `[daemon] input = "background"` keys, typing and the wheel go from the agent's own devices
 //! to a named window ([`Way`]); clicks and drags never do.
 
@@ -52,7 +52,7 @@ pub(super) fn key(desk: &Desk, args: &KeyArgs) -> Result<Keyed, DeskError> {
             Intent::new(what, vec![place])
         })?;
     admitted.press_keys(&combo, window.as_ref())?;
-    let (window, confirmed) = target::delivery(&admitted, window.as_ref());
+    let (window, app_answer) = target::delivery(&admitted, window.as_ref());
     let route = admitted.route(|| {
         format!(
             "{} pressed on the agent's keyboard, focused on window {}",
@@ -63,7 +63,7 @@ pub(super) fn key(desk: &Desk, args: &KeyArgs) -> Result<Keyed, DeskError> {
     Ok(Keyed {
         keys: args.keys.clone(),
         window,
-        confirmed,
+        app_answer,
         route,
     })
 }
@@ -77,7 +77,7 @@ pub(super) fn type_text(desk: &Desk, args: &TypeArgs) -> Result<Typed, DeskError
     let (admitted, window) =
         keyboard_target(desk, args.window.as_deref(), args.pid, "typing", intent)?;
     let typed = admitted.type_text(&args.text, window.as_ref())?;
-    let (id, confirmed) = target::delivery(&admitted, window.as_ref());
+    let (id, app_answer) = target::delivery(&admitted, window.as_ref());
     // In the background, read back: the field with the app's focus shows the text, or it
     // stays unverified.
     let route = admitted.typed_route(
@@ -91,7 +91,7 @@ pub(super) fn type_text(desk: &Desk, args: &TypeArgs) -> Result<Typed, DeskError
     Ok(Typed {
         typed,
         window: id,
-        confirmed,
+        app_answer,
         route,
     })
 }
@@ -110,14 +110,14 @@ pub(super) fn click(desk: &Desk, args: &ClickArgs) -> Result<Clicked, DeskError>
     let route = desk.in_front(Refusal::Pointer.error("a click"))?;
     let admitted = desk.admit(Intent::new(what, vec![spot.target()]))?;
     admitted.click(&spot, button, count)?;
-    let (window, confirmed) = target::delivery(&admitted, spot.on.window());
+    let (window, app_answer) = target::delivery(&admitted, spot.on.window());
     Ok(Clicked {
         x: spot.x,
         y: spot.y,
         button: button.name().to_string(),
         count,
         window,
-        confirmed,
+        app_answer,
         route,
     })
 }
@@ -161,13 +161,13 @@ pub(super) fn scroll(desk: &Desk, args: &ScrollArgs) -> Result<Scrolled, DeskErr
             spot.x, spot.y
         )
     });
-    let (window, confirmed) = target::delivery(&admitted, spot.on.window());
+    let (window, app_answer) = target::delivery(&admitted, spot.on.window());
     Ok(Scrolled {
         x: spot.x,
         y: spot.y,
         amount,
         window,
-        confirmed,
+        app_answer,
         route,
         note: args.amount.filter(|&asked| asked > amount).map(|asked| {
             format!(
@@ -235,12 +235,12 @@ pub(super) fn drag(desk: &Desk, args: &DragArgs) -> Result<Dragged, DeskError> {
     let route = desk.in_front(Refusal::Pointer.error("a drag"))?;
     let admitted = desk.admit(Intent::new(what, targets))?;
     admitted.drag(&from, &to)?;
-    let (window, confirmed) = target::delivery(&admitted, from.on.window());
+    let (window, app_answer) = target::delivery(&admitted, from.on.window());
     Ok(Dragged {
         from: [from.x, from.y],
         to: [to.x, to.y],
         window,
-        confirmed,
+        app_answer,
         route,
     })
 }

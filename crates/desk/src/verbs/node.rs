@@ -3,7 +3,7 @@
 //! [`AdmittedNode`] that acts on it. The verbs that act on nodes (press, act, the field verbs,
 //! the vision verbs) start here.
 
-use super::target::SETTLE_WAIT;
+use super::target::ANSWER_WAIT;
 use crate::accessibility::{AppWindow, Want};
 use crate::error::DeskError;
 use crate::guard::{Admitted, Desk, Nodes, Seen, Spot};
@@ -204,13 +204,13 @@ impl AdmittedNode<'_> {
         };
         self.admitted
             .click(&spot, desk_core::call::Button::Left, 1)?;
-        let confirmed = spot
+        let app_answer = spot
             .on
             .window()
-            .is_some_and(|w| self.admitted.settle(w, SETTLE_WAIT));
+            .map(|w| self.admitted.app_answer(w, ANSWER_WAIT));
         Ok(Pressed {
             at: Some([at.0, at.1]),
-            confirmed: Some(confirmed),
+            app_answer,
             ..Pressed::new(&self.node.id, PressHow::Clicked)
         })
     }

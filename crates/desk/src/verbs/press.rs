@@ -2,7 +2,7 @@
 
 use super::node::{AdmittedNode, admitted_node, centre, is_hidden, node_words};
 use super::poll_until;
-use super::target::SETTLE_WAIT;
+use super::target::ANSWER_WAIT;
 use crate::accessibility::Want;
 use crate::error::DeskError;
 use crate::guard::way;
@@ -201,13 +201,13 @@ pub(super) fn click_in_menu(
         Err(DeskError::Changed(_)) => return Ok(None),
         clicked => clicked?,
     }
-    let confirmed = spot
+    let app_answer = spot
         .on
         .window()
-        .is_some_and(|w| pressed.admitted.settle(w, SETTLE_WAIT));
+        .map(|w| pressed.admitted.app_answer(w, ANSWER_WAIT));
     Ok(Some(Pressed {
         at: Some([point.0, point.1]),
-        confirmed: Some(confirmed),
+        app_answer,
         ..Pressed::new(id, PressHow::Clicked)
     }))
 }

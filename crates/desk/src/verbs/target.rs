@@ -4,13 +4,14 @@ use desk_core::app_text::Quoted;
 use std::time::Duration;
 
 use desk_core::geometry::Rect;
+use desk_core::results::AppAnswer;
 use desk_core::window::Window;
 
 use crate::error::DeskError;
 use crate::guard::{Admitted, Desk, Spot};
 
-/// How long an action waits for the app to confirm it read the input.
-pub(super) const SETTLE_WAIT: Duration = Duration::from_secs(1);
+/// How long an action waits for the app to read the input and be idle again.
+pub(super) const ANSWER_WAIT: Duration = Duration::from_millis(1500);
 
 /// A pixel `(x, y)` of `window`'s shot image as a desk point, refusing one outside the image.
 pub(super) fn window_point(
@@ -79,10 +80,16 @@ pub(super) fn named_spot(desk: &Desk, window: Window, x: i32, y: i32) -> Result<
     })
 }
 
-/// `window` and `confirmed` for a result: where the input went and whether its app read it.
-pub(super) fn delivery(admitted: &Admitted<'_>, window: Option<&Window>) -> (Option<String>, bool) {
+/// `window` and `app_answer` for a result: where the input went and what its app answered.
+pub(super) fn delivery(
+    admitted: &Admitted<'_>,
+    window: Option<&Window>,
+) -> (Option<String>, Option<AppAnswer>) {
     match window {
-        Some(w) => (Some(w.id.clone()), admitted.settle(w, SETTLE_WAIT)),
-        None => (None, false),
+        Some(w) => (
+            Some(w.id.clone()),
+            Some(admitted.app_answer(w, ANSWER_WAIT)),
+        ),
+        None => (None, None),
     }
 }

@@ -145,11 +145,11 @@ mod tests {
     fn completed_actions_say_so_first() {
         let ended = Ended::completed(
             Kind::Act,
-            Done::json(json!({"typed": 3, "confirmed": true})),
+            Done::json(json!({"typed": 3, "app_answer": "read"})),
         );
         assert_eq!(
             ended.reply("desk_type").text,
-            r#"{"outcome":"completed","typed":3,"confirmed":true}"#
+            r#"{"outcome":"completed","typed":3,"app_answer":"read"}"#
         );
         let read = Ended::completed(Kind::Observe, Done::text("plain".into()));
         assert_eq!(read.reply("desk_snapshot").text, "plain");

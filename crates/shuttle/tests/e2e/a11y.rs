@@ -294,6 +294,48 @@ fn a_dialog_that_opens_late_is_in_the_next_reply_with_its_delay() {
 }
 
 #[test]
+fn a_dialog_an_app_builds_after_a_press_is_in_the_press_own_reply_and_a_slower_one_says_busy() {
+    require_desktop();
+    let bystander = Fixture::start("busy bystander", &[]);
+    let daemon = Daemon::start();
+    // The app works 400 ms after the click before it maps its dialog: the press waits for it.
+    let fixture = Fixture::start("busy opener", &["--opener", "--busy", "400"]);
+    let busy = the(&nodes(&daemon, fixture.id(), json!({})), "button", "Busy");
+    for round in 1..=3 {
+        let pressed = daemon.call("desk_press", json!({"id": busy["id"]})).json();
+        assert_eq!(pressed["outcome"], "completed", "{pressed}");
+        assert_eq!(pressed["app_answer"], "read", "{pressed}");
+        // The app's own word that it opened the dialog, and the press's reply naming it.
+        fixture.await_events("opened", round);
+        let opened = &pressed["windows_changed"]["opened"];
+        assert_eq!(opened.as_array().map(Vec::len), Some(1), "{pressed}");
+        assert_eq!(opened[0]["title"], "Busy", "{pressed}");
+        let closed = daemon
+            .call("desk_key", json!({"keys": "Escape", "window": "Busy"}))
+            .json();
+        wait_for("Busy to go", Duration::from_secs(5), || {
+            (!window_list().contains("Busy")).then_some(())
+        });
+        assert_eq!(news_after(&daemon, &closed)["closed"][0]["title"], "Busy");
+    }
+    // Past the wait the reply says busy, a completed press and not a failure, and the dialog is
+    // in a later reply.
+    let slow = Fixture::start("slow opener", &["--opener", "--busy", "2500"]);
+    let busy = the(&nodes(&daemon, slow.id(), json!({})), "button", "Busy");
+    let pressed = daemon.call("desk_press", json!({"id": busy["id"]})).json();
+    assert_eq!(pressed["outcome"], "completed", "{pressed}");
+    assert_eq!(pressed["app_answer"], "busy", "{pressed}");
+    assert_eq!(pressed.get("windows_changed"), None, "{pressed}");
+    slow.await_events("opened", 1);
+    wait_for("wmctrl to list Busy", Duration::from_secs(5), || {
+        window_list().contains("Busy").then_some(())
+    });
+    let news = daemon.call("desk_screen", json!({})).json()["windows_changed"].clone();
+    assert_eq!(news["opened"][0]["title"], "Busy", "{news}");
+    bystander.assert_untouched();
+}
+
+#[test]
 fn entries_read_back_what_was_typed_and_passwords_never() {
     require_desktop();
     let daemon = Daemon::start();

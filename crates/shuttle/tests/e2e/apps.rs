@@ -250,14 +250,14 @@ fn gnome_text_editor_saves_through_its_gtk4_save_dialog_by_name_and_button() {
             json!({"window": window, "text": "written by shuttle"}),
         )
         .json();
-    assert_eq!(typed["confirmed"], true, "{typed}");
+    assert_eq!(typed["app_answer"], "read", "{typed}");
     let asked = daemon
         .call(
             "desk_key",
             json!({"window": window, "keys": "ctrl+shift+s"}),
         )
         .json();
-    assert_eq!(asked["confirmed"], true, "{asked}");
+    assert_eq!(asked["app_answer"], "read", "{asked}");
     wait_for("the Save As dialog", Duration::from_secs(10), || {
         window_list().contains("Save As").then_some(())
     });
@@ -1795,7 +1795,7 @@ fn typing_into_calc_as_it_opens_leaves_it_answering() {
     let key = daemon
         .call("desk_key", json!({"window": window, "keys": "Escape"}))
         .json();
-    assert_eq!(key["confirmed"], true, "Calc stopped answering: {key}");
+    assert_eq!(key["app_answer"], "read", "Calc stopped answering: {key}");
 }
 
 #[test]

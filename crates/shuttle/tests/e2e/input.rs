@@ -72,8 +72,8 @@ fn typed_text_arrives_exactly() {
         assert_eq!(reply["typed"], text.chars().count(), "{reply}");
         assert_eq!(reply["window"], fixture.id());
         assert_eq!(
-            reply["confirmed"], true,
-            "the app confirmed it read the keys: {reply}"
+            reply["app_answer"], "read",
+            "the app read the keys and is idle: {reply}"
         );
         await_text(&fixture, text);
     }
@@ -130,7 +130,7 @@ fn key_combinations_arrive_once_with_their_modifiers() {
         let reply = daemon
             .call("desk_key", json!({"keys": combo, "window": fixture.id()}))
             .json();
-        assert_eq!(reply["confirmed"], true, "{reply}");
+        assert_eq!(reply["app_answer"], "read", "{reply}");
     }
     // A plain key last: once it is logged, everything before it is too, and it shows that every
     // modifier went back up.
@@ -180,7 +180,7 @@ fn clicks_land_on_the_right_pixel_in_both_coordinate_modes() {
             json!({"x": 120, "y": 250, "window": fixture.id()}),
         )
         .json();
-    assert_eq!(reply["confirmed"], true);
+    assert_eq!(reply["app_answer"], "read");
     let press = fixture.await_events("press", 1).pop().unwrap();
     assert_eq!(
         (
@@ -234,7 +234,7 @@ fn scrolls_go_in_the_asked_direction_and_number() {
         let reply = daemon
             .call("desk_scroll", json!({"direction": direction, "amount": amount, "x": 250, "y": 300, "window": fixture.id()}))
             .json();
-        assert_eq!(reply["confirmed"], true);
+        assert_eq!(reply["app_answer"], "read");
         let got: Vec<String> = fixture.await_events("scroll", before + amount)[before..]
             .iter()
             .map(|e| e["direction"].as_str().unwrap().to_string())
@@ -268,7 +268,7 @@ fn a_drag_presses_moves_and_releases_along_the_path() {
             json!({"x": 50, "y": 150, "to_x": 400, "to_y": 350, "window": fixture.id()}),
         )
         .json();
-    assert_eq!(reply["confirmed"], true);
+    assert_eq!(reply["app_answer"], "read");
     fixture.await_events("release", 1);
     let events: Vec<Value> = fixture
         .events()
