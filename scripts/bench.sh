@@ -63,10 +63,15 @@ compare() {
   local json=$work/$(echo "$label" | tr -c 'a-z0-9' _).json
   local args=()
   while [ $# -gt 0 ]; do args+=(--command-name "$1" "$2"); shift 2; done
-  # A command that fails stops the run: say which, and what hyperfine said of it.
+  # A command that fails stops the run: say which, and what it said when run once more.
   if ! hyperfine -N --warmup 3 --runs "$RUNS" --export-json "$json" "${args[@]}" >/dev/null \
     2>"$work/hyperfine.err"; then
     echo "bench: \"$label\" failed: $(tail -n 5 "$work/hyperfine.err")" >&2
+    for ((i = 1; i < ${#args[@]}; i += 3)); do
+      # shellcheck disable=SC2086 # the command line as hyperfine split it
+      ${args[i + 1]} >/dev/null 2>"$work/command.err" \
+        || echo "bench: $(basename "${args[i + 1]%% *}") ... said: $(tail -n 3 "$work/command.err")" >&2
+    done
     exit 1
   fi
   /usr/bin/python3 - "$json" "$label" <<'PY'
@@ -163,6 +168,8 @@ for _ in $(seq 200); do
   SHUTTLE_SOCKET=$work/plain.sock "$SHUTTLE" status >/dev/null 2>&1 && break
   sleep 0.05
 done
+# The apps the tasks above launched and closed may have left no window with the focus.
+"$SHUTTLE" desk focus window="bench 1" >/dev/null
 compare "type one character, with and without the safety controls" \
   "shuttle desk type text=a (defaults)" "$SHUTTLE desk type text=a" \
   "shuttle desk type text=a (auth guard, marker, journal off)" "env SHUTTLE_SOCKET=$work/plain.sock $SHUTTLE desk type text=a" \
