@@ -1,10 +1,14 @@
 //! Accessibility positions on the screen. A native Wayland app knows nothing of where its
 //! window is, so GTK and Qt report positions relative to their own surface; an XWayland app
-//! reports the screen's. [`Placed`] wraps an [`Accessibility`] and moves the positions of a
-//! native app's nodes by where the compositor shows its window ([`Surfaces`]), both ways:
-//! bounds read are made the screen's, and a screen point asked about is made the window's.
+//! reports the screen's. An X11 app drawn at a scale (`GDK_SCALE=2`, `QT_SCALE_FACTOR`)
+//! reports the screen's too, but in its own logical pixels, all of them divided by the scale.
+//! [`Placed`] wraps an [`Accessibility`] and places an app's nodes by where its window shows
+//! ([`Surfaces`]), both ways: bounds read are made the screen's, and a screen point asked
+//! about is made the app's.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use desk::accessibility::{AppWindow, Tree, Want};
 use desk::{Accessibility, DeskError};
@@ -13,6 +17,8 @@ use desk_core::geometry::Rect;
 
 /// Roles of a node that is a top-level window.
 const WINDOW_ROLES: [&str; 3] = ["frame", "dialog", "window"];
+/// How long the scale found for an X11 app is used before it is looked at again.
+const SCALE_KEPT: Duration = Duration::from_secs(5);
 
 /// A native Wayland window as the compositor shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,6 +32,10 @@ pub struct Surface {
     /// frame where it draws none). Some toolkits (GTK 3) count their positions from here, and
     /// say so by a window node as large as the buffer.
     pub buffer: Rect,
+    /// Whether its app's positions count from the screen's corner, as an X11 app's do, rather
+    /// than from its window's. Such an app may draw at a scale, found from its window node's
+    /// width against the window's.
+    pub on_screen: bool,
 }
 
 impl Surface {
@@ -39,10 +49,76 @@ impl Surface {
     }
 }
 
-/// Where a compositor shows each process's native windows.
+/// Where a display shows each process's windows.
 pub trait Surfaces: Send + Sync {
-    /// The native (not XWayland) windows of process `pid`.
+    /// The windows of process `pid` whose positions need placing: on Wayland the native ones
+    /// (not XWayland's), on X11 all of them.
     fn native_windows(&self, pid: u32) -> Result<Vec<Surface>, DeskError>;
+}
+
+/// Where an app's positions land on the screen: multiplied by `scale`, then moved by
+/// `(dx, dy)`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Placement {
+    scale: f64,
+    dx: i32,
+    dy: i32,
+}
+
+impl Placement {
+    const AS_IS: Placement = Placement {
+        scale: 1.0,
+        dx: 0,
+        dy: 0,
+    };
+
+    fn moved(dx: i32, dy: i32) -> Self {
+        Self {
+            dx,
+            dy,
+            ..Self::AS_IS
+        }
+    }
+
+    fn place(&self, node: &mut Node) {
+        if let Some([x, y, w, h]) = node.bounds.as_mut() {
+            for v in [&mut *x, &mut *y, &mut *w, &mut *h] {
+                *v = (f64::from(*v) * self.scale).round() as i32;
+            }
+            *x += self.dx;
+            *y += self.dy;
+        }
+    }
+
+    /// A screen point in the app's own positions.
+    fn unplace(&self, x: i32, y: i32) -> (i32, i32) {
+        let back = |v: i32, d: i32| (f64::from(v - d) / self.scale).round() as i32;
+        (back(x, self.dx), back(y, self.dy))
+    }
+}
+
+/// How an X11 app's positions become the screen's, from its window `frame` and its window
+/// node's width as the app gives it: multiplied by the scale it draws at. The app rounds its
+/// window's origin down to its own pixels, so a position may be short by less than one of them.
+fn scaled(frame: Rect, [_, _, w, _]: [i32; 4]) -> Placement {
+    Placement {
+        scale: drawn_scale(frame, w.max(0) as u32),
+        ..Placement::AS_IS
+    }
+}
+
+/// The scale an app draws its window at: the window's width over its window node's, to the
+/// nearest quarter; 1 within a tenth of it, or when the node's width is implausible.
+fn drawn_scale(window: Rect, node_width: u32) -> f64 {
+    if node_width == 0 {
+        return 1.0;
+    }
+    let ratio = f64::from(window.w) / f64::from(node_width);
+    if (ratio - 1.0).abs() < 0.1 || !(0.4..=4.5).contains(&ratio) {
+        1.0
+    } else {
+        (ratio * 4.0).round() / 4.0
+    }
 }
 
 /// An accessibility API whose positions are the screen's, whether the app runs native on
@@ -50,23 +126,76 @@ pub trait Surfaces: Send + Sync {
 pub struct Placed {
     inner: Arc<dyn Accessibility>,
     surfaces: Arc<dyn Surfaces>,
+    /// The placement found for each X11 app lately, and when: an app keeps its scale.
+    scales: Mutex<HashMap<u32, (Placement, Instant)>>,
 }
 
 impl Placed {
-    /// Wraps `inner`, placing native windows where `surfaces` says they are.
+    /// Wraps `inner`, placing windows where `surfaces` says they are.
     pub fn new(inner: Arc<dyn Accessibility>, surfaces: Arc<dyn Surfaces>) -> Self {
-        Self { inner, surfaces }
+        Self {
+            inner,
+            surfaces,
+            scales: Mutex::new(HashMap::new()),
+        }
     }
 
-    /// How far node `id`'s positions are from the screen's: its window's origin for a native
-    /// app, (0, 0) for an XWayland one. `top` is the node's top-level window node as read
-    /// (its name, and its bounds when read), when known; it is looked up only when the app has
-    /// more than one window, or draws shadows that its positions may count from.
-    fn shift(&self, id: &str, top: Option<&Node>) -> Result<(i32, i32), DeskError> {
+    fn kept_placement(&self, pid: u32) -> Option<Placement> {
+        let scales = self.scales.lock().unwrap_or_else(|e| e.into_inner());
+        scales
+            .get(&pid)
+            .filter(|(_, at)| at.elapsed() < SCALE_KEPT)
+            .map(|(placement, _)| *placement)
+    }
+
+    /// The placement of an X11 app of `windows`, from the window node `top` when known (else
+    /// looked up from `id`) against the window of its title; as the app gives them where none
+    /// has it. It is a refinement: when the window node cannot be read, the positions go as the
+    /// app gives them, and the next read looks again.
+    fn screen_placement(
+        &self,
+        pid: u32,
+        windows: &[Surface],
+        id: &str,
+        top: Option<&Node>,
+    ) -> Placement {
+        let top = match top.filter(|t| t.bounds.is_some()) {
+            Some(top) => top.clone(),
+            None => match self.top(id) {
+                Ok(top) => top,
+                Err(_) => return Placement::AS_IS,
+            },
+        };
+        let window = match windows {
+            [one] => Some(one),
+            several => several.iter().find(|w| w.title == top.name),
+        };
+        let placement = match (window, top.bounds) {
+            (Some(window), Some(node)) => scaled(window.frame, node),
+            _ => Placement::AS_IS,
+        };
+        let mut scales = self.scales.lock().unwrap_or_else(|e| e.into_inner());
+        scales.retain(|_, (_, at)| at.elapsed() < SCALE_KEPT);
+        scales.insert(pid, (placement, Instant::now()));
+        placement
+    }
+
+    /// How node `id`'s positions become the screen's: moved by its window's origin for a native
+    /// Wayland app, as they are for an XWayland one, scaled for an X11 app drawn at a scale.
+    /// `top` is the node's top-level window node as read (its name, and its bounds when read),
+    /// when known; it is looked up only when the app has more than one window, draws shadows
+    /// that its positions may count from, or is an X11 app whose scale is not known lately.
+    fn placement(&self, id: &str, top: Option<&Node>) -> Result<Placement, DeskError> {
         let pid = self.inner.pid_of(id)?;
+        if let Some(kept) = self.kept_placement(pid) {
+            return Ok(kept);
+        }
         let native = self.surfaces.native_windows(pid)?;
+        if native.first().is_some_and(|w| w.on_screen) {
+            return Ok(self.screen_placement(pid, &native, id, top));
+        }
         let window = match native.as_slice() {
-            [] => return Ok((0, 0)),
+            [] => return Ok(Placement::AS_IS),
             [one] => one,
             several => {
                 let name = match top {
@@ -86,7 +215,7 @@ impl Placed {
             }
         };
         if window.buffer == window.frame {
-            return Ok((window.frame.x, window.frame.y));
+            return Ok(Placement::moved(window.frame.x, window.frame.y));
         }
         let size = |node: &Node| {
             node.bounds
@@ -96,7 +225,8 @@ impl Placed {
             Some(size) => Some(size),
             None => size(&self.top(id)?),
         };
-        Ok(window.origin(root))
+        let (dx, dy) = window.origin(root);
+        Ok(Placement::moved(dx, dy))
     }
 }
 
@@ -116,13 +246,6 @@ impl Placed {
     }
 }
 
-fn moved(node: &mut Node, (dx, dy): (i32, i32)) {
-    if let Some([x, y, _, _]) = node.bounds.as_mut() {
-        *x += dx;
-        *y += dy;
-    }
-}
-
 /// The top-level window node a tree read from `nodes[0]` is, when its root is one.
 fn root_window(nodes: &[Node]) -> Option<&Node> {
     nodes
@@ -139,9 +262,9 @@ impl Accessibility for Placed {
         let mut tree = self.inner.tree(root, want)?;
         if want.bounds && !tree.nodes.is_empty() {
             let top = root_window(&tree.nodes).cloned();
-            let shift = self.shift(root, top.as_ref())?;
+            let placement = self.placement(root, top.as_ref())?;
             for node in &mut tree.nodes {
-                moved(node, shift);
+                placement.place(node);
             }
         }
         Ok(tree)
@@ -153,7 +276,7 @@ impl Accessibility for Placed {
             let own = WINDOW_ROLES
                 .contains(&node.role.as_str())
                 .then(|| node.clone());
-            moved(&mut node, self.shift(id, own.as_ref())?);
+            self.placement(id, own.as_ref())?.place(&mut node);
         }
         Ok(node)
     }
@@ -162,17 +285,17 @@ impl Accessibility for Placed {
         let mut nodes = self.inner.ancestors(id)?;
         if nodes.iter().any(|n| n.bounds.is_some()) {
             let top = nodes.last().cloned();
-            let shift = self.shift(id, top.as_ref())?;
+            let placement = self.placement(id, top.as_ref())?;
             for node in &mut nodes {
-                moved(node, shift);
+                placement.place(node);
             }
         }
         Ok(nodes)
     }
 
     fn at_point(&self, root: &str, x: i32, y: i32) -> Result<Option<String>, DeskError> {
-        let (dx, dy) = self.shift(root, None)?;
-        self.inner.at_point(root, x - dx, y - dy)
+        let (x, y) = self.placement(root, None)?.unplace(x, y);
+        self.inner.at_point(root, x, y)
     }
 
     fn actions(&self, id: &str) -> Result<Vec<String>, DeskError> {
@@ -237,8 +360,7 @@ impl Accessibility for Placed {
             return Ok(None);
         };
         if node.bounds.is_some() {
-            let shift = self.shift(&node.id, None)?;
-            moved(&mut node, shift);
+            self.placement(&node.id, None)?.place(&mut node);
         }
         Ok(Some(node))
     }
@@ -254,6 +376,7 @@ mod tests {
             title: "t".into(),
             frame: Rect::new(48, 45, 151, 71),
             buffer: Rect::new(22, 19, 203, 123),
+            on_screen: false,
         };
         assert_eq!(
             surface.origin(Some((203, 123))),
@@ -266,5 +389,45 @@ mod tests {
             "GTK 4: the window's own"
         );
         assert_eq!(surface.origin(None), (48, 45), "unknown: the window's own");
+    }
+
+    #[test]
+    fn an_app_drawn_at_a_scale_is_found_by_its_window_node_against_its_window() {
+        let window = Rect::new(201, 220, 800, 600);
+        assert_eq!(drawn_scale(window, 401), 2.0, "GDK_SCALE=2");
+        assert_eq!(drawn_scale(window, 533), 1.5, "QT_SCALE_FACTOR=1.5");
+        assert_eq!(
+            drawn_scale(window, 790),
+            1.0,
+            "a border's difference is no scale"
+        );
+        assert_eq!(drawn_scale(window, 0), 1.0);
+        assert_eq!(drawn_scale(window, 20), 1.0, "implausible");
+    }
+
+    #[test]
+    fn a_scaled_app_is_placed_on_the_screen_and_a_screen_point_back_in_its_pixels() {
+        let placement = Placement {
+            scale: 2.0,
+            ..Placement::AS_IS
+        };
+        let mut node = Node {
+            node_ref: 0,
+            id: "n0".into(),
+            parent: None,
+            depth: 0,
+            role: "push button".into(),
+            name: "OK".into(),
+            named_by: None,
+            states: vec![],
+            bounds: Some([100, 110, 400, 300]),
+            keys: None,
+            value: None,
+        };
+        placement.place(&mut node);
+        assert_eq!(node.bounds, Some([200, 220, 800, 600]));
+        assert_eq!(placement.unplace(600, 520), (300, 260));
+        let moved = Placement::moved(48, 45);
+        assert_eq!(moved.unplace(58, 50), (10, 5));
     }
 }

@@ -184,6 +184,7 @@ impl Surfaces for GnomeSurfaces {
                 frame: w.content(),
                 buffer: w.buffer(),
                 title: w.title,
+                on_screen: false,
             })
             .collect())
     }

@@ -176,6 +176,7 @@ impl Surfaces for SwaySurfaces {
                 title: w.title,
                 frame: w.content,
                 buffer: w.content,
+                on_screen: false,
             })
             .collect())
     }

@@ -3,9 +3,12 @@
 
 use std::sync::Arc;
 
-use desk::{Answer, Backend, Background, Cancel, DeskError, Hotkey, Platform, Presence, Question};
+use desk::{
+    Answer, Backend, Background, Cancel, DeskError, Display, Hotkey, Platform, Presence, Question,
+};
 use desk_linux::LinuxApps;
 use desk_linux::atspi::OnDemand;
+use desk_linux::placed::{Placed, Surface, Surfaces};
 use desk_x11::X11Backend;
 
 use super::person::{ask_where_the_person_is, grab_where_the_person_is};
@@ -78,12 +81,16 @@ impl Platform for LinuxX11 {
                 ),
                 None => LinuxApps::inherit(self.room.clone()),
             }),
-            accessibility: Arc::new(
-                match self.session.as_ref().and_then(|s| s.accessibility.clone()) {
-                    Some(address) => OnDemand::at(address),
-                    None => OnDemand::default(),
-                },
-            ),
+            // Placed for the apps drawn at a scale, whose positions are the screen's divided by it.
+            accessibility: Arc::new(Placed::new(
+                Arc::new(
+                    match self.session.as_ref().and_then(|s| s.accessibility.clone()) {
+                        Some(address) => OnDemand::at(address),
+                        None => OnDemand::default(),
+                    },
+                ),
+                Arc::new(X11Surfaces(x11.clone())),
+            )),
             // Only the person's display needs input kept off their pointer and focus.
             background: match &self.session {
                 Some(_) => None,
@@ -102,5 +109,35 @@ impl Platform for LinuxX11 {
 
     fn ask_person(&self, question: &Question, cancel: &Cancel) -> Result<Answer, DeskError> {
         ask_where_the_person_is(&self.person, question, cancel)
+    }
+}
+
+/// Where an X11 display shows a process's windows: their client areas, whose apps count
+/// positions from the screen's corner.
+struct X11Surfaces(Arc<X11Backend>);
+
+impl Surfaces for X11Surfaces {
+    fn native_windows(&self, pid: u32) -> Result<Vec<Surface>, DeskError> {
+        // An app's positions count from the screen's corner whatever the window list says:
+        // without it, a scaled app's positions go as the app gives them.
+        let windows = match self.0.windows() {
+            Ok(windows) => windows,
+            Err(e) => {
+                tracing::debug!(error = %e, "no window list to find an app's scale by");
+                return Ok(Vec::new());
+            }
+        };
+        let mut surfaces = Vec::new();
+        for window in windows.into_iter().filter(|w| w.pid == Some(pid)) {
+            if let Ok(Some(rect)) = self.0.window_rect(&window.id) {
+                surfaces.push(Surface {
+                    title: window.title,
+                    frame: rect,
+                    buffer: rect,
+                    on_screen: true,
+                });
+            }
+        }
+        Ok(surfaces)
     }
 }

@@ -440,6 +440,11 @@ pub struct Fixture {
 
 impl Fixture {
     pub fn start(title: &str, extra: &[&str]) -> Self {
+        Self::start_with_env(title, extra, &[])
+    }
+
+    /// A fixture started with `env` added to its environment (`GDK_SCALE`).
+    pub fn start_with_env(title: &str, extra: &[&str], env: &[(&str, &str)]) -> Self {
         require_desktop();
         let scratch = Scratch::new("fixture");
         let log = scratch.path("events.log");
@@ -449,6 +454,7 @@ impl Fixture {
             .args(["--title", title, "--log"])
             .arg(&log)
             .args(extra)
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
@@ -899,6 +905,26 @@ pub fn window_list() -> String {
         );
         std::thread::sleep(Duration::from_millis(10));
     }
+}
+
+/// Where a window's client area is on the screen: x, y, width, height (xwininfo's reading;
+/// xdotool's adds the frame's offset once more).
+pub fn geometry(id: &str) -> [i64; 4] {
+    let info = run("xwininfo", &["-id", id]);
+    let value = |key: &str| -> i64 {
+        info.lines()
+            .find_map(|l| l.trim().strip_prefix(key))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    [
+        value("Absolute upper-left X:"),
+        value("Absolute upper-left Y:"),
+        value("Width:"),
+        value("Height:"),
+    ]
 }
 
 /// Runs a command and returns its stdout, panicking with its stderr when it fails.

@@ -336,6 +336,43 @@ fn a_dialog_an_app_builds_after_a_press_is_in_the_press_own_reply_and_a_slower_o
 }
 
 #[test]
+fn an_app_drawn_at_twice_the_scale_is_read_and_clicked_in_screen_pixels() {
+    require_desktop();
+    let bystander = Fixture::start("scale bystander", &[]);
+    let daemon = Daemon::start();
+    let fixture = Fixture::start_with_env("scaled twice", &[], &[("GDK_SCALE", "2")]);
+    // GTK reports this app's positions in its own pixels, half the screen's.
+    let [wx, wy, ww, wh] = common::geometry(&fixture.id());
+    let tree = nodes(&daemon, fixture.id(), json!({"bounds": true}));
+    // GTK's window node counts the window manager's frame: as wide as the window and its
+    // borders.
+    let frame = the(&tree, "frame", "scaled twice");
+    let width = frame["bounds"][2].as_i64().unwrap();
+    assert!(
+        (ww..=ww + 4).contains(&width),
+        "the window node {frame} is as wide as the window, {ww}"
+    );
+    // The app rounds its origin down to its own pixels: at most one screen pixel short.
+    let button = the(&tree, "button", "Press me");
+    let [x, y, w, h] = [0, 1, 2, 3].map(|i| button["bounds"][i].as_i64().unwrap());
+    assert!(
+        x >= wx - 1 && y >= wy - 1 && x + w <= wx + ww && y + h <= wy + wh,
+        "the button at {:?} lies inside its window at {:?}",
+        [x, y, w, h],
+        [wx, wy, ww, wh]
+    );
+    // What is at the button's centre is the button, and a click there presses it, as the
+    // app's own log says.
+    let (cx, cy) = (x + w / 2, y + h / 2);
+    let at = daemon.call("desk_at", json!({"x": cx, "y": cy})).json();
+    assert_eq!(at["node"]["id"], button["id"], "{at}");
+    let clicked = daemon.call("desk_click", json!({"x": cx, "y": cy})).json();
+    assert_eq!(clicked["outcome"], "completed", "{clicked}");
+    fixture.await_events("clicked", 1);
+    bystander.assert_untouched();
+}
+
+#[test]
 fn entries_read_back_what_was_typed_and_passwords_never() {
     require_desktop();
     let daemon = Daemon::start();

@@ -8,31 +8,11 @@ use crate::common;
 
 use std::time::Duration;
 
-use common::{Daemon, Fixture, decode_png, pixel, require_desktop, run, wait_for};
+use common::{Daemon, Fixture, decode_png, geometry, pixel, require_desktop, run, wait_for};
 use serde_json::{Value, json};
 
 /// The allowlist the tests run under: the target's app is allowed, the cover's is not.
 const ALLOW_A: &str = "[safety]\napps = [\"fixture-a\"]\n";
-
-/// Where a window's client area is on the screen: x, y, width, height (xwininfo's reading;
-/// xdotool's adds the frame's offset once more).
-fn geometry(id: &str) -> [i64; 4] {
-    let info = run("xwininfo", &["-id", id]);
-    let value = |key: &str| -> i64 {
-        info.lines()
-            .find_map(|l| l.trim().strip_prefix(key))
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap()
-    };
-    [
-        value("Absolute upper-left X:"),
-        value("Absolute upper-left Y:"),
-        value("Width:"),
-        value("Height:"),
-    ]
-}
 
 fn contains(rect: [i64; 4], (x, y): (i64, i64)) -> bool {
     x >= rect[0] && y >= rect[1] && x < rect[0] + rect[2] && y < rect[1] + rect[3]
