@@ -1894,6 +1894,61 @@ fn qt_fields_take_what_the_agent_sets_and_the_app_saves_it() {
 }
 
 #[test]
+fn a_qt_app_drawn_at_twice_the_scale_is_clicked_in_screen_pixels() {
+    require_desktop();
+    let bystander = common::Fixture::start("Bystander", &[]);
+    let scratch = common::Scratch::new("qt-scaled");
+    let log = scratch.path("saved.log");
+    let form = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixture/qt_form.py");
+    let _qt = App::start(
+        "env",
+        &[
+            "QT_SCALE_FACTOR=2",
+            "/usr/bin/python3",
+            form.to_str().unwrap(),
+            log.to_str().unwrap(),
+        ],
+        "Qt form",
+    );
+    let daemon = Daemon::start();
+    let windows = daemon.call("desk_windows", json!({})).json();
+    let id = windows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["title"] == "Qt form")
+        .map(|w| w["id"].as_str().unwrap().to_string())
+        .unwrap();
+    let [wx, wy, ww, wh] = common::geometry(&id);
+    let snapshot = answered(
+        &daemon,
+        "the Qt form's tree",
+        "desk_snapshot",
+        json!({"window": "Qt form", "view": "all", "bounds": true}),
+    );
+    let nodes = snapshot["nodes"].as_array().unwrap();
+    let save = node_named(nodes, "button", "Save");
+    let [x, y, w, h] = [0, 1, 2, 3].map(|i| save["bounds"][i].as_i64().unwrap());
+    // Qt reports its positions in its own pixels, half the screen's; at most one screen
+    // pixel is lost to its rounding.
+    assert!(
+        x >= wx - 1 && y >= wy - 1 && x + w <= wx + ww + 1 && y + h <= wy + wh + 1,
+        "Save at {:?} lies inside its window at {:?}",
+        [x, y, w, h],
+        [wx, wy, ww, wh]
+    );
+    let clicked = daemon
+        .call("desk_click", json!({"x": x + w / 2, "y": y + h / 2}))
+        .json();
+    assert_eq!(clicked["outcome"], "completed", "{clicked}");
+    wait_for("the app to save", Duration::from_secs(5), || {
+        let saved = std::fs::read_to_string(&log).ok()?;
+        saved.starts_with("saved | ").then_some(())
+    });
+    bystander.assert_untouched();
+}
+
+#[test]
 fn a_swing_app_launched_joins_the_accessibility_bus_and_its_combo_box_commits_a_pick() {
     require_desktop();
     let bystander = common::Fixture::start("Bystander", &[]);
