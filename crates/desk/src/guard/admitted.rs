@@ -537,6 +537,8 @@ impl<'d> Admitted<'d> {
         }
         let deadline = Instant::now() + limit;
         let mut answered = false;
+        // A dialog the input closed is gone: the window it belonged to has the same app.
+        let mut asking = window.id.as_str();
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() || self.desk.cancel().is_cancelled() {
@@ -544,10 +546,16 @@ impl<'d> Admitted<'d> {
             }
             let asked = Instant::now();
             // In steps, so a cancel is heard; an app that answers late answers the newest ping.
-            match self.desk.backend.input.ping(&window.id, left.min(ASK_STEP)) {
+            match self.desk.backend.input.ping(asking, left.min(ASK_STEP)) {
                 Pong::Answered => {}
                 Pong::Silent => continue,
-                Pong::Unasked => return AppAnswer::Unknown,
+                Pong::Unasked => match window.owner.as_deref() {
+                    Some(owner) if asking != owner => {
+                        asking = owner;
+                        continue;
+                    }
+                    _ => return AppAnswer::Unknown,
+                },
             }
             if answered && asked.elapsed() <= PROMPT {
                 return AppAnswer::Read;

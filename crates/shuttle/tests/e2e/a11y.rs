@@ -313,6 +313,9 @@ fn a_dialog_an_app_builds_after_a_press_is_in_the_press_own_reply_and_a_slower_o
         let closed = daemon
             .call("desk_key", json!({"keys": "Escape", "window": "Busy"}))
             .json();
+        // The dialog the key closed cannot answer; the window it belonged to, of the same
+        // app, does.
+        assert_eq!(closed["app_answer"], "read", "{closed}");
         wait_for("Busy to go", Duration::from_secs(5), || {
             (!window_list().contains("Busy")).then_some(())
         });
