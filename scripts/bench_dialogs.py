@@ -17,22 +17,11 @@ import sys
 import time
 
 import desk_wire
+from waiting import listed, until
 
 SHUTTLE, FIXTURE, WORK = sys.argv[1:4]
 BEFORE = sys.argv[4] if len(sys.argv) > 4 else None
 ROUNDS = int(os.environ.get("ROUNDS", "10"))
-
-
-def titles():
-    return subprocess.run(["wmctrl", "-l"], capture_output=True, text=True).stdout
-
-
-def wait_until(what, check, limit=60.0):
-    deadline = time.monotonic() + limit
-    while not check():
-        if time.monotonic() > deadline:
-            sys.exit(f"bench_dialogs: timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def daemon(name, binary):
@@ -41,7 +30,7 @@ def daemon(name, binary):
     env = dict(os.environ, SHUTTLE_SOCKET=path, SHUTTLE_LOG="warn")
     proc = subprocess.Popen([binary, "serve", "--foreground", "--display", "inherit"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wait_until(f"the {name} daemon", lambda: subprocess.run(
+    until(f"the {name} daemon", lambda: subprocess.run(
         [binary, "status"], env=env, capture_output=True).returncode == 0, 20)
     sock = socket.socket(socket.AF_UNIX)
     sock.connect(path)
@@ -55,16 +44,16 @@ def call(sock, tool, args):
 def round_on(sock, main, keys, dialog):
     """One shortcut into `main`: whether `dialog` was in its own reply, and the reply's ms."""
     subprocess.run(["wmctrl", "-a", main], check=True)
-    wait_until(f"{main} to have the focus", lambda: main in subprocess.run(
+    until(f"{main} to have the focus", lambda: main in subprocess.run(
         ["xdotool", "getwindowfocus", "getwindowname"], capture_output=True, text=True).stdout, 10)
     call(sock, "desk_screen", {})  # the news so far is told, so the reply holds the key's alone
     start = time.perf_counter()
     reply = call(sock, "desk_key", {"keys": keys})
     ms = (time.perf_counter() - start) * 1000
     opened = [w["title"] for w in (reply.get("windows_changed") or {}).get("opened", [])]
-    wait_until(f"{dialog} to open", lambda: dialog in titles())
+    until(f"{dialog} to open", lambda: listed(dialog), 60)
     call(sock, "desk_key", {"keys": "Escape", "window": dialog})
-    wait_until(f"{dialog} to close", lambda: dialog not in titles())
+    until(f"{dialog} to close", lambda: not listed(dialog), 60)
     return dialog in opened, ms
 
 
@@ -89,7 +78,7 @@ def main():
         rows = []
         for label, command, main_title, keys, dialog in cases:
             apps.append(subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-            wait_until(f"{main_title} to show", lambda: main_title in titles(), 90)
+            until(f"{main_title} to show", lambda: listed(main_title), 90)
             # Let the app finish starting (GIMP loads its plug-ins after its window shows).
             time.sleep(5)
             seen = {name: [] for name, _, _ in daemons}

@@ -17,6 +17,7 @@ import sys
 import time
 
 import desk_wire
+from waiting import listed, until
 
 SHUTTLE, FIXTURE, WORK = sys.argv[1:4]
 ROUNDS = int(os.environ.get("ROUNDS", "100"))
@@ -24,18 +25,6 @@ ROUNDS = int(os.environ.get("ROUNDS", "100"))
 
 def call(sock, tool, args):
     return json.loads(desk_wire.call(sock, "bench-replies", tool, args)["text"])
-
-
-def wait_until(what, check, limit=5.0):
-    deadline = time.monotonic() + limit
-    while not check():
-        if time.monotonic() > deadline:
-            sys.exit(f"timed out waiting for {what}")
-        time.sleep(0.01)
-
-
-def listed(title):
-    return title in subprocess.run(["wmctrl", "-l"], capture_output=True, text=True).stdout
 
 
 def main():
@@ -56,7 +45,7 @@ def main():
         sock = socket.socket(socket.AF_UNIX)
         sock.connect(os.environ["SHUTTLE_SOCKET"])
         query = {"name": "Later", "role": "button", "window": "bench late"}
-        wait_until("the fixture's Later button", lambda: listed("bench late") and call(sock, "desk_find", query)["nodes"], 20)
+        until("the fixture's Later button", lambda: listed("bench late") and call(sock, "desk_find", query)["nodes"], 20)
         later = call(sock, "desk_find", query)["nodes"][0]["id"]
         in_press = in_next = missed = extra = closed_told = 0
         delays, press_ms = [], []
@@ -64,7 +53,7 @@ def main():
             start = time.perf_counter()
             pressed = call(sock, "desk_press", {"id": later})
             press_ms.append((time.perf_counter() - start) * 1000)
-            wait_until("the dialog", lambda: opened() >= round and listed("Later"))
+            until("the dialog", lambda: opened() >= round and listed("Later"), 5)
             news = pressed.get("windows_changed")
             where = "press"
             if not news or not news.get("opened"):
@@ -80,7 +69,7 @@ def main():
             else:
                 missed += 1
             closing = call(sock, "desk_key", {"keys": "Escape", "window": "Later"})
-            wait_until("the dialog to go", lambda: not listed("Later"))
+            until("the dialog to go", lambda: not listed("Later"), 5)
             gone = closing.get("windows_changed") or call(sock, "desk_screen", {}).get("windows_changed") or {}
             closed_told += [w["title"] for w in gone.get("closed", [])] == ["Later"]
     finally:
