@@ -509,7 +509,7 @@ impl Input for GnomeBackend {
         })
     }
 
-    fn ping(&self, _id: &str, _limit: Duration) -> Pong {
+    fn ping(&self, _window: &Window, _limit: Duration) -> Pong {
         // GNOME gives no way to ask another client whether it has read its input.
         Pong::Unasked
     }

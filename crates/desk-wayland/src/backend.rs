@@ -509,7 +509,7 @@ impl Input for WaylandBackend {
         })?
     }
 
-    fn ping(&self, _id: &str, _limit: Duration) -> Pong {
+    fn ping(&self, _window: &Window, _limit: Duration) -> Pong {
         // Wayland cannot ask another client whether it has read its input.
         Pong::Unasked
     }

@@ -203,13 +203,13 @@ impl X11Backend {
         cancel: &Cancel,
         input: impl FnOnce(Typing<'_>) -> Result<T, DeskError>,
     ) -> Result<T, DeskError> {
-        let focused = focused.and_then(|w| parse_window_id(&w.id));
         let mut settle = || {
             let answered = focused.is_some_and(|w| self.ping_app(w, TYPE_SETTLE) == Pong::Answered);
             if !answered {
                 std::thread::sleep(BLIND_SETTLE);
             }
         };
+        let focused = focused.and_then(|w| parse_window_id(&w.id));
         let mut lender = self.lender();
         let result = input(Typing {
             lender: &mut lender,
@@ -224,15 +224,25 @@ impl X11Backend {
         result
     }
 
-    /// Pings the app of `window`; connects the pinger on first use.
-    fn ping_app(&self, window: xproto::Window, limit: Duration) -> Pong {
+    /// Pings the app of `window`, through the window it belongs to when it cannot be asked
+    /// itself: it takes no pings (LibreOffice's dialogs) or is gone (a dialog the input
+    /// closed). Connects the pinger on first use.
+    fn ping_app(&self, window: &Window, limit: Duration) -> Pong {
         let mut pinger = self.pinger.lock().unwrap_or_else(|e| e.into_inner());
         if pinger.is_none() {
             *pinger = Pinger::connect(&self.display);
         }
-        pinger
-            .as_mut()
-            .map_or(Pong::Unasked, |p| p.ping(window, limit))
+        let Some(pinger) = pinger.as_mut() else {
+            return Pong::Unasked;
+        };
+        let asked = std::iter::once(&window.id).chain(window.owner.as_ref());
+        for id in asked.filter_map(|id| parse_window_id(id)) {
+            match pinger.ping(id, limit) {
+                Pong::Unasked => continue,
+                pong => return pong,
+            }
+        }
+        Pong::Unasked
     }
 }
 
@@ -387,11 +397,8 @@ impl Input for X11Backend {
         input::drag(&self.conn, self.core, from, to, cancel)
     }
 
-    fn ping(&self, id: &str, limit: Duration) -> Pong {
-        match parse_window_id(id) {
-            Some(w) => self.ping_app(w, limit),
-            None => Pong::Unasked,
-        }
+    fn ping(&self, window: &Window, limit: Duration) -> Pong {
+        self.ping_app(window, limit)
     }
 
     fn release(&self) -> Result<(), DeskError> {

@@ -48,18 +48,11 @@ impl Pinger {
         })
     }
 
-    /// Pings `window`'s app and waits up to `limit` for its answer. A dialog that takes no
-    /// pings (LibreOffice's) is asked through the window it is transient for, which the same
-    /// app owns.
+    /// Pings `window`'s app and waits up to `limit` for its answer.
     pub(super) fn ping(&mut self, window: Xid, limit: Duration) -> Pong {
-        let window = if self.supports_ping(window) {
-            window
-        } else {
-            match self.transient_for(window) {
-                Some(owner) if self.supports_ping(owner) => owner,
-                _ => return Pong::Unasked,
-            }
-        };
+        if !self.supports_ping(window) {
+            return Pong::Unasked;
+        }
         while let Ok(Some(_)) = self.conn.poll_for_event() {}
         self.serial = self.serial.wrapping_add(1);
         let data = [self.atoms._NET_WM_PING, self.serial, window, 0, 0];
@@ -92,23 +85,6 @@ impl Pinger {
             && data[0] == self.atoms._NET_WM_PING
             && data[1] == self.serial
             && data[2] == window
-    }
-
-    fn transient_for(&self, window: Xid) -> Option<Xid> {
-        let reply = self
-            .conn
-            .get_property(
-                false,
-                window,
-                AtomEnum::WM_TRANSIENT_FOR,
-                AtomEnum::WINDOW,
-                0,
-                1,
-            )
-            .ok()?
-            .reply()
-            .ok()?;
-        reply.value32()?.next().filter(|&owner| owner != 0)
     }
 
     fn supports_ping(&self, window: Xid) -> bool {

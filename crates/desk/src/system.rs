@@ -186,9 +186,10 @@ pub trait Input: Send + Sync {
     /// released even when the drag fails or is cancelled.
     fn drag(&self, from: (i32, i32), to: (i32, i32), cancel: &Cancel) -> Result<(), DeskError>;
 
-    /// Asks the app that owns window `id` to answer once it has read all input sent so far,
-    /// and waits up to `limit` for the answer.
-    fn ping(&self, id: &str, limit: Duration) -> Pong;
+    /// Asks the app of `window` to answer once it has read all input sent so far, and waits
+    /// up to `limit` for the answer; through the window it belongs to (`owner`) when it cannot
+    /// be asked itself.
+    fn ping(&self, window: &Window, limit: Duration) -> Pong;
 
     /// Gives back what input borrowed from the desktop (on X11, lent keycodes). The daemon
     /// calls it when it stops.

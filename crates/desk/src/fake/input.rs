@@ -137,10 +137,10 @@ impl Input for FakeDesk {
         Ok(())
     }
 
-    fn ping(&self, id: &str, limit: Duration) -> Pong {
+    fn ping(&self, window: &Window, limit: Duration) -> Pong {
         let pong = {
             let state = self.state();
-            match state.window(id) {
+            match state.window(&window.id) {
                 Ok(w) if state.confirms && !w.silent => Pong::Answered,
                 Ok(_) if state.confirms => Pong::Silent,
                 _ => Pong::Unasked,

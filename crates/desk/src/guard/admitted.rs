@@ -381,7 +381,7 @@ impl<'d> Admitted<'d> {
         self.pass("moving the agent's focus", false)?;
         background.aim(self.devices_owner(), into)?;
         // The app reads its focus change before it answers.
-        self.desk.backend.input.ping(&into.id, FOCUS_WAIT);
+        self.desk.backend.input.ping(into, FOCUS_WAIT);
         Ok(self.field_text(into))
     }
 
@@ -537,8 +537,6 @@ impl<'d> Admitted<'d> {
         }
         let deadline = Instant::now() + limit;
         let mut answered = false;
-        // A dialog the input closed is gone: the window it belonged to has the same app.
-        let mut asking = window.id.as_str();
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() || self.desk.cancel().is_cancelled() {
@@ -546,16 +544,10 @@ impl<'d> Admitted<'d> {
             }
             let asked = Instant::now();
             // In steps, so a cancel is heard; an app that answers late answers the newest ping.
-            match self.desk.backend.input.ping(asking, left.min(ASK_STEP)) {
+            match self.desk.backend.input.ping(window, left.min(ASK_STEP)) {
                 Pong::Answered => {}
                 Pong::Silent => continue,
-                Pong::Unasked => match window.owner.as_deref() {
-                    Some(owner) if asking != owner => {
-                        asking = owner;
-                        continue;
-                    }
-                    _ => return AppAnswer::Unknown,
-                },
+                Pong::Unasked => return AppAnswer::Unknown,
             }
             if answered && asked.elapsed() <= PROMPT {
                 return AppAnswer::Read;
