@@ -146,6 +146,30 @@ fn keys_with_nothing_focused_go_nowhere_in_particular() {
 }
 
 #[test]
+fn input_is_answered_read_only_once_its_app_answers_at_once_again() {
+    let fake = desktop();
+    fake.state().windows[1].busy_pings = 3;
+    let typed = json(&run(
+        &fake,
+        &open(),
+        "type",
+        json!({"text": "x", "window": "Mail"}),
+    ));
+    assert_eq!(typed["app_answer"], "read", "{typed}");
+    let busy_left = fake
+        .state()
+        .windows
+        .iter()
+        .find(|w| w.window.title == "Mail")
+        .map(|w| w.busy_pings);
+    assert_eq!(
+        busy_left,
+        Some(0),
+        "the reply waited out the app's busy answers"
+    );
+}
+
+#[test]
 fn input_to_an_app_that_does_not_answer_is_answered_busy_not_failed() {
     let fake = desktop();
     fake.state().windows[1].silent = true;

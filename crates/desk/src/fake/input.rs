@@ -138,17 +138,28 @@ impl Input for FakeDesk {
     }
 
     fn ping(&self, window: &Window, limit: Duration) -> Pong {
-        let pong = {
-            let state = self.state();
-            match state.window(&window.id) {
-                Ok(w) if state.confirms && !w.silent => Pong::Answered,
-                Ok(_) if state.confirms => Pong::Silent,
-                _ => Pong::Unasked,
+        const LATE: Duration = Duration::from_millis(40);
+        let (pong, late) = {
+            let mut state = self.state();
+            let (confirms, received) = (state.confirms, state.log.len());
+            match state.windows.iter_mut().find(|w| w.window.id == window.id) {
+                Some(w) if confirms && !w.silent => {
+                    let late = w.pinged_at == Some(received) && w.busy_pings > 0 && limit >= LATE;
+                    if late {
+                        w.busy_pings -= 1;
+                    }
+                    w.pinged_at = Some(received);
+                    (Pong::Answered, late)
+                }
+                Some(_) if confirms => (Pong::Silent, false),
+                _ => (Pong::Unasked, false),
             }
         };
-        // A silent app is waited for, as on a real display.
-        if pong == Pong::Silent {
-            std::thread::sleep(limit);
+        // A silent app is waited for, and a busy one answers late, as on a real display.
+        match (pong, late) {
+            (Pong::Silent, _) => std::thread::sleep(limit),
+            (_, true) => std::thread::sleep(LATE),
+            _ => {}
         }
         pong
     }

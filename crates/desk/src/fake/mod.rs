@@ -136,6 +136,12 @@ pub struct FakeWindow {
     pub closes_on_focus: bool,
     /// Whether its app never answers a ping, so input to it is answered busy.
     pub silent: bool,
+    /// Pings its app still answers late (40 ms each) after answering the first one since the
+    /// desktop last received something, as an app busy building a dialog after reading the
+    /// input does; each late answer counts it down.
+    pub busy_pings: u32,
+    /// How long the desktop's log was when its app last answered a ping.
+    pub pinged_at: Option<usize>,
 }
 
 impl FakeWindow {
@@ -162,6 +168,8 @@ impl FakeWindow {
             focus_stays_out: false,
             closes_on_focus: false,
             silent: false,
+            busy_pings: 0,
+            pinged_at: None,
         }
     }
 }
