@@ -722,7 +722,7 @@ export interface OptionPicked {
 /** How `select_option` picked the item. */
 export type PickHow = "selection" | "keys" | "already" | "item action";
 
-/** Press a node: select a tab or row, run a menu item, else click it; how says which. */
+/** Press a node: select a tab, row or combo item, run menu items, else click; how says which. */
 export interface PressArgs {
   /** A node id from snapshot or find. */
   id: string;
@@ -733,7 +733,7 @@ export interface PressArgs {
 }
 
 /** How `press` or `act` pressed a node. */
-export type PressHow = "selected" | "clicked" | "action" | "focused";
+export type PressHow = "selected" | "clicked" | "action" | "focused" | "picked";
 
 /** `press` and `act`: which node, and how. */
 export interface Pressed {
@@ -749,6 +749,8 @@ export interface Pressed {
   app_answer?: AppAnswer | null;
   /** The closed menus opened on the way, outermost first. */
   opened?: string[] | null;
+  /** With how: picked, what the combo box shows after the pick. */
+  holds?: string | null;
   /** Why it was pressed another way than a click. */
   note?: string | null;
   /** How the input went; present when `[daemon] input` is background or auto. */
@@ -1181,7 +1183,7 @@ export interface Unverified {
 /** Which nodes of a window a snapshot answers. */
 export type View = "all" | "shown" | "interactive";
 
-/** Wait until the window list differs from since (a windows result), at most timeout_ms (max 5000); answers changed, windows. */
+/** Wait until the window list differs from since (a windows result), up to timeout_ms (max 5000); answers changed, windows. */
 export interface WaitArgs {
   /** A result of `windows` to compare against. */
   since: Window[];

@@ -1261,6 +1261,32 @@ fn select_option_picks_a_combo_item_by_name_and_says_which_exist() {
 }
 
 #[test]
+fn a_press_on_an_item_of_an_open_combo_list_picks_it_through_the_combo_box() {
+    let fake = desktop();
+    fake.node(
+        FakeNode::new("m:8", "combo box", "Small", 20, Some("m:0")).bounds([610, 250, 100, 30]),
+    );
+    fake.node(FakeNode::new("m:9", "menu", "", 20, Some("m:8")).bounds([610, 280, 100, 60]));
+    fake.node(
+        FakeNode::new("m:10", "menu item", "Small", 20, Some("m:9")).bounds([610, 280, 100, 30]),
+    );
+    fake.node(
+        FakeNode::new("m:11", "menu item", "Large", 20, Some("m:9")).bounds([610, 310, 100, 30]),
+    );
+    let pressed = json(&run(&fake, &open(), "press", json!({"id": "m:11"})));
+    assert_eq!(
+        pressed,
+        json!({"pressed": "m:11", "how": "picked", "holds": "Large"})
+    );
+    // Picked by the combo box's own selection: no click, which could only move a highlight.
+    assert_eq!(fake.log(), [Event::SelectChild("m:8".into(), 1)]);
+    // A menu item outside any combo box is pressed as before.
+    fake.node(FakeNode::new("m:12", "menu item", "Quit", 20, Some("m:0")).bounds([10, 10, 50, 20]));
+    run(&fake, &open(), "press", json!({"id": "m:12"}));
+    assert_eq!(fake.log().len(), 1, "{:?}", fake.log());
+}
+
+#[test]
 fn insert_text_and_select_text_work_on_a_fields_characters() {
     let fake = desktop();
     fake.node(

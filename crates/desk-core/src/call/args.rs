@@ -136,7 +136,7 @@ pub struct UnansweredArgs {}
 
 impl Args for UnansweredArgs {}
 
-/// Wait until the window list differs from since (a windows result), at most timeout_ms (max 5000); answers changed, windows.
+/// Wait until the window list differs from since (a windows result), up to timeout_ms (max 5000); answers changed, windows.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WaitArgs {
@@ -556,7 +556,7 @@ impl Args for DragArgs {
     }
 }
 
-/// Press a node: select a tab or row, run a menu item, else click it; how says which.
+/// Press a node: select a tab, row or combo item, run menu items, else click; how says which.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PressArgs {

@@ -156,6 +156,8 @@ pub enum PressHow {
     Action,
     /// It was given the keyboard focus.
     Focused,
+    /// An item of a combo box's list, picked through the combo box as `select_option` picks.
+    Picked,
 }
 
 impl PressHow {
@@ -166,6 +168,7 @@ impl PressHow {
             PressHow::Clicked => "clicked",
             PressHow::Action => "action",
             PressHow::Focused => "focused",
+            PressHow::Picked => "picked",
         }
     }
 }
@@ -189,6 +192,9 @@ pub struct Pressed {
     /// The closed menus opened on the way, outermost first.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub opened: Option<Vec<String>>,
+    /// With how: picked, what the combo box shows after the pick.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub holds: Option<String>,
     /// Why it was pressed another way than a click.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -207,6 +213,7 @@ impl Pressed {
             at: None,
             app_answer: None,
             opened: None,
+            holds: None,
             note: None,
             route: super::Route::default(),
         }

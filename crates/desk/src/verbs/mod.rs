@@ -12,6 +12,7 @@ mod frame;
 mod input;
 mod manage;
 mod node;
+mod pick;
 mod press;
 mod segments;
 mod shot;
@@ -96,7 +97,7 @@ fn verb(desk: &Desk, call: &DeskCall) -> Result<Done, DeskError> {
         DeskCall::Press(args) => Done::of(press::press(desk, args)?),
         DeskCall::Act(args) => Done::of(press::act(desk, args)?),
         DeskCall::SetValue(args) => Done::of(fields::set_value(desk, args)?),
-        DeskCall::SelectOption(args) => Done::of(fields::select_option(desk, args)?),
+        DeskCall::SelectOption(args) => Done::of(pick::select_option(desk, args)?),
         DeskCall::InsertText(args) => Done::of(fields::insert_text(desk, args)?),
         DeskCall::SelectText(args) => Done::of(fields::select_text(desk, args)?),
         DeskCall::Focus(args) => Done::of(manage::focus(desk, args)?),

@@ -1,8 +1,8 @@
 //! `press` and `act`: a node's click, action, selection or focus, menus opened on the way.
 
 use super::node::{AdmittedNode, admitted_node, centre, is_hidden, node_words};
-use super::poll_until;
 use super::target::ANSWER_WAIT;
+use super::{pick, poll_until};
 use crate::accessibility::Want;
 use crate::error::DeskError;
 use crate::guard::way;
@@ -77,6 +77,12 @@ pub(super) fn press(desk: &Desk, args: &PressArgs) -> Result<Pressed, DeskError>
     let pressed = admitted_node(desk, &nodes, &args.id, "press")?;
     let acting = pressed.admitted.nodes();
     let role = pressed.node.role.as_str();
+    if let Some(picked) = pick::press_item(desk, &nodes, &pressed)? {
+        return Ok(Pressed {
+            route: press_route(desk),
+            ..picked
+        });
+    }
     if SELECTABLE.contains(&role) && acting.select(&pressed.node.id)? {
         return Ok(Pressed {
             route: press_route(desk),

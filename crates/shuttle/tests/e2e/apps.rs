@@ -1890,6 +1890,18 @@ fn qt_fields_take_what_the_agent_sets_and_the_app_saves_it() {
         let log = std::fs::read_to_string(&log).ok()?;
         log.ends_with("cleared\n").then_some(())
     });
+    // Qt's list only moves its highlight when its item is selected: the press steps to it
+    // with the keyboard, as select_option does, and the app holds it.
+    press_in_open_list(&daemon, &colour["id"], "Qt form", "Green", "list item");
+    daemon.call("desk_press", json!({"id": save["id"]})).json();
+    wait_for(
+        "the app to save the item pressed",
+        Duration::from_secs(5),
+        || {
+            let log = std::fs::read_to_string(&log).ok()?;
+            log.ends_with("| Green | 42 | pin of 0\n").then_some(())
+        },
+    );
     bystander.assert_untouched();
 }
 
@@ -1998,7 +2010,49 @@ fn a_swing_app_launched_joins_the_accessibility_bus_and_its_combo_box_commits_a_
         let saved = std::fs::read_to_string(&log).ok()?;
         (saved == "saved | Ada | Research\n").then_some(())
     });
+    // As an agent would: open the list, press an item in it. Swing's own action on the item
+    // only moves the highlight; the press picks it through the combo box and closes the list.
+    press_in_open_list(&daemon, &combo["id"], "Swing form", "Support", "label");
+    daemon.call("desk_press", json!({"id": save["id"]})).json();
+    wait_for(
+        "the app to save the item pressed",
+        Duration::from_secs(5),
+        || {
+            let saved = std::fs::read_to_string(&log).ok()?;
+            saved.ends_with("\nsaved | Ada | Support\n").then_some(())
+        },
+    );
     bystander.assert_untouched();
+}
+
+/// Opens the combo box `combo` with a press and presses its item `item` (of `role`) in the
+/// list that opened, as an agent does: the reply says it was picked and the combo box shows
+/// it, and the list is closed again.
+fn press_in_open_list(daemon: &Daemon, combo: &Value, window: &str, item: &str, role: &str) {
+    let opened = daemon.call("desk_press", json!({"id": combo})).json();
+    assert_eq!(opened["outcome"], "completed", "{opened}");
+    let found = wait_for("the item in the open list", Duration::from_secs(10), || {
+        let reply = daemon.call(
+            "desk_find",
+            json!({"window": window, "name": item, "role": role}),
+        );
+        let id = (!reply.is_error).then(|| reply.json()["nodes"][0]["id"].clone())?;
+        id.is_string().then_some(id)
+    });
+    let pressed = daemon.call("desk_press", json!({"id": found})).json();
+    assert_eq!(
+        (&pressed["how"], &pressed["holds"]),
+        (&json!("picked"), &json!(item)),
+        "{pressed}"
+    );
+    let after = daemon.call("desk_read", json!({"id": combo})).json();
+    assert_eq!(after["name"], item, "{after}");
+    assert!(
+        !after["states"]
+            .as_array()
+            .is_some_and(|s| s.contains(&json!("expanded"))),
+        "{after}"
+    );
 }
 
 #[test]
