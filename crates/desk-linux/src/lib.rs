@@ -69,7 +69,7 @@ impl Apps for LinuxApps {
     }
 
     fn accessibility_off(&self, pid: u32) -> Option<AccessibilityOff> {
-        if chromium::is_chromium_process(pid) && !chromium::started_with_accessibility(pid) {
+        if self.chromium_without_accessibility(pid) {
             Some(AccessibilityOff::Chromium)
         } else if toolkits::gtk2_without_accessibility(pid) {
             Some(AccessibilityOff::Gtk2 {
@@ -78,6 +78,10 @@ impl Apps for LinuxApps {
         } else {
             None
         }
+    }
+
+    fn chromium_without_accessibility(&self, pid: u32) -> bool {
+        chromium::is_chromium_process(pid) && !chromium::started_with_accessibility(pid)
     }
 
     fn running(&self, pid: u32) -> bool {

@@ -502,6 +502,13 @@ pub trait Apps: Send + Sync {
     /// on; `None` when it does not, or its toolkit is not one that can.
     fn accessibility_off(&self, pid: u32) -> Option<AccessibilityOff>;
 
+    /// Whether process `pid` is a Chromium-based app started without its accessibility: the
+    /// one case of [`Apps::accessibility_off`] whose windows are on the bus (with a frame and
+    /// no page), asked after every such snapshot, so a backend may answer it more cheaply.
+    fn chromium_without_accessibility(&self, pid: u32) -> bool {
+        self.accessibility_off(pid) == Some(AccessibilityOff::Chromium)
+    }
+
     /// Whether process `pid` still runs (a zombie does not).
     fn running(&self, pid: u32) -> bool;
 

@@ -540,6 +540,11 @@ impl Desk {
         self.backend.apps.accessibility_off(pid)
     }
 
+    /// Whether process `pid` is a Chromium-based app started without its accessibility.
+    pub fn chromium_without_accessibility(&self, pid: u32) -> bool {
+        self.backend.apps.chromium_without_accessibility(pid)
+    }
+
     /// The accessibility tree, under the allowlist.
     pub fn nodes(&self) -> Nodes<'_> {
         Nodes::new(self, self.backend.accessibility.clone())

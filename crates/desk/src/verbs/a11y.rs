@@ -19,7 +19,7 @@ use super::target::{self};
 use crate::accessibility::{Tree, Want};
 use crate::error::DeskError;
 use crate::guard::{Desk, Nodes, Seen};
-use crate::system::{AccessibilityOff, FORCE_ACCESSIBILITY};
+use crate::system::FORCE_ACCESSIBILITY;
 use crate::trees::{Fingerprints, Shown, fingerprints};
 
 /// The deepest node of `tree` whose bounds hold (`x`, `y`), the smallest among equals.
@@ -68,9 +68,10 @@ pub(super) fn snapshot(desk: &Desk, args: &SnapshotArgs) -> Result<SnapshotResul
         }
     }
     let read = tree.len();
-    let note = (window.pid.and_then(|pid| desk.accessibility_off(pid))
-        == Some(AccessibilityOff::Chromium)
-        && !shows_a_page(&tree))
+    let note = (!shows_a_page(&tree)
+        && window
+            .pid
+            .is_some_and(|pid| desk.chromium_without_accessibility(pid)))
     .then(|| {
         format!(
             "this Chromium-based app shows its window's frame but no page content: it was \
