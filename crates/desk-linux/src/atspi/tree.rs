@@ -82,6 +82,15 @@ impl Info {
     }
 }
 
+/// Roles whose children are rows or items, of which there may be thousands.
+const ROWS_HOLDERS: [Role; 5] = [
+    Role::Table,
+    Role::TreeTable,
+    Role::Tree,
+    Role::List,
+    Role::ListBox,
+];
+
 /// Roles whose nodes carry a numeric value.
 const VALUE_ROLES: [Role; 5] = [
     Role::Slider,
@@ -115,7 +124,10 @@ pub(super) async fn walk(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Walke
     let mut seen = 1;
     // Nodes listed by their parents, walked or not.
     let mut saw = 1;
-    while !level.is_empty() {
+    // The rows and items of lists and tables, walked once the rest of the tree is: a budget
+    // spent on a file chooser's files would leave out its name field and buttons.
+    let mut deferred: Vec<NodeRef> = Vec::new();
+    while !level.is_empty() || !deferred.is_empty() {
         if seen >= budget {
             truncated.get_or_insert(format!("the walk stopped at its budget of {budget} nodes"));
             break;
@@ -180,12 +192,24 @@ pub(super) async fn walk(at: &AtSpi, root: &NodeRef, want: Want) -> Result<Walke
                 children.insert(node.clone(), listed);
             }
         }
-        let listed: Vec<NodeRef> = level
-            .iter()
-            .flat_map(|n| children.get(n).cloned().unwrap_or_default())
-            .filter(|n| !visited.contains(n))
-            .collect();
-        saw += listed.len();
+        let mut listed: Vec<NodeRef> = Vec::new();
+        let was_deferred = deferred.len();
+        for node in &level {
+            let kids = children.get(node).into_iter().flatten();
+            let kids = kids.filter(|n| !visited.contains(*n)).cloned();
+            if infos
+                .get(node)
+                .is_some_and(|i| ROWS_HOLDERS.contains(&i.role))
+            {
+                deferred.extend(kids);
+            } else {
+                listed.extend(kids);
+            }
+        }
+        saw += listed.len() + deferred.len() - was_deferred;
+        if listed.is_empty() {
+            listed = std::mem::take(&mut deferred);
+        }
         if seen + listed.len() > budget {
             truncated.get_or_insert(format!("the walk stopped at its budget of {budget} nodes"));
         }

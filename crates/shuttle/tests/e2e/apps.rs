@@ -913,6 +913,10 @@ fn a_gtk3_save_dialog_is_reported_in_replies_and_its_name_entry_named_by_its_lab
     let scratch = common::Scratch::new("gtk3-save");
     let draft = scratch.path("draft.txt");
     std::fs::write(&draft, "").unwrap();
+    // A folder of many files, whose list is most of the dialog's tree.
+    for i in 0..150 {
+        std::fs::write(scratch.path(&format!("file-{i}.txt")), "").unwrap();
+    }
     // Its own settings and data, so that no session of an earlier run asks to be restored.
     let home = |dir: &str| format!("{dir}={}", scratch.path(dir).display());
     let (data, state, config) = (
@@ -947,6 +951,30 @@ fn a_gtk3_save_dialog_is_reported_in_replies_and_its_name_entry_named_by_its_lab
         .json();
     assert_eq!(asked["how"], "clicked", "{asked}");
     let dialog = reported(&daemon, &asked, "opened", "Save As")["id"].clone();
+    // A small budget is spent on the controls before the list of files: the name field, the
+    // type combo and the buttons are all there. The list was left unread, so nothing says it
+    // holds no items.
+    let small = answered(
+        &daemon,
+        "the dialog on a small budget",
+        "desk_snapshot",
+        json!({"window": dialog, "view": "interactive", "max_nodes": 60}),
+    );
+    let has = |role: &str, name: &str| {
+        small["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n["role"] == role && (name.is_empty() || n["name"] == name))
+    };
+    assert!(
+        has("text", "Name")
+            && has("combo box", "")
+            && has("button", "Save")
+            && has("button", "Cancel"),
+        "{small}"
+    );
+    assert!(small["note"].is_null(), "{small}");
 
     let found = answered(
         &daemon,
