@@ -35,7 +35,10 @@ impl Pinger {
         let atoms = Atoms::new(&conn).ok()?.reply().ok()?;
         conn.change_window_attributes(
             root,
-            &ChangeWindowAttributesAux::new().event_mask(EventMask::SUBSTRUCTURE_NOTIFY),
+            // GTK sends its answer to those selecting SubstructureNotify on the root, Qt to those
+            // selecting StructureNotify: both are selected, or Qt apps would never answer.
+            &ChangeWindowAttributesAux::new()
+                .event_mask(EventMask::SUBSTRUCTURE_NOTIFY | EventMask::STRUCTURE_NOTIFY),
         )
         .ok()?
         .check()

@@ -1884,7 +1884,14 @@ fn qt_fields_take_what_the_agent_sets_and_the_app_saves_it() {
         "{picked}"
     );
     let news = node_named(&ours, "check box", "Newsletter");
-    daemon.call("desk_press", json!({"id": news["id"]})).json();
+    let pressed = daemon.call("desk_press", json!({"id": news["id"]})).json();
+    // Qt answers a ping to those listening for the root's own structure: the click is known
+    // read at once, not after the 1.5 s a silent app is given.
+    assert_eq!(
+        (&pressed["how"], &pressed["app_answer"]),
+        (&json!("clicked"), &json!("read")),
+        "{pressed}"
+    );
     // Qt keeps no accessibility cache: the auth guard still finds its focused password field.
     let pin = node_named(&ours, "password text", "PIN");
     let focused = daemon
