@@ -18,6 +18,9 @@ PACKAGES=(
   openjdk-17-jre-headless libatk-wrapper-java-jni
   # a VTE terminal, whose text snapshots show
   xfce4-terminal
+  # a KDE Frameworks app (KCalc) and a GTK 3 spreadsheet (Gnumeric, with ssconvert to read
+  # what it saved)
+  kcalc gnumeric
   # a GTK 2 app (GIMP 2.10), and GTK 2's modules that put it on the accessibility bus
   gimp libgail-common libatk-adaptor
   # the Wayland tests: headless sway, a native terminal, grim to compare captures with, and

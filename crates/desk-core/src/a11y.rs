@@ -369,8 +369,9 @@ pub fn view(nodes: Vec<Node>, view: View) -> Vec<Node> {
     out
 }
 
-/// A control, or readable text that does not just repeat the control it sits in. A table cell
-/// that says nothing and is neither focused nor selected is neither.
+/// A control, the node with the keyboard focus, or readable text that does not just repeat the
+/// control it sits in. A table cell that says nothing and is neither focused nor selected is
+/// none of these.
 fn worth_acting_on(node: &Node, kept_parent: Option<&Node>) -> bool {
     if node.role == "table cell"
         && node.name.is_empty()
@@ -382,7 +383,8 @@ fn worth_acting_on(node: &Node, kept_parent: Option<&Node>) -> bool {
     {
         return false;
     }
-    if is_control_role(&node.role) {
+    // Where the keyboard is, whatever its role: KCalc's display is a focused frame.
+    if is_control_role(&node.role) || node.states.iter().any(|s| s == "focused") {
         return true;
     }
     let says = if node.name.is_empty() {
@@ -616,6 +618,24 @@ mod tests {
             [
                 (0, None, 0, "Win"),
                 (2, Some(0), 1, "Save"),
+                (6, Some(0), 1, "Ready")
+            ]
+        );
+    }
+
+    #[test]
+    fn interactive_keeps_the_focused_node_whatever_its_role() {
+        // KCalc: its display is a frame, named by the number it shows, with the focus.
+        let mut nodes = tree();
+        nodes[1].name = "408".into();
+        nodes[1].states = vec!["focused".into()];
+        let interactive = view(nodes, View::Interactive);
+        assert_eq!(
+            summary(&interactive),
+            [
+                (0, None, 0, "Win"),
+                (1, Some(0), 1, "408"),
+                (2, Some(1), 2, "Save"),
                 (6, Some(0), 1, "Ready")
             ]
         );

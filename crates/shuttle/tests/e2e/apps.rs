@@ -1940,6 +1940,65 @@ fn qt_fields_take_what_the_agent_sets_and_the_app_saves_it() {
     bystander.assert_untouched();
 }
 
+/// KCalc (KDE Frameworks, Qt 5), as an agent works it: its buttons found by name and pressed,
+/// the result read in the interactive view (its display is a focused frame, no control), and
+/// copied out; the app's own copy is the judge.
+#[test]
+fn kcalc_computes_what_its_buttons_are_pressed_for_and_shows_it_in_the_interactive_view() {
+    require_desktop();
+    let bystander = common::Fixture::start("Bystander", &[]);
+    let config = common::Scratch::new("kcalc");
+    let daemon = Daemon::start();
+    let launched = daemon
+        .call(
+            "desk_launch",
+            json!({"app": "env", "args": [format!("XDG_CONFIG_HOME={}", config.0.display()), "kcalc"]}),
+        )
+        .json();
+    let _kcalc = Launched(launched["pid"].as_u64().expect("a pid") as u32);
+    assert_eq!(launched["window"]["title"], "KCalc", "{launched}");
+    for name in ["1", "2", "×", "3", "4", "="] {
+        let found = answered(
+            &daemon,
+            "a KCalc button",
+            "desk_find",
+            json!({"window": "KCalc", "name": name, "role": "button"}),
+        );
+        let button = &found["nodes"][0];
+        assert_eq!(button["name"], name, "{found}");
+        let pressed = daemon
+            .call("desk_press", json!({"id": button["id"]}))
+            .json();
+        assert_eq!(pressed["outcome"], "completed", "{pressed}");
+    }
+    let shows = wait_for(
+        "the result in the interactive view",
+        Duration::from_secs(5),
+        || {
+            let view = daemon
+                .call(
+                    "desk_snapshot",
+                    json!({"window": "KCalc", "view": "interactive"}),
+                )
+                .json();
+            let nodes = view["nodes"].as_array()?.clone();
+            nodes.into_iter().find(|n| n["name"] == "408")
+        },
+    );
+    assert!(states(&shows).contains(&"focused"), "{shows}");
+    daemon
+        .call("desk_key", json!({"window": "KCalc", "keys": "ctrl+c"}))
+        .json();
+    wait_for("KCalc to copy its result", Duration::from_secs(5), || {
+        let out = Command::new("xclip")
+            .args(["-selection", "clipboard", "-o"])
+            .output()
+            .ok()?;
+        (String::from_utf8_lossy(&out.stdout).trim() == "408").then_some(())
+    });
+    bystander.assert_untouched();
+}
+
 #[test]
 fn a_qt_app_drawn_at_twice_the_scale_is_clicked_in_screen_pixels() {
     require_desktop();
