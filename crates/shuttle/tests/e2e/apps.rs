@@ -1015,6 +1015,80 @@ fn a_gtk3_save_dialog_is_reported_in_replies_and_its_name_entry_named_by_its_lab
     bystander.assert_untouched();
 }
 
+/// Gnumeric, as an agent fills and saves a sheet: the numbers and a sum typed from the first
+/// cell; ctrl+s's own reply names the Save dialog; the dialog's name field takes the path; the
+/// Save press's reply says it closed. Judged by what ssconvert reads from the saved file.
+#[test]
+fn gnumeric_saves_the_sheet_an_agent_typed_and_its_save_dialog_is_in_the_keys_own_reply() {
+    require_desktop();
+    let bystander = common::Fixture::start("Bystander", &[]);
+    let scratch = common::Scratch::new("gnumeric");
+    let daemon = Daemon::start();
+    let launched = daemon
+        .call(
+            "desk_launch",
+            json!({"app": "env", "args": [format!("XDG_CONFIG_HOME={}", scratch.path("config").display()), "gnumeric"]}),
+        )
+        .json();
+    let _gnumeric = Launched(launched["pid"].as_u64().expect("a pid") as u32);
+    let window = launched["window"]["id"].clone();
+    let typed = daemon
+        .call(
+            "desk_type",
+            json!({"window": window, "text": "5\n7\n=sum(A1:A2)\n"}),
+        )
+        .json();
+    assert_eq!(typed["outcome"], "completed", "{typed}");
+    let asked = daemon
+        .call("desk_key", json!({"window": window, "keys": "ctrl+s"}))
+        .json();
+    let opened = asked["windows_changed"]["opened"]
+        .as_array()
+        .and_then(|o| o.iter().find(|w| w["role"] == "dialog"))
+        .unwrap_or_else(|| panic!("the Save dialog in the key's own reply: {asked}"))
+        .clone();
+    let found = answered(
+        &daemon,
+        "the name field",
+        "desk_find",
+        json!({"window": opened["id"], "name": "Name", "role": "text"}),
+    );
+    let file = scratch.path("sums.gnumeric");
+    let set = daemon
+        .call(
+            "desk_set_value",
+            json!({"id": found["nodes"][0]["id"], "value": file.to_str().unwrap()}),
+        )
+        .json();
+    assert_eq!(set["as_asked"], true, "{set}");
+    let save = answered(
+        &daemon,
+        "the Save button",
+        "desk_find",
+        json!({"window": opened["id"], "name": "Save", "role": "button"}),
+    );
+    let pressed = daemon
+        .call("desk_press", json!({"id": save["nodes"][0]["id"]}))
+        .json();
+    reported(
+        &daemon,
+        &pressed,
+        "closed",
+        opened["title"].as_str().unwrap(),
+    );
+    let csv = scratch.path("sums.csv");
+    wait_for("the saved sheet", Duration::from_secs(10), || {
+        let _ = std::fs::remove_file(&csv);
+        Command::new("ssconvert")
+            .args([file.to_str().unwrap(), csv.to_str().unwrap()])
+            .stderr(Stdio::null())
+            .status()
+            .ok()?;
+        (std::fs::read_to_string(&csv).ok()?.trim() == "5\n7\n12").then_some(())
+    });
+    bystander.assert_untouched();
+}
+
 /// The project's web pages, as `file://` URLs.
 fn web_page(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
