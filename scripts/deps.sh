@@ -10,10 +10,10 @@ PACKAGES=(
   # the GTK fixture app and the demo's sample app
   python3 python3-gi python3-gi-cairo gir1.2-gtk-3.0 gtk-3-examples xterm
   # real apps the accessibility tests read: GTK 4 (widget factory, calculator, text editor),
-  # GTK 3, two browsers, LibreOffice (its GTK 3 front end is the one on the accessibility bus)
-  # and Qt 5 (a form of ours, FeatherPad)
+  # GTK 3, two browsers, LibreOffice Calc, Writer and Impress (its GTK 3 front end is the one on
+  # the accessibility bus) and Qt 5 (a form of ours, FeatherPad)
   gtk-4-examples gnome-calculator gnome-text-editor mousepad firefox-esr chromium libreoffice-calc libreoffice-writer
-  libreoffice-gtk3 python3-pyqt5 featherpad evince thunar galculator
+  libreoffice-gtk3 libreoffice-impress python3-pyqt5 featherpad evince thunar galculator
   # a Swing form of ours, and the ATK wrapper that puts Java apps on the accessibility bus
   openjdk-17-jre-headless libatk-wrapper-java-jni
   # a VTE terminal, whose text snapshots show

@@ -596,6 +596,28 @@ fn press_clicks_a_node_that_is_where_it_says_and_else_runs_its_action() {
 }
 
 #[test]
+fn press_clicks_a_node_without_actions_where_a_part_of_it_shows() {
+    let fake = desktop();
+    // LibreOffice's title placeholder: a panel with no action, its paragraph over its centre.
+    fake.node(
+        FakeNode::new("m:20", "panel", "Title", 20, Some("m:0")).bounds([600, 300, 200, 100]),
+    );
+    fake.node(FakeNode::new("m:21", "paragraph", "", 20, Some("m:20")).bounds([610, 320, 180, 60]));
+    let pressed = json(&run(&fake, &open(), "press", json!({"id": "m:20"})));
+    assert_eq!(pressed["how"], "clicked", "{pressed}");
+    assert_eq!(pressed["at"], json!([700, 350]));
+    // With an action of its own, that action runs instead of a click on a part.
+    fake.node(
+        FakeNode::new("m:22", "panel", "Tools", 20, Some("m:0"))
+            .bounds([600, 450, 200, 100])
+            .actions(&["activate"]),
+    );
+    fake.node(FakeNode::new("m:23", "paragraph", "", 20, Some("m:22")).bounds([610, 460, 180, 80]));
+    let acted = json(&run(&fake, &open(), "press", json!({"id": "m:22"})));
+    assert_eq!(acted["how"], "action", "{acted}");
+}
+
+#[test]
 fn press_selects_tabs_and_opens_the_menus_above_a_hidden_item() {
     let fake = desktop();
     let mut tab = FakeNode::new("m:3", "page tab", "Inbox", 20, Some("m:0"));

@@ -131,9 +131,9 @@ pub(super) fn press(desk: &Desk, args: &PressArgs) -> Result<Pressed, DeskError>
     Ok(done)
 }
 
-/// Clicks `node` (as it shows now) at its centre when the node itself is what is there, so the
-/// app sees a real click; else, or when another window stays over that point, runs its own
-/// action.
+/// Clicks `node` (as it shows now) at its centre when the node itself is what is there (or a
+/// part of it, for a node with no action), so the app sees a real click; else, or when another
+/// window stays over that point, runs its own action.
 pub(super) fn click_or_action(
     desk: &Desk,
     nodes: &Nodes<'_>,
@@ -146,7 +146,18 @@ pub(super) fn click_or_action(
             .window_node()
             .map_or(node.id.as_str(), |w| w.id.as_str());
         let (dx, dy) = pressed.moved;
-        if nodes.at_point(root, point.0 - dx, point.1 - dy)?.as_deref() == Some(node.id.as_str()) {
+        let hit = nodes.at_point(root, point.0 - dx, point.1 - dy)?;
+        // A node with no action of its own (LibreOffice's title placeholder) is clicked where
+        // one of its own parts shows, as a person would; one with an action runs it instead.
+        let lands = match hit.as_deref() {
+            Some(hit) if hit == node.id => true,
+            Some(hit) => {
+                nodes.actions(&node.id)?.is_empty()
+                    && nodes.ancestors(hit)?.iter().any(|a| a.id == node.id)
+            }
+            None => false,
+        };
+        if lands {
             match pressed.click(point) {
                 Err(DeskError::Changed(why)) => covered = Some(why),
                 clicked => return clicked,

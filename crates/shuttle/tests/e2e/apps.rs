@@ -1725,6 +1725,117 @@ fn libreoffice_font_boxes_are_set_by_their_names_and_the_cell_takes_the_font() {
 /// paragraph pyatspi reads (a heading of level 1). A name it does not list, which LibreOffice
 /// would turn into a new style, is refused with the names it does list, and nothing is typed.
 /// The second menu bar Writer keeps zero pixels high is not listed as shown.
+/// LibreOffice Impress, as an agent makes a title slide: the template picker closed by its
+/// Close button, the title typed into the slide's title placeholder, the deck saved through
+/// the Save dialog that ctrl+shift+s opens, as the replies report it. Judged by the saved
+/// file's content.
+#[test]
+fn impress_saves_the_title_an_agent_typed_on_its_first_slide() {
+    require_desktop();
+    let bystander = common::Fixture::start("Bystander", &[]);
+    let scratch = common::Scratch::new("impress");
+    let daemon = Daemon::start();
+    let profile = format!(
+        "-env:UserInstallation=file://{}",
+        scratch.path("profile").display()
+    );
+    let launched = daemon
+        .call(
+            "desk_launch",
+            json!({"app": "libreoffice", "args": ["--impress", "--norestore", "--nologo", profile]}),
+        )
+        .json();
+    let _impress = Launched(launched["pid"].as_u64().expect("a pid") as u32);
+    let window = launched["window"]["id"].clone();
+    let picker = launched["dialogs"]
+        .as_array()
+        .and_then(|d| d.iter().find(|d| d["title"] == "Select a Template"))
+        .unwrap_or_else(|| panic!("the template picker in the launch's reply: {launched}"))
+        .clone();
+    let close = answered(
+        &daemon,
+        "the picker's Close button",
+        "desk_find",
+        json!({"window": picker["id"], "name": "Close", "role": "button"}),
+    );
+    let closed = daemon
+        .call("desk_press", json!({"id": close["nodes"][0]["id"]}))
+        .json();
+    reported(&daemon, &closed, "closed", "Select a Template");
+    let title = answered(
+        &daemon,
+        "the title placeholder",
+        "desk_find",
+        json!({"window": window, "name": "PresentationTitle", "role": "panel"}),
+    );
+    let pressed = daemon
+        .call("desk_press", json!({"id": title["nodes"][0]["id"]}))
+        .json();
+    assert_eq!(pressed["outcome"], "completed", "{pressed}");
+    let typed = daemon
+        .call(
+            "desk_type",
+            json!({"window": window, "text": "Quarterly plan – ünïcode"}),
+        )
+        .json();
+    assert_eq!(typed["outcome"], "completed", "{typed}");
+    daemon
+        .call("desk_key", json!({"window": window, "keys": "escape"}))
+        .json();
+    let asked = daemon
+        .call(
+            "desk_key",
+            json!({"window": window, "keys": "ctrl+shift+s"}),
+        )
+        .json();
+    // Impress answers pings while its first Save dialog is still to be built (about 200 ms
+    // later, in a hand probe): the dialog comes in this reply or the next.
+    let dialog = reported(&daemon, &asked, "opened", "Save");
+    let name = answered(
+        &daemon,
+        "the name field",
+        "desk_find",
+        json!({"window": dialog["id"], "name": "Name", "role": "text"}),
+    );
+    let file = scratch.path("plan.odp");
+    let set = daemon
+        .call(
+            "desk_set_value",
+            json!({"id": name["nodes"][0]["id"], "value": file.to_str().unwrap()}),
+        )
+        .json();
+    assert_eq!(set["as_asked"], true, "{set}");
+    let save = answered(
+        &daemon,
+        "the Save button",
+        "desk_find",
+        json!({"window": dialog["id"], "name": "Save", "role": "button"}),
+    );
+    let saved = daemon
+        .call("desk_press", json!({"id": save["nodes"][0]["id"]}))
+        .json();
+    reported(&daemon, &saved, "closed", dialog["title"].as_str().unwrap());
+    wait_for(
+        "the title in the saved deck",
+        Duration::from_secs(15),
+        || {
+            let out = Command::new("/usr/bin/python3")
+            .args([
+                "-c",
+                "import sys, zipfile; print(zipfile.ZipFile(sys.argv[1]).read('content.xml').decode())",
+                file.to_str().unwrap(),
+            ])
+            .stderr(Stdio::null())
+            .output()
+            .ok()?;
+            String::from_utf8_lossy(&out.stdout)
+                .contains("Quarterly plan – ünïcode")
+                .then_some(())
+        },
+    );
+    bystander.assert_untouched();
+}
+
 #[test]
 fn writer_paragraph_style_takes_a_listed_style_and_refuses_an_unknown_one() {
     require_desktop();
