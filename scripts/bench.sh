@@ -3,7 +3,7 @@
 # run, with the ratio. Prints markdown, and writes it whole into docs/benchmarks.md between the
 # markers there (the machine, the commit and the date at its top). Usage: scripts/bench.sh;
 # SHUTTLE_BENCH_BEFORE=PATH also runs PATH, an earlier build of shuttle, where a table compares
-# builds (scripts/bench_dialogs.py).
+# builds (scripts/bench_dialogs.py, scripts/bench_tasks.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -155,8 +155,9 @@ compare "key combination" \
 /usr/bin/python3 scripts/bench_launch.py "$SHUTTLE" "$work"
 # What the sandbox of launched apps costs a launch, on a daemon of its own with private displays.
 /usr/bin/python3 scripts/bench_sandbox.py "$SHUTTLE"
-# Calls per task for an agent that learns of windows from the replies alone.
-/usr/bin/python3 scripts/bench_tasks.py "$SHUTTLE" "$work"
+# Calls per task for an agent that learns of windows from the replies alone; beside an earlier
+# build when SHUTTLE_BENCH_BEFORE names one.
+/usr/bin/python3 scripts/bench_tasks.py "$SHUTTLE" "$work" ${SHUTTLE_BENCH_BEFORE:+"$SHUTTLE_BENCH_BEFORE"}
 
 # What the safety controls cost: a second daemon with the auth guard, the marker and the
 # journal off. The default daemon asks AT-SPI whether a password field has the focus before

@@ -97,6 +97,10 @@ pub(super) fn press(desk: &Desk, args: &PressArgs) -> Result<Pressed, DeskError>
             ..pressed.run_action(&nodes)?
         });
     }
+    // The window list as it stands before a dialog's default button is pressed.
+    let closing = closes_its_dialog(&pressed)
+        .then(|| desk.fingerprint())
+        .transpose()?;
     let menu_item = MENU_ITEMS.contains(&role);
     let opened = if (menu_item || role == MENU) && is_hidden(&pressed.node) {
         open_menus_above(&nodes, &acting, &pressed.node)?
@@ -128,7 +132,24 @@ pub(super) fn press(desk: &Desk, args: &PressArgs) -> Result<Pressed, DeskError>
     if !opened.is_empty() {
         done.opened = Some(opened);
     }
+    if let Some(before) = closing {
+        // The app answers pings while it gets there (GTK's file chooser checks the file
+        // first): the dialog closing, or another opening, belongs in this reply.
+        poll_until(CLOSE_WAIT, || {
+            Ok((desk.cancel().is_cancelled() || desk.fingerprint()? != before).then_some(()))
+        })?;
+    }
     Ok(done)
+}
+
+/// How long a dialog may take to close once its default button is pressed: GTK 3's file
+/// chooser closes some 300 ms after Save, and LibreOffice's Save dialog as late.
+const CLOSE_WAIT: Duration = Duration::from_secs(1);
+
+/// Whether `pressed` is the default button of a dialog, whose press is meant to close it.
+fn closes_its_dialog(pressed: &AdmittedNode<'_>) -> bool {
+    pressed.node.states.iter().any(|s| s == "is-default")
+        && pressed.window.as_ref().is_some_and(|w| w.role == "dialog")
 }
 
 /// Clicks `node` (as it shows now) at its centre when the node itself is what is there (or a
