@@ -11,6 +11,7 @@ use desk_core::a11y::Node;
 use desk_core::a11y::role::{MENU, MENU_ITEMS};
 use desk_core::call::{ActArgs, NodeAction, PressArgs};
 use desk_core::results::{PressHow, Pressed, Route};
+use desk_core::window::role::POPUP;
 use std::time::Duration;
 
 /// How long a menu may take to open.
@@ -20,6 +21,7 @@ pub(super) const MENU_WAIT: Duration = Duration::from_secs(2);
 /// popup menu that is itself hidden is opened by what it belongs to (a combo box, a menu
 /// button).
 pub(super) fn open_menus_above(
+    desk: &Desk,
     nodes: &Nodes<'_>,
     acting: &ActingNodes<'_>,
     node: &Node,
@@ -51,7 +53,8 @@ pub(super) fn open_menus_above(
             menu.name.clone()
         });
         let open = poll_until(MENU_WAIT, || {
-            Ok((!is_hidden(&nodes.node(inner, Want::default())?)).then_some(()))
+            let shows = !is_hidden(&nodes.node(inner, Want::default())?);
+            Ok((shows || over_popup(desk, nodes, inner)?).then_some(()))
         })?;
         if open.is_none() {
             return Err(DeskError::AppRefused(format!(
@@ -62,6 +65,24 @@ pub(super) fn open_menus_above(
         }
     }
     Ok(opened)
+}
+
+/// Whether a popup window of `id`'s app covers the node's centre: a menu open there. GTK 2
+/// (gail) never says its open menus' items show, and keeps a closed menu's places, so only
+/// the popup on the screen tells the menu opened.
+fn over_popup(desk: &Desk, nodes: &Nodes<'_>, id: &str) -> Result<bool, DeskError> {
+    let with_bounds = Want {
+        bounds: true,
+        ..Want::default()
+    };
+    let Some(point) = centre(desk, &nodes.node(id, with_bounds)?)? else {
+        return Ok(false);
+    };
+    let pid = nodes.pid_of(id)?;
+    Ok(matches!(
+        desk.top_at(point.0, point.1)?,
+        Seen::Window(w) if w.role == POPUP && w.pid == Some(pid)
+    ))
 }
 
 pub(super) const SELECTABLE: [&str; 5] = [
@@ -103,7 +124,7 @@ pub(super) fn press(desk: &Desk, args: &PressArgs) -> Result<Pressed, DeskError>
         .transpose()?;
     let menu_item = MENU_ITEMS.contains(&role);
     let opened = if (menu_item || role == MENU) && is_hidden(&pressed.node) {
-        open_menus_above(&nodes, &acting, &pressed.node)?
+        open_menus_above(desk, &nodes, &acting, &pressed.node)?
     } else {
         Vec::new()
     };
