@@ -2,6 +2,7 @@
 //! window is, so GTK and Qt report positions relative to their own surface; an XWayland app
 //! reports the screen's. An X11 app drawn at a scale (`GDK_SCALE=2`, `QT_SCALE_FACTOR`)
 //! reports the screen's too, but in its own logical pixels, all of them divided by the scale.
+//! GTK 4 on X11 reports positions relative to its window, as on Wayland.
 //! [`Placed`] wraps an [`Accessibility`] and places an app's nodes by where its window shows
 //! ([`Surfaces`]), both ways: bounds read are made the screen's, and a screen point asked
 //! about is made the app's.
@@ -32,10 +33,21 @@ pub struct Surface {
     /// frame where it draws none). Some toolkits (GTK 3) count their positions from here, and
     /// say so by a window node as large as the buffer.
     pub buffer: Rect,
-    /// Whether its app's positions count from the screen's corner, as an X11 app's do, rather
-    /// than from its window's. Such an app may draw at a scale, found from its window node's
-    /// width against the window's.
-    pub on_screen: bool,
+    /// Where its app's positions count from.
+    pub counts_from: CountsFrom,
+}
+
+/// Where an app's accessibility positions count from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CountsFrom {
+    /// Its own window (a native Wayland app).
+    Window,
+    /// The screen's corner, as an X11 app's do. Such an app may draw at a scale, found from
+    /// its window node's width against the window's.
+    Screen,
+    /// Its own window, on X11 (GTK 4): it may draw at a scale too, and puts its window node
+    /// at (0, 0), inset in the X window by an invisible border.
+    XWindow,
 }
 
 impl Surface {
@@ -63,6 +75,9 @@ struct Placement {
     scale: f64,
     dx: i32,
     dy: i32,
+    /// An X11 app counting from its window (GTK 4): its popups (menus, popovers) are surfaces
+    /// of their own, whose nodes it places as if in the window, so their bounds are left out.
+    from_window: bool,
 }
 
 impl Placement {
@@ -70,6 +85,7 @@ impl Placement {
         scale: 1.0,
         dx: 0,
         dy: 0,
+        from_window: false,
     };
 
     fn moved(dx: i32, dy: i32) -> Self {
@@ -97,14 +113,38 @@ impl Placement {
     }
 }
 
-/// How an X11 app's positions become the screen's, from its window `frame` and its window
-/// node's width as the app gives it: multiplied by the scale it draws at. The app rounds its
+/// How an X11 app's positions become the screen's, from its `window` and its window node's
+/// bounds as the app gives them: multiplied by the scale it draws at. The app rounds its
 /// window's origin down to its own pixels, so a position may be short by less than one of them.
-fn scaled(frame: Rect, [_, _, w, _]: [i32; 4]) -> Placement {
-    Placement {
-        scale: drawn_scale(frame, w.max(0) as u32),
-        ..Placement::AS_IS
+/// GTK 4 counts from its window instead, whose node it puts at (0, 0) wherever the window is,
+/// inset by its window's invisible border (5 of its pixels): such positions are moved by where
+/// the node sits, centred in the window.
+fn scaled(window: &Surface, [_, _, w, h]: [i32; 4]) -> Placement {
+    let frame = window.frame;
+    let scale = drawn_scale(frame, w.max(0) as u32);
+    if window.counts_from != CountsFrom::XWindow {
+        return Placement {
+            scale,
+            ..Placement::AS_IS
+        };
     }
+    let inset = |outer: u32, inner: i32| {
+        ((f64::from(outer) - f64::from(inner.max(0)) * scale) / 2.0).round() as i32
+    };
+    Placement {
+        scale,
+        dx: frame.x + inset(frame.w, w),
+        dy: frame.y + inset(frame.h, h),
+        from_window: true,
+    }
+}
+
+/// Roles of the nodes that are popups of their own below a window: GTK 4's menus and popovers.
+const POPUP_ROLES: [&str; 5] = ["menu", "popup menu", "dialog", "window", "tool tip"];
+
+/// Whether `node`, below its window, is a popup of its own.
+fn is_popup(node: &Node) -> bool {
+    POPUP_ROLES.contains(&node.role.as_str())
 }
 
 /// The scale an app draws its window at: the window's width over its window node's, to the
@@ -171,12 +211,15 @@ impl Placed {
             several => several.iter().find(|w| w.title == top.name),
         };
         let placement = match (window, top.bounds) {
-            (Some(window), Some(node)) => scaled(window.frame, node),
+            (Some(window), Some(node)) => scaled(window, node),
             _ => Placement::AS_IS,
         };
-        let mut scales = self.scales.lock().unwrap_or_else(|e| e.into_inner());
-        scales.retain(|_, (_, at)| at.elapsed() < SCALE_KEPT);
-        scales.insert(pid, (placement, Instant::now()));
+        // A placement counted from a window moves with it: only a scale is kept.
+        if !placement.from_window {
+            let mut scales = self.scales.lock().unwrap_or_else(|e| e.into_inner());
+            scales.retain(|_, (_, at)| at.elapsed() < SCALE_KEPT);
+            scales.insert(pid, (placement, Instant::now()));
+        }
         placement
     }
 
@@ -191,7 +234,10 @@ impl Placed {
             return Ok(kept);
         }
         let native = self.surfaces.native_windows(pid)?;
-        if native.first().is_some_and(|w| w.on_screen) {
+        if native
+            .first()
+            .is_some_and(|w| w.counts_from != CountsFrom::Window)
+        {
             return Ok(self.screen_placement(pid, &native, id, top));
         }
         let window = match native.as_slice() {
@@ -263,7 +309,16 @@ impl Accessibility for Placed {
         if want.bounds && !tree.nodes.is_empty() {
             let top = root_window(&tree.nodes).cloned();
             let placement = self.placement(root, top.as_ref())?;
-            for node in &mut tree.nodes {
+            // Whether each node, in document order, is in a popup below the root.
+            let mut in_popup: Vec<bool> = Vec::with_capacity(tree.nodes.len());
+            for (i, node) in tree.nodes.iter().enumerate() {
+                let parent = node.parent.filter(|&p| p < i).is_some_and(|p| in_popup[p]);
+                in_popup.push(i > 0 && (parent || is_popup(node)));
+            }
+            for (node, popped) in tree.nodes.iter_mut().zip(in_popup) {
+                if placement.from_window && popped {
+                    node.bounds = None;
+                }
                 placement.place(node);
             }
         }
@@ -276,7 +331,15 @@ impl Accessibility for Placed {
             let own = WINDOW_ROLES
                 .contains(&node.role.as_str())
                 .then(|| node.clone());
-            self.placement(id, own.as_ref())?.place(&mut node);
+            let placement = self.placement(id, own.as_ref())?;
+            if placement.from_window && own.is_none() {
+                let mut above = self.inner.ancestors(id)?;
+                above.pop();
+                if is_popup(&node) || above.iter().any(is_popup) {
+                    node.bounds = None;
+                }
+            }
+            placement.place(&mut node);
         }
         Ok(node)
     }
@@ -286,7 +349,15 @@ impl Accessibility for Placed {
         if nodes.iter().any(|n| n.bounds.is_some()) {
             let top = nodes.last().cloned();
             let placement = self.placement(id, top.as_ref())?;
-            for node in &mut nodes {
+            // Nearest first: a node is in a popup when it or one above it, below the window,
+            // is one.
+            let count = nodes.len();
+            let mut popped = false;
+            for (k, node) in nodes.iter_mut().enumerate().rev() {
+                popped |= k + 1 < count && is_popup(node);
+                if placement.from_window && popped {
+                    node.bounds = None;
+                }
                 placement.place(node);
             }
         }
@@ -376,7 +447,7 @@ mod tests {
             title: "t".into(),
             frame: Rect::new(48, 45, 151, 71),
             buffer: Rect::new(22, 19, 203, 123),
-            on_screen: false,
+            counts_from: CountsFrom::Window,
         };
         assert_eq!(
             surface.origin(Some((203, 123))),
@@ -403,6 +474,40 @@ mod tests {
         );
         assert_eq!(drawn_scale(window, 0), 1.0);
         assert_eq!(drawn_scale(window, 20), 1.0, "implausible");
+    }
+
+    #[test]
+    fn an_app_counting_from_its_window_is_moved_to_where_its_window_node_sits() {
+        let x11 = |frame: Rect, counts_from: CountsFrom| Surface {
+            title: "t".into(),
+            frame,
+            buffer: frame,
+            counts_from,
+        };
+        // GTK 4.8 on X11: its window node at (0, 0), 355x486, in a window of 365x496 (730x992
+        // at GDK_SCALE=2).
+        let gtk4 = |frame| x11(frame, CountsFrom::XWindow);
+        assert_eq!(
+            scaled(&gtk4(Rect::new(777, 304, 365, 496)), [0, 0, 355, 486]),
+            Placement {
+                scale: 1.0,
+                dx: 782,
+                dy: 309,
+                from_window: true
+            }
+        );
+        assert_eq!(
+            scaled(&gtk4(Rect::new(595, 69, 730, 992)), [0, 0, 355, 486]),
+            Placement {
+                scale: 2.0,
+                dx: 605,
+                dy: 79,
+                from_window: true
+            }
+        );
+        // Counting from the screen, a window node at (0, 0) is where it says (LibreOffice's).
+        let other = x11(Rect::new(201, 220, 800, 600), CountsFrom::Screen);
+        assert_eq!(scaled(&other, [0, 0, 800, 600]), Placement::AS_IS);
     }
 
     #[test]

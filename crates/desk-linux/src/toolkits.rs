@@ -67,6 +67,13 @@ pub fn gtk2_without_accessibility(pid: u32) -> bool {
     maps.contains("/libgtk-x11-2.0.so") && !maps.contains("gtk-2.0/modules/libatk-bridge.so")
 }
 
+/// Whether process `pid` runs GTK 4, which counts its accessibility positions from its window
+/// on X11 as on Wayland.
+pub fn runs_gtk4(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/maps"))
+        .is_ok_and(|maps| maps.contains("/libgtk-4.so"))
+}
+
 /// What a launched app's environment gets, given the daemon's value of a variable
 /// (`inherited`): `JAVA_TOOL_OPTIONS` with the ATK wrapper added where it is installed and not
 /// named already, `GTK_MODULES` with GTK 2's accessibility modules where they are installed,

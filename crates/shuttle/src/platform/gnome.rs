@@ -17,7 +17,7 @@ use desk_gnome::GnomeBackend;
 use desk_gnome::hotkey::GnomeHotkey;
 use desk_linux::LinuxApps;
 use desk_linux::atspi::OnDemand;
-use desk_linux::placed::{Placed, Surface, Surfaces};
+use desk_linux::placed::{CountsFrom, Placed, Surface, Surfaces};
 
 /// Where a GNOME session is: its Wayland socket's name, and its session bus, where the Shell
 /// and Mutter answer.
@@ -184,7 +184,7 @@ impl Surfaces for GnomeSurfaces {
                 frame: w.content(),
                 buffer: w.buffer(),
                 title: w.title,
-                on_screen: false,
+                counts_from: CountsFrom::Window,
             })
             .collect())
     }

@@ -14,7 +14,7 @@ use desk::{Answer, Backend, Cancel, DeskError, Hotkey, Platform, Presence, Quest
 use desk_core::geometry::Rect;
 use desk_linux::LinuxApps;
 use desk_linux::atspi::OnDemand;
-use desk_linux::placed::{Placed, Surface, Surfaces};
+use desk_linux::placed::{CountsFrom, Placed, Surface, Surfaces};
 use desk_wayland::hotkey::SwayHotkey;
 use desk_wayland::{Sway, WaylandBackend};
 
@@ -176,7 +176,7 @@ impl Surfaces for SwaySurfaces {
                 title: w.title,
                 frame: w.content,
                 buffer: w.content,
-                on_screen: false,
+                counts_from: CountsFrom::Window,
             })
             .collect())
     }

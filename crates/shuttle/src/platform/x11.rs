@@ -8,7 +8,8 @@ use desk::{
 };
 use desk_linux::LinuxApps;
 use desk_linux::atspi::OnDemand;
-use desk_linux::placed::{Placed, Surface, Surfaces};
+use desk_linux::placed::{CountsFrom, Placed, Surface, Surfaces};
+use desk_linux::toolkits;
 use desk_x11::X11Backend;
 
 use super::person::{ask_where_the_person_is, grab_where_the_person_is};
@@ -127,6 +128,12 @@ impl Surfaces for X11Surfaces {
                 return Ok(Vec::new());
             }
         };
+        // GTK 4 counts from its window even on X11.
+        let counts_from = if toolkits::runs_gtk4(pid) {
+            CountsFrom::XWindow
+        } else {
+            CountsFrom::Screen
+        };
         let mut surfaces = Vec::new();
         for window in windows.into_iter().filter(|w| w.pid == Some(pid)) {
             if let Ok(Some(rect)) = self.0.window_rect(&window.id) {
@@ -134,7 +141,7 @@ impl Surfaces for X11Surfaces {
                     title: window.title,
                     frame: rect,
                     buffer: rect,
-                    on_screen: true,
+                    counts_from,
                 });
             }
         }

@@ -2254,6 +2254,68 @@ fn kcalc_computes_what_its_buttons_are_pressed_for_and_shows_it_in_the_interacti
     bystander.assert_untouched();
 }
 
+/// GTK 4 on X11 counts its positions from its window, in its own pixels: GNOME Calculator's
+/// "7" is placed on the screen, named by `at`, and clicked there, at scale 1 and 2; the
+/// calculator's own text, read by pyatspi, is the judge.
+#[test]
+fn a_gtk4_app_on_x11_is_read_and_clicked_in_screen_pixels_at_any_scale() {
+    require_desktop();
+    let bystander = common::Fixture::start("Bystander", &[]);
+    let daemon = Daemon::start();
+    for scale in ["1", "2"] {
+        let _calculator = App::start(
+            "env",
+            &[
+                &format!("GDK_SCALE={scale}"),
+                "GSETTINGS_BACKEND=memory",
+                "gnome-calculator",
+            ],
+            "Calculator",
+        );
+        let windows = daemon.call("desk_windows", json!({})).json();
+        let id = windows
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["title"] == "Calculator")
+            .map(|w| w["id"].as_str().unwrap().to_string())
+            .unwrap();
+        let [wx, wy, ww, wh] = common::geometry(&id);
+        let seven = wait_for("the calculator's 7", Duration::from_secs(10), || {
+            // The app joins the accessibility bus a moment after its window maps.
+            let reply = daemon.call(
+                "desk_snapshot",
+                json!({"window": id, "view": "interactive", "bounds": true}),
+            );
+            let view = (!reply.is_error).then(|| reply.json())?;
+            view["nodes"]
+                .as_array()?
+                .iter()
+                .find(|n| n["role"] == "button" && n["name"] == "7" && n["bounds"].is_array())
+                .cloned()
+        });
+        let [x, y, w, h] = [0, 1, 2, 3].map(|i| seven["bounds"][i].as_i64().unwrap());
+        assert!(
+            x >= wx && y >= wy && x + w <= wx + ww && y + h <= wy + wh,
+            "at scale {scale}, 7 at {:?} lies inside its window at {:?}",
+            [x, y, w, h],
+            [wx, wy, ww, wh]
+        );
+        let (cx, cy) = (x + w / 2, y + h / 2);
+        let at = daemon.call("desk_at", json!({"x": cx, "y": cy})).json();
+        assert_eq!(at["node"]["name"], "7", "{at}");
+        let clicked = daemon.call("desk_click", json!({"x": cx, "y": cy})).json();
+        assert_eq!(clicked["outcome"], "completed", "{clicked}");
+        wait_for("the calculator to show 7", Duration::from_secs(5), || {
+            pyatspi_dump("gnome-calculator")
+                .iter()
+                .any(|n| n["role"] == "text" && n["text"] == "7")
+                .then_some(())
+        });
+    }
+    bystander.assert_untouched();
+}
+
 #[test]
 fn a_qt_app_drawn_at_twice_the_scale_is_clicked_in_screen_pixels() {
     require_desktop();
