@@ -21,12 +21,13 @@ use desk_core::call::{Button, ClipFormat, Direction};
 use desk_core::geometry::Rect;
 use desk_core::window::{Window, role};
 
+use crate::capture::OutputCopy;
 use crate::events::WindowStream;
 use crate::keyboard::Keyboard;
 use crate::marker::Marker;
 use crate::pointer::{Pointer, PointerButton, Wheel};
 use crate::session::{Session, WaylandError, desk_protocols};
-use crate::sway::{Sway, SwayWindow};
+use crate::sway::{OutputPlace, Sway, SwayWindow, capture_obstacle, marker_obstacle};
 
 /// The `system` a Wayland display reports in `status`.
 pub const SYSTEM: &str = "wayland";
@@ -54,8 +55,9 @@ pub struct WaylandBackend {
     keyboard: Mutex<Option<Keyboard>>,
     pointer: Mutex<Option<Pointer>>,
     lacking: Vec<String>,
-    /// Why captures are refused, when they are (several outputs, a scaled or turned one).
-    capture_obstacle: Option<String>,
+    /// Why the acting marker is not drawn, when it is not (several outputs, a scaled or turned
+    /// one).
+    marker_obstacle: Option<String>,
     socket: Option<PathBuf>,
     /// Made on first use; `None` inside when the compositor cannot show it.
     marker: OnceLock<Option<Marker>>,
@@ -73,11 +75,13 @@ impl WaylandBackend {
         let sway = Arc::new(Sway::connect(ipc).map_err(unreachable)?);
         let events = WindowStream::start(&sway).map_err(unreachable)?;
         let mut lacking = lacking(&session.advertised());
-        let capture_obstacle = sway.capture_obstacle().map_err(unreachable)?;
-        if let Some(why) = &capture_obstacle {
-            lacking.push(format!(
-                "screenshots and the acting marker are refused: {why}"
-            ));
+        let outputs = sway.outputs().map_err(unreachable)?;
+        if let Some(why) = capture_obstacle(&outputs) {
+            lacking.push(format!("screenshots are refused: {why}"));
+        }
+        let marker_obstacle = marker_obstacle(&outputs);
+        if let Some(why) = &marker_obstacle {
+            lacking.push(format!("the acting marker is not drawn: {why}"));
         }
         // Made now, before the first input: apps bind their keyboard and pointer only once
         // the seat has one, on their own time. When ours are the seat's first, they get a
@@ -97,7 +101,7 @@ impl WaylandBackend {
             keyboard: Mutex::new(keyboard.ok()),
             pointer: Mutex::new(pointer.ok()),
             lacking,
-            capture_obstacle,
+            marker_obstacle,
             socket: socket.map(Path::to_path_buf),
             marker: OnceLock::new(),
         })
@@ -106,7 +110,7 @@ impl WaylandBackend {
     /// Shows (`true`) or, after a linger, hides the marker that tells the person an agent is
     /// acting.
     pub fn indicate(&self, acting: bool) {
-        if self.capture_obstacle.is_some() {
+        if self.marker_obstacle.is_some() {
             return;
         }
         let marker = self
@@ -286,22 +290,22 @@ impl Display for WaylandBackend {
         Ok(window.shown.then_some(window.content))
     }
 
+    /// The outputs under `rect` copied, each at one pixel per layout point (a scaled one
+    /// shrunk), and put together where the layout has them.
     fn capture(&self, rect: Rect) -> Result<RgbImage, DeskError> {
-        if let Some(why) = &self.capture_obstacle {
+        let outputs = self.sway.outputs().map_err(desk_error)?;
+        if let Some(why) = capture_obstacle(&outputs) {
             return Err(DeskError::Unsupported(format!(
                 "screenshots are refused on this Wayland desktop: {why}"
             )));
         }
-        let screen = self.session.capture_output().map_err(desk_error)?;
-        let layout = self.sway.layout().map_err(desk_error)?;
-        Ok(crop(
-            &screen,
-            Rect {
-                x: rect.x - layout.x,
-                y: rect.y - layout.y,
-                ..rect
-            },
-        ))
+        let under = |name: &str| {
+            outputs
+                .iter()
+                .any(|o| o.name == name && o.rect.intersect(&rect).is_some())
+        };
+        let copies = self.session.capture_outputs(under).map_err(desk_error)?;
+        Ok(put_together(rect, &outputs, &copies))
     }
 
     fn capture_scaled(&self, rect: Rect, width: u32) -> Result<RgbImage, DeskError> {
@@ -384,6 +388,51 @@ fn no_clipboard() -> DeskError {
          with keys (ctrl+c, ctrl+v) instead"
             .into(),
     )
+}
+
+/// The image of layout rectangle `rect` from the `copies` of `outputs`: each copy at one pixel
+/// per layout point, where its output sits; black where no output is.
+fn put_together(rect: Rect, outputs: &[OutputPlace], copies: &[OutputCopy]) -> RgbImage {
+    let mut image = RgbImage {
+        width: rect.w,
+        height: rect.h,
+        pixels: vec![0; rect.w as usize * rect.h as usize * 3],
+    };
+    for copy in copies {
+        // A compositor that names no outputs has one that matters: the only one.
+        let output = match &copy.name {
+            Some(name) => outputs.iter().find(|o| &o.name == name),
+            None => outputs.first().filter(|_| outputs.len() == 1),
+        };
+        let Some(output) = output else {
+            continue;
+        };
+        let pixels = if copy.image.width > output.rect.w {
+            shrink(&copy.image, output.rect.w)
+        } else {
+            copy.image.clone()
+        };
+        // The part of the output under `rect`, in the output's pixels.
+        let part = crop(
+            &pixels,
+            Rect {
+                x: rect.x - output.rect.x,
+                y: rect.y - output.rect.y,
+                ..rect
+            },
+        );
+        let (left, top) = (
+            (output.rect.x - rect.x).max(0) as usize,
+            (output.rect.y - rect.y).max(0) as usize,
+        );
+        for row in 0..part.height as usize {
+            let to = ((top + row) * rect.w as usize + left) * 3;
+            let from = row * part.width as usize * 3;
+            let len = (part.width as usize * 3).min(image.pixels.len().saturating_sub(to));
+            image.pixels[to..to + len].copy_from_slice(&part.pixels[from..from + len]);
+        }
+    }
+    image
 }
 
 /// The part of `image` under `rect`, clipped to it.
@@ -563,6 +612,37 @@ impl Input for WaylandBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn outputs_are_put_together_where_the_layout_has_them_a_scaled_one_shrunk() {
+        let output = |name: &str, x: i32, w: u32, scale: f64| OutputPlace {
+            name: name.into(),
+            rect: Rect::new(x, 0, w, 1),
+            scale,
+            turned: None,
+        };
+        let outputs = [output("left", 0, 2, 1.0), output("right", 2, 1, 2.0)];
+        let filled = |width: u32, height: u32, value: u8| RgbImage {
+            width,
+            height,
+            pixels: vec![value; (width * height * 3) as usize],
+        };
+        // The right output's copy has two pixels a point.
+        let copies = [
+            OutputCopy {
+                name: Some("left".into()),
+                image: filled(2, 1, 10),
+            },
+            OutputCopy {
+                name: Some("right".into()),
+                image: filled(2, 2, 200),
+            },
+        ];
+        let whole = put_together(Rect::new(0, 0, 4, 1), &outputs, &copies);
+        assert_eq!(whole.pixels, [[10; 3], [10; 3], [200; 3], [0; 3]].concat());
+        let across = put_together(Rect::new(1, 0, 2, 1), &outputs, &copies);
+        assert_eq!(across.pixels, [[10; 3], [200; 3]].concat());
+    }
 
     #[test]
     fn a_missing_protocol_names_the_verbs_it_refuses_and_a_list_it_does_not_use_is_no_loss() {

@@ -1,6 +1,7 @@
-//! An output's pixels through `zwlr_screencopy_manager_v1`: the compositor says the buffer it
-//! wants (format, size, stride), the client shares that much memory, asks for a copy and waits
-//! for `ready`.
+//! The outputs' pixels through `zwlr_screencopy_manager_v1`: for each output, the compositor
+//! says the buffer it wants (format, size, stride), the client shares that much memory, asks
+//! for a copy and waits for `ready`. Each output says its name (`wl_output` version 4), by
+//! which the caller finds where the layout has it.
 
 use std::os::fd::AsFd;
 
@@ -32,6 +33,34 @@ struct Copy {
     failed: bool,
     /// Whether the copy's content is upside down.
     flipped: bool,
+    /// The name each output bound (by its index) says it has.
+    names: Vec<Option<String>>,
+}
+
+impl Dispatch<WlOutput, usize> for Copy {
+    fn event(
+        copy: &mut Self,
+        _: &WlOutput,
+        event: wayland_client::protocol::wl_output::Event,
+        index: &usize,
+        _: &Connection,
+        _: &QueueHandle<Self>,
+    ) {
+        if let wayland_client::protocol::wl_output::Event::Name { name } = event
+            && let Some(slot) = copy.names.get_mut(*index)
+        {
+            *slot = Some(name);
+        }
+    }
+}
+
+/// One output's pixels, and its name.
+pub struct OutputCopy {
+    /// The output's name (HEADLESS-1, DP-2); `None` from a compositor older than
+    /// `wl_output` version 4, which names no outputs.
+    pub name: Option<String>,
+    /// Its pixels: the output's own, so as many per layout point as its scale.
+    pub image: RgbImage,
 }
 
 impl Dispatch<ZwlrScreencopyFrameV1, ()> for Copy {
@@ -62,74 +91,122 @@ impl Dispatch<ZwlrScreencopyFrameV1, ()> for Copy {
 }
 
 // Objects whose events carry nothing the copy needs.
-ignore_events!(Copy: ZwlrScreencopyManagerV1, WlShm, WlShmPool, WlBuffer, WlOutput);
+ignore_events!(Copy: ZwlrScreencopyManagerV1, WlShm, WlShmPool, WlBuffer);
 
 impl Session {
-    /// The pixels of the first output, whole.
-    pub fn capture_output(&self) -> Result<RgbImage, WaylandError> {
+    /// The pixels of every output, each with where it sits; one plugged in since the
+    /// connection counts.
+    /// Only the outputs whose name `wanted` takes are copied (all of them where the
+    /// compositor names none).
+    pub fn capture_outputs(
+        &self,
+        wanted: impl Fn(&str) -> bool,
+    ) -> Result<Vec<OutputCopy>, WaylandError> {
+        let listed = self.outputs()?;
+        let globals = &self.globals;
         let mut queue = self.conn.new_event_queue::<Copy>();
         let qh = queue.handle();
         let missing = |protocol, needed_for| WaylandError::Missing {
             protocol,
             needed_for,
         };
-        let manager: ZwlrScreencopyManagerV1 = self
-            .globals
+        let manager: ZwlrScreencopyManagerV1 = globals
             .bind(&qh, 1..=3, ())
             .map_err(|_| missing("zwlr_screencopy_manager_v1", "screen captures"))?;
-        let shm: WlShm = self
-            .globals
+        let shm: WlShm = globals
             .bind(&qh, 1..=1, ())
             .map_err(|_| missing("wl_shm", "screen captures"))?;
-        let output: WlOutput = self
-            .globals
-            .bind(&qh, 1..=4, ())
-            .map_err(|_| missing("wl_output", "screen captures"))?;
+        if listed.is_empty() {
+            return Err(missing("wl_output", "screen captures"));
+        }
+        let outputs: Vec<WlOutput> = listed
+            .iter()
+            .enumerate()
+            .map(|(i, &(name, version))| {
+                globals
+                    .registry()
+                    .bind::<WlOutput, _, _>(name, version.min(4), &qh, i)
+            })
+            .collect();
         let broken = |e: wayland_client::DispatchError| WaylandError::Broken(e.to_string());
-        let mut copy = Copy::default();
-        let frame = manager.capture_output(0, &output, &qh, ());
-        // Version 3 ends the offers with buffer_done; before it, the buffer event is the offer.
+        let mut copy = Copy {
+            names: vec![None; outputs.len()],
+            ..Copy::default()
+        };
+        queue.roundtrip(&mut copy).map_err(broken)?;
         let ends_offers = self
             .version_of("zwlr_screencopy_manager_v1")
             .is_some_and(|v| v >= 3);
-        while !(copy.failed || (copy.buffer.is_some() && (copy.offered || !ends_offers))) {
-            queue.blocking_dispatch(&mut copy).map_err(broken)?;
+        let mut copies = Vec::with_capacity(outputs.len());
+        for (i, output) in outputs.iter().enumerate() {
+            let name = copy.names[i].clone();
+            if name.as_deref().is_some_and(|n| !wanted(n)) {
+                output.release();
+                continue;
+            }
+            let names = std::mem::take(&mut copy.names);
+            copy = Copy {
+                names,
+                ..Copy::default()
+            };
+            let image = copy_output(&mut queue, &mut copy, &manager, &shm, output, ends_offers)?;
+            copies.push(OutputCopy { name, image });
+            output.release();
         }
-        let Some((format, width, height, stride)) = copy.buffer.filter(|_| !copy.failed) else {
-            return Err(WaylandError::Refused("a screen capture".into()));
-        };
-        let size = stride as usize * height as usize;
-        let memory = SharedMemory::new(size, "a capture")?;
-        let pool = shm.create_pool(memory.fd.as_fd(), size as i32, &qh, ());
-        let buffer = pool.create_buffer(
-            0,
-            width as i32,
-            height as i32,
-            stride as i32,
-            format,
-            &qh,
-            (),
-        );
-        frame.copy(&buffer);
-        while !(copy.ready || copy.failed) {
-            queue.blocking_dispatch(&mut copy).map_err(broken)?;
-        }
-        frame.destroy();
-        buffer.destroy();
-        pool.destroy();
-        if copy.failed {
-            return Err(WaylandError::Refused("a screen capture".into()));
-        }
-        let image = to_rgb(
-            &memory.map[..size],
-            format,
-            width,
-            height,
-            stride,
-            copy.flipped,
-        )?;
-        Ok(image)
+        Ok(copies)
     }
+}
+
+/// Copies `output` whole through `manager`, into memory shared through `shm`. Version 3 of the
+/// manager ends its offers with `buffer_done` (`ends_offers`); before it, the buffer event is
+/// the offer.
+fn copy_output(
+    queue: &mut wayland_client::EventQueue<Copy>,
+    copy: &mut Copy,
+    manager: &ZwlrScreencopyManagerV1,
+    shm: &WlShm,
+    output: &WlOutput,
+    ends_offers: bool,
+) -> Result<RgbImage, WaylandError> {
+    let qh = queue.handle();
+    let broken = |e: wayland_client::DispatchError| WaylandError::Broken(e.to_string());
+    let frame = manager.capture_output(0, output, &qh, ());
+    while !(copy.failed || (copy.buffer.is_some() && (copy.offered || !ends_offers))) {
+        queue.blocking_dispatch(copy).map_err(broken)?;
+    }
+    let Some((format, width, height, stride)) = copy.buffer.filter(|_| !copy.failed) else {
+        return Err(WaylandError::Refused("a screen capture".into()));
+    };
+    let size = stride as usize * height as usize;
+    let memory = SharedMemory::new(size, "a capture")?;
+    let pool = shm.create_pool(memory.fd.as_fd(), size as i32, &qh, ());
+    let buffer = pool.create_buffer(
+        0,
+        width as i32,
+        height as i32,
+        stride as i32,
+        format,
+        &qh,
+        (),
+    );
+    frame.copy(&buffer);
+    while !(copy.ready || copy.failed) {
+        queue.blocking_dispatch(copy).map_err(broken)?;
+    }
+    frame.destroy();
+    buffer.destroy();
+    pool.destroy();
+    if copy.failed {
+        return Err(WaylandError::Refused("a screen capture".into()));
+    }
+    to_rgb(
+        &memory.map[..size],
+        format,
+        width,
+        height,
+        stride,
+        copy.flipped,
+    )
 }
 
 /// The copy as RGB rows, top first. wl_shm's formats name their channels from the highest

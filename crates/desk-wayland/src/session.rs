@@ -3,9 +3,10 @@
 use std::os::unix::net::UnixStream;
 use std::path::Path;
 
+use std::sync::{Mutex, PoisonError};
 use wayland_client::globals::{GlobalList, GlobalListContents, registry_queue_init};
 use wayland_client::protocol::wl_registry;
-use wayland_client::{Connection, Dispatch, QueueHandle};
+use wayland_client::{Connection, Dispatch, EventQueue, QueueHandle};
 
 /// Why the Wayland desk cannot do what was asked. Every message names what failed and what
 /// to do.
@@ -38,6 +39,8 @@ pub enum WaylandError {
 pub struct Session {
     pub(crate) conn: Connection,
     pub(crate) globals: GlobalList,
+    /// The registry's queue: dispatching it keeps `globals` up to date (an output plugged in).
+    registry: Mutex<EventQueue<Registry>>,
 }
 
 /// What the registry's events change: nothing is kept beyond the list `registry_queue_init`
@@ -74,9 +77,29 @@ impl Session {
     }
 
     fn listed(conn: Connection) -> Result<Self, WaylandError> {
-        let (globals, _queue) = registry_queue_init::<Registry>(&conn)
+        let (globals, registry) = registry_queue_init::<Registry>(&conn)
             .map_err(|e| WaylandError::Connect(e.to_string()))?;
-        Ok(Self { conn, globals })
+        Ok(Self {
+            conn,
+            globals,
+            registry: Mutex::new(registry),
+        })
+    }
+
+    /// The outputs advertised now (their global names and versions): the registry is asked
+    /// again first, so an output plugged in since the connection counts.
+    pub(crate) fn outputs(&self) -> Result<Vec<(u32, u32)>, WaylandError> {
+        self.registry
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .roundtrip(&mut Registry)
+            .map_err(|e| WaylandError::Broken(e.to_string()))?;
+        Ok(self.globals.contents().with_list(|list| {
+            list.iter()
+                .filter(|g| g.interface == "wl_output")
+                .map(|g| (g.name, g.version))
+                .collect()
+        }))
     }
 
     /// Every global the compositor advertises: its interface and version.

@@ -49,6 +49,48 @@ pub struct SwayWindow {
     pub window_type: Option<String>,
 }
 
+/// An active output as sway lays it out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutputPlace {
+    /// Its name (HEADLESS-1, DP-2).
+    pub name: String,
+    /// Where it sits, in layout coordinates (logical pixels).
+    pub rect: Rect,
+    /// Its pixels per layout point.
+    pub scale: f64,
+    /// How it is turned, when it is (90, flipped).
+    pub turned: Option<String>,
+}
+
+/// Why captures are refused on `outputs`, when they are: a turned output's copy would need
+/// turning back, which shuttle does not do.
+pub fn capture_obstacle(outputs: &[OutputPlace]) -> Option<String> {
+    outputs.iter().find_map(|o| {
+        o.turned.as_ref().map(|t| {
+            format!(
+                "output {} is turned ({t}), and captures read only unturned outputs",
+                o.name
+            )
+        })
+    })
+}
+
+/// Why the acting marker is not drawn on `outputs`, when it is not: it is drawn on one
+/// unscaled, unturned output.
+pub fn marker_obstacle(outputs: &[OutputPlace]) -> Option<String> {
+    match outputs {
+        [one] if one.scale != 1.0 => Some(format!(
+            "output {} is scaled {}, and the marker is drawn only on an unscaled one",
+            one.name, one.scale
+        )),
+        [_] => capture_obstacle(outputs),
+        several => Some(format!(
+            "{} outputs are active, and the marker is drawn on one alone",
+            several.len()
+        )),
+    }
+}
+
 /// A connection to sway's IPC socket. Requests take turns on it.
 pub struct Sway {
     path: PathBuf,
@@ -133,28 +175,24 @@ impl Sway {
         })
     }
 
-    /// Why captures cannot map the layout onto an output's pixels one to one, when they
-    /// cannot: the desk captures the first output, and takes its pixels as layout points.
-    pub fn capture_obstacle(&self) -> Result<Option<String>, WaylandError> {
+    /// The active outputs, where each sits in the layout, its scale and whether it is turned.
+    pub fn outputs(&self) -> Result<Vec<OutputPlace>, WaylandError> {
         let outputs = self.ask(|c| c.get_outputs(), "the outputs")?;
-        let active: Vec<_> = outputs.iter().filter(|o| o.active).collect();
-        Ok(match active.as_slice() {
-            [one] if one.scale.unwrap_or(1.0) != 1.0 => Some(format!(
-                "output {} is scaled {}, and captures read only unscaled outputs",
-                one.name,
-                one.scale.unwrap_or(1.0)
-            )),
-            [one] if one.transform.as_deref().is_some_and(|t| t != "normal") => Some(format!(
-                "output {} is turned ({}), and captures read only unturned outputs",
-                one.name,
-                one.transform.as_deref().unwrap_or_default()
-            )),
-            [_] => None,
-            several => Some(format!(
-                "{} outputs are active, and captures read only one",
-                several.len()
-            )),
-        })
+        Ok(outputs
+            .into_iter()
+            .filter(|o| o.active)
+            .map(|o| OutputPlace {
+                rect: Rect {
+                    x: o.rect.x,
+                    y: o.rect.y,
+                    w: o.rect.width.max(0) as u32,
+                    h: o.rect.height.max(0) as u32,
+                },
+                scale: o.scale.unwrap_or(1.0),
+                turned: o.transform.filter(|t| t != "normal"),
+                name: o.name,
+            })
+            .collect())
     }
 
     /// Runs sway command `command` (`[con_id=7] focus`), failing with sway's own reason.

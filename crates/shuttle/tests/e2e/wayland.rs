@@ -275,6 +275,178 @@ fn press_clicks_a_control_found_by_accessibility_where_sway_shows_it() {
     assert_eq!(read(&bystander_log), "", "the bystander got a click");
 }
 
+/// An agent's private sway seat, reached as the person's tools would: its IPC socket and its
+/// Wayland socket, found in the runtime directory of its sway (process `pid`).
+struct SeatSway {
+    ipc: String,
+    wayland: String,
+}
+
+impl SeatSway {
+    fn of(pid: i64) -> Self {
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
+        let dir = environ
+            .split(|&b| b == 0)
+            .find_map(|v| v.strip_prefix(b"XDG_RUNTIME_DIR="))
+            .map(|d| String::from_utf8_lossy(d).into_owned())
+            .expect("the seat's sway has a runtime directory");
+        let find = |prefix: &str| {
+            std::fs::read_dir(&dir)
+                .unwrap()
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .find(|p| {
+                    let name = p.file_name().unwrap().to_string_lossy();
+                    name.starts_with(prefix) && !name.ends_with(".lock")
+                })
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| panic!("no {prefix}* in {dir}"))
+        };
+        Self {
+            ipc: find("sway-ipc."),
+            wayland: find("wayland-"),
+        }
+    }
+
+    fn msg(&self, args: &[&str]) -> String {
+        let out = Command::new("swaymsg")
+            .args(["-s", &self.ipc])
+            .args(args)
+            .output()
+            .expect("swaymsg runs: run scripts/deps.sh");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn outputs(&self) -> Vec<Value> {
+        serde_json::from_str::<Value>(&self.msg(&["-t", "get_outputs", "-r"]))
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .clone()
+    }
+
+    /// Where the window titled `title` is: x, y, width, height of its surface.
+    fn window(&self, title: &str) -> Option<[i64; 4]> {
+        let tree: Value = serde_json::from_str(&self.msg(&["-t", "get_tree", "-r"])).ok()?;
+        let mut stack = vec![tree];
+        while let Some(node) = stack.pop() {
+            if node["name"] == title && node["pid"].is_number() {
+                let (rect, inner) = (&node["rect"], &node["window_rect"]);
+                let at = |k: &str| rect[k].as_i64().unwrap() + inner[k].as_i64().unwrap();
+                return Some([
+                    at("x"),
+                    at("y"),
+                    inner["width"].as_i64().unwrap(),
+                    inner["height"].as_i64().unwrap(),
+                ]);
+            }
+            for key in ["nodes", "floating_nodes"] {
+                stack.extend(node[key].as_array().cloned().unwrap_or_default());
+            }
+        }
+        None
+    }
+}
+
+/// A second output, scaled twice, beside the first, on an agent's own sway seat (sway 1.7
+/// cannot unplug an output from the shared one): a shot of a window on it is that window as
+/// grim sees it at one pixel per layout point, and a press on its button lands there, as the
+/// app's own log says; a bystander on the first output gets nothing.
+#[test]
+fn a_second_scaled_output_is_shot_and_pressed_in_layout_points() {
+    use crate::private_display::{per_agent, seats};
+    let daemon = per_agent("private_seat = \"sway\"");
+    let scratch = daemon.shared_scratch("wayland-outputs");
+    let (log, bystander_log) = (scratch.path("clicks"), scratch.path("bystander"));
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixture/wayland_entry.py");
+    let mut wire = common::Wire::connect_as(&daemon.socket, "agent-outputs");
+    let launch = |wire: &mut common::Wire, title: &str, file: &Path| {
+        let launched = wire.call(
+            "desk_launch",
+            json!({"app": "/usr/bin/python3", "args": [script, title, file, "button"]}),
+        );
+        assert!(!launched.is_error, "{}", launched.text);
+    };
+    launch(&mut wire, "wl outputs bystander", &bystander_log);
+    let sway = SeatSway::of(seats(&daemon)["agent-outputs"].1);
+    let first = sway.outputs()[0]["rect"]["width"].as_i64().unwrap();
+    sway.msg(&["create_output"]);
+    let name = wait_for("sway to make the output", Duration::from_secs(5), || {
+        let outputs = sway.outputs();
+        (outputs.len() == 2).then(|| outputs[1]["name"].as_str().unwrap().to_string())
+    });
+    sway.msg(&[&format!(
+        "output {name} mode 1000x800 position {first} 0 scale 2"
+    )]);
+    sway.msg(&[&format!("focus output {name}")]);
+    launch(&mut wire, "wl outputs target", &log);
+    let rect = [first + 60, 50, 300, 150];
+    let [x, y, w, h] = rect;
+    let command = format!(
+        "[title=\"wl outputs target\"] floating enable, resize set {w} {h}, move absolute position {x} {y}"
+    );
+    wait_for(
+        "sway to hold the window on the output",
+        Duration::from_secs(10),
+        || {
+            sway.msg(&[&command]);
+            std::thread::sleep(Duration::from_millis(300));
+            (sway.window("wl outputs target") == Some(rect)).then_some(())
+        },
+    );
+    wire.call("desk_still", json!({}));
+
+    let shot = wire.call("desk_shot", json!({"x": x, "y": y, "w": w, "h": h}));
+    let ours = common::decode_png(
+        shot.image
+            .as_ref()
+            .unwrap_or_else(|| panic!("{}", shot.text)),
+    );
+    assert_eq!((ours.0, ours.1), (300, 150));
+    let grim = scratch.path("grim.png");
+    let status = Command::new("grim")
+        .args([
+            "-s",
+            "1",
+            "-g",
+            &format!("{x},{y} {w}x{h}"),
+            grim.to_str().unwrap(),
+        ])
+        .env("WAYLAND_DISPLAY", &sway.wayland)
+        .status()
+        .expect("grim runs: run scripts/deps.sh");
+    assert!(status.success());
+    let theirs = common::decode_png(&std::fs::read(&grim).unwrap());
+    assert_eq!((theirs.0, theirs.1), (300, 150));
+    let differ: u64 = ours
+        .2
+        .iter()
+        .zip(&theirs.2)
+        .map(|(a, b)| u64::from(a.abs_diff(*b)))
+        .sum();
+    let mean = differ as f64 / ours.2.len() as f64;
+    assert!(
+        mean < 8.0,
+        "the shot differs from grim's by {mean} a channel"
+    );
+
+    let found = wire.call(
+        "desk_find",
+        json!({"window": "wl outputs target", "name": "wl outputs target", "role": "button"}),
+    );
+    let pressed = wire
+        .call("desk_press", json!({"id": found.json()["nodes"][0]["id"]}))
+        .json();
+    assert_eq!(pressed["how"], "clicked", "{pressed}");
+    assert_eq!(pressed["at"], json!([x + w / 2, y + h / 2]), "{pressed}");
+    wait_for(
+        "the click to reach the button",
+        Duration::from_secs(5),
+        || (read(&log) == "clicked\n").then_some(()),
+    );
+    assert_eq!(read(&bystander_log), "", "the bystander got a click");
+}
+
 #[test]
 fn a_window_shot_of_a_native_window_is_its_size_and_a_covered_one_is_refused() {
     let scratch = Scratch::new("wayland-shot");
