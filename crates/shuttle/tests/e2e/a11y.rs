@@ -375,6 +375,82 @@ fn an_app_drawn_at_twice_the_scale_is_read_and_clicked_in_screen_pixels() {
     bystander.assert_untouched();
 }
 
+/// The X resources as they were, put back when dropped: a test that sets one (Xft.dpi) leaves
+/// the shared display as it found it.
+struct Resources(String);
+
+impl Resources {
+    fn merge(line: &str) -> Self {
+        let before = run("xrdb", &["-query"]);
+        let mut merge = Command::new("xrdb")
+            .arg("-merge")
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write as _;
+        merge
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(format!("{line}\n").as_bytes())
+            .unwrap();
+        assert!(merge.wait().unwrap().success());
+        Self(before)
+    }
+}
+
+impl Drop for Resources {
+    fn drop(&mut self) {
+        let mut load = Command::new("xrdb")
+            .arg("-load")
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write as _;
+        let _ = load.stdin.take().unwrap().write_all(self.0.as_bytes());
+        let _ = load.wait();
+    }
+}
+
+/// Text drawn at 192 dpi (Xft.dpi, as a person with a high-density screen sets it): GTK draws
+/// bigger widgets but counts in screen pixels, so bounds, `at` and a click at a node's centre
+/// agree with the screen, as the app's own log says.
+#[test]
+fn an_app_with_text_at_192_dpi_is_read_and_clicked_in_screen_pixels() {
+    require_desktop();
+    // The bystander is drawn at the display's own dpi, the fixture at 192.
+    let bystander = Fixture::start("dpi bystander", &[]);
+    let _dpi = Resources::merge("Xft.dpi: 192");
+    let daemon = Daemon::start();
+    let fixture = Fixture::start("at 192 dpi", &[]);
+    let [wx, wy, ww, wh] = common::geometry(&fixture.id());
+    let tree = nodes(&daemon, fixture.id(), json!({"bounds": true}));
+    let button = the(&tree, "button", "Press me");
+    let [x, y, w, h] = [0, 1, 2, 3].map(|i| button["bounds"][i].as_i64().unwrap());
+    let plain = nodes(&daemon, bystander.id(), json!({"bounds": true}));
+    let plain_height = the(&plain, "button", "Press me")["bounds"][3]
+        .as_i64()
+        .unwrap();
+    // The text doubles; the button's padding does not.
+    assert!(
+        h > plain_height,
+        "the text is drawn bigger: {h} pixels high against {plain_height}"
+    );
+    assert!(
+        x >= wx && y >= wy && x + w <= wx + ww && y + h <= wy + wh,
+        "the button at {:?} lies inside its window at {:?}",
+        [x, y, w, h],
+        [wx, wy, ww, wh]
+    );
+    let (cx, cy) = (x + w / 2, y + h / 2);
+    let at = daemon.call("desk_at", json!({"x": cx, "y": cy})).json();
+    assert_eq!(at["node"]["id"], button["id"], "{at}");
+    let clicked = daemon.call("desk_click", json!({"x": cx, "y": cy})).json();
+    assert_eq!(clicked["outcome"], "completed", "{clicked}");
+    fixture.await_events("clicked", 1);
+    bystander.assert_untouched();
+}
+
 #[test]
 fn entries_read_back_what_was_typed_and_passwords_never() {
     require_desktop();

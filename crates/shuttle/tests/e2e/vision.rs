@@ -138,6 +138,49 @@ fn an_element_index_acts_on_the_widget_it_names_at_any_scale() {
     bystander.assert_untouched();
 }
 
+/// An app drawn at twice the scale (GDK_SCALE=2): `computer_state` places its elements in the
+/// screenshot's pixels where the screen shows them, inside its window, and a click at that
+/// pixel or by the element's index lands on the widget, as the fixture's own log says.
+#[test]
+fn elements_of_an_app_drawn_at_twice_the_scale_are_where_the_screen_shows_them() {
+    let daemon = Daemon::start();
+    let bystander = Fixture::start("vision bystander", &["--size", "300x200"]);
+    let fixture = Fixture::start_with_env("vision scaled", &[], &[("GDK_SCALE", "2")]);
+    let mut mcp = Mcp::start(&daemon.socket, &[]);
+    mcp.initialize("2025-06-18");
+    let state = result_text(&computer(
+        &mut mcp,
+        json!({"verb": "computer_state", "pid": fixture.pid(), "max_edge": 0}),
+    ));
+    let line = state
+        .lines()
+        .find(|l| l.contains("button \"Press me\""))
+        .unwrap_or_else(|| panic!("no Press me in:\n{state}"));
+    let at = line.rsplit_once('(').unwrap().1;
+    let (x, y) = at.split_once(')').unwrap().0.split_once(',').unwrap();
+    let (x, y): (i64, i64) = (x.parse().unwrap(), y.parse().unwrap());
+    let [wx, wy, ww, wh] = common::geometry(&fixture.id());
+    assert!(
+        x > wx && y > wy && x < wx + ww && y < wy + wh,
+        "Press me at {x},{y} lies inside its window at {:?}: {line}",
+        [wx, wy, ww, wh]
+    );
+    let acted = computer(
+        &mut mcp,
+        json!({"verb": "computer_act", "action": "click", "x": x, "y": y}),
+    );
+    assert!(!is_error(&acted), "{acted}");
+    fixture.await_events("clicked", 1);
+    let press = index_of(&state, "button \"Press me\"");
+    let acted = computer(
+        &mut mcp,
+        json!({"verb": "computer_act", "action": "click", "element": press}),
+    );
+    assert!(!is_error(&acted), "{acted}");
+    fixture.await_events("clicked", 2);
+    bystander.assert_untouched();
+}
+
 #[test]
 fn a_list_stops_at_its_first_failing_step_and_a_bad_one_stops_it_before_any() {
     let (daemon, fixture, bystander) = start_pair();
