@@ -451,6 +451,85 @@ fn an_app_with_text_at_192_dpi_is_read_and_clicked_in_screen_pixels() {
     bystander.assert_untouched();
 }
 
+/// Two monitors side by side on one X screen (`xrandr --setmonitor`), taken off when dropped.
+struct Monitors;
+
+impl Monitors {
+    fn halves() -> Self {
+        run(
+            "xrandr",
+            &[
+                "--setmonitor",
+                "shuttle-left",
+                "960/254x1080/286+0+0",
+                "none",
+            ],
+        );
+        run(
+            "xrandr",
+            &[
+                "--setmonitor",
+                "shuttle-right",
+                "960/254x1080/286+960+0",
+                "none",
+            ],
+        );
+        Self
+    }
+}
+
+impl Drop for Monitors {
+    fn drop(&mut self) {
+        for name in ["shuttle-left", "shuttle-right"] {
+            let _ = Command::new("xrandr").args(["--delmonitor", name]).status();
+        }
+    }
+}
+
+/// Two monitors side by side: a window on each is read, named by `at` and clicked at its
+/// button's centre in screen pixels, as each app's own log says; a shot of each monitor is
+/// that monitor's size.
+#[test]
+fn a_window_on_each_of_two_monitors_is_read_and_clicked_where_it_shows() {
+    require_desktop();
+    let _monitors = Monitors::halves();
+    let daemon = Daemon::start();
+    let left = Fixture::start("on the left monitor", &["--size", "400x300"]);
+    let right = Fixture::start("on the right monitor", &["--size", "400x300"]);
+    for (fixture, x) in [(&left, 100), (&right, 1300)] {
+        run(
+            "wmctrl",
+            &["-i", "-r", &fixture.id(), "-e", &format!("0,{x},200,-1,-1")],
+        );
+        wait_for("the window on its monitor", Duration::from_secs(5), || {
+            (common::geometry(&fixture.id())[0] >= x).then_some(())
+        });
+    }
+    for (fixture, monitor_x) in [(&left, 0), (&right, 960)] {
+        let tree = nodes(&daemon, fixture.id(), json!({"bounds": true}));
+        let button = the(&tree, "button", "Press me");
+        let [x, y, w, h] = [0, 1, 2, 3].map(|i| button["bounds"][i].as_i64().unwrap());
+        assert!(
+            x >= monitor_x && x + w <= monitor_x + 960,
+            "the button at {:?} is on its monitor from {monitor_x}",
+            [x, y, w, h]
+        );
+        let (cx, cy) = (x + w / 2, y + h / 2);
+        let at = daemon.call("desk_at", json!({"x": cx, "y": cy})).json();
+        assert_eq!(at["node"]["id"], button["id"], "{at}");
+        let clicked = daemon.call("desk_click", json!({"x": cx, "y": cy})).json();
+        assert_eq!(clicked["outcome"], "completed", "{clicked}");
+        fixture.await_events("clicked", 1);
+        let shot = daemon.call(
+            "desk_shot",
+            json!({"x": monitor_x, "y": 0, "w": 960, "h": 1080}),
+        );
+        let (w, h, _) = common::decode_png(shot.image.as_ref().expect("a PNG"));
+        assert_eq!((w, h), (960, 1080));
+    }
+    assert_eq!(left.events_of("clicked").len(), 1, "one click each");
+}
+
 #[test]
 fn entries_read_back_what_was_typed_and_passwords_never() {
     require_desktop();
