@@ -296,7 +296,7 @@ const TABLES: [&str; 2] = ["table", "tree table"];
 /// `depth` then count only the nodes kept. The interactive view leaves out table cells that
 /// say nothing, and lists a table's first [`CELLS_PER_TABLE`] cells that do, the table's
 /// value saying how many more it holds: a file chooser's list of files does not crowd out its
-/// name field and buttons.
+/// name field and buttons, which it lists first.
 pub fn view(nodes: Vec<Node>, view: View) -> Vec<Node> {
     if view == View::All {
         return nodes;
@@ -366,7 +366,39 @@ pub fn view(nodes: Vec<Node>, view: View) -> Vec<Node> {
             ));
         }
     }
+    if view == View::Interactive && out.first().is_some_and(|r| r.role == "file chooser") {
+        out = chooser_first(out);
+    }
     out
+}
+
+/// A file chooser's interactive view with what an agent acts on first: the name field, the
+/// combo boxes (file type), the buttons (Save, Cancel, the folder's path), then the rest
+/// (places, labels), and the list of files last. Whole subtrees move, in document order
+/// within each rank, so the outline stays a tree.
+fn chooser_first(nodes: Vec<Node>) -> Vec<Node> {
+    let rank = |node: &Node| match node.role.as_str() {
+        "text" | "entry" => 0,
+        role::COMBO_BOX => 1,
+        "push button" | "button" | "toggle button" => 2,
+        role if TABLES.contains(&role) => 4,
+        _ => 3,
+    };
+    let mut nodes = nodes.into_iter();
+    let Some(root) = nodes.next() else {
+        return Vec::new();
+    };
+    let mut subtrees: Vec<Vec<Node>> = Vec::new();
+    for node in nodes {
+        match subtrees.last_mut() {
+            Some(subtree) if node.depth > 1 => subtree.push(node),
+            _ => subtrees.push(vec![node]),
+        }
+    }
+    subtrees.sort_by_key(|subtree| rank(&subtree[0]));
+    std::iter::once(root)
+        .chain(subtrees.into_iter().flatten())
+        .collect()
 }
 
 /// A control, the node with the keyboard focus, or readable text that does not just repeat the
@@ -619,6 +651,52 @@ mod tests {
                 (0, None, 0, "Win"),
                 (2, Some(0), 1, "Save"),
                 (6, Some(0), 1, "Ready")
+            ]
+        );
+    }
+
+    #[test]
+    fn a_file_choosers_interactive_view_leads_with_what_an_agent_acts_on() {
+        let mut nodes = vec![
+            node(0, 0, "file chooser", "Save As"),
+            node(1, 1, "list item", "Home"),
+            node(2, 2, "label", "Home"),
+            node(3, 1, "table", "Files"),
+            node(4, 2, "table cell", "notes.txt"),
+            node(5, 1, "text", "Name"),
+            node(6, 1, "combo box", "Text Files"),
+            node(7, 1, "button", "Cancel"),
+            node(8, 1, "button", "Save"),
+        ];
+        for (i, parent) in [
+            (1, 0),
+            (2, 1),
+            (3, 0),
+            (4, 3),
+            (5, 0),
+            (6, 0),
+            (7, 0),
+            (8, 0),
+        ] {
+            nodes[i].parent = Some(parent);
+        }
+        nodes[0].parent = None;
+        let interactive = view(nodes, View::Interactive);
+        let order: Vec<(&str, usize)> = interactive
+            .iter()
+            .map(|n| (n.name.as_str(), n.depth))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ("Save As", 0),
+                ("Name", 1),
+                ("Text Files", 1),
+                ("Cancel", 1),
+                ("Save", 1),
+                ("Home", 1),
+                ("Files", 1),
+                ("notes.txt", 2)
             ]
         );
     }

@@ -975,6 +975,16 @@ fn a_gtk3_save_dialog_is_reported_in_replies_and_its_name_entry_named_by_its_lab
         "{small}"
     );
     assert!(small["note"].is_null(), "{small}");
+    // It leads with the name field, and the list of files comes after the buttons.
+    let listed = small["nodes"].as_array().unwrap();
+    let place = |role: &str, name: &str| {
+        listed
+            .iter()
+            .position(|n| n["role"] == role && n["name"] == name)
+            .unwrap_or_else(|| panic!("no {role} {name:?} in {small}"))
+    };
+    assert_eq!(place("text", "Name"), 1, "{small}");
+    assert!(place("button", "Save") < place("table", "Files"), "{small}");
 
     let found = answered(
         &daemon,
