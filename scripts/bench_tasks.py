@@ -110,11 +110,26 @@ def wait_file(path, check, limit=20.0):
     raise Failed(f"{os.path.basename(path)} never held what was asked")
 
 
-def mousepad_save_as(agent):
-    """Type a line into mousepad, save it under a new name through its Save As dialog."""
-    home = os.path.join(WORK, "tasks-mousepad")
+def workdir(name):
+    """A directory of WORK's, emptied."""
+    home = os.path.join(WORK, name)
     shutil.rmtree(home, ignore_errors=True)
     os.makedirs(home)
+    return home
+
+
+def saved_file(agent, window, keys, dialog_title, path):
+    """Saves through the Save dialog `keys` opens in `window`: the name field takes `path`."""
+    agent.call("desk_key", {"window": window, "keys": keys})
+    dialog = agent.news_of("opened", dialog_title, role="dialog")["id"]
+    agent.call("desk_set_value", {"id": agent.find(dialog, "Name", "text"), "value": path})
+    agent.call("desk_press", {"id": agent.find(dialog, "Save", "button")})
+    agent.news_of("closed", dialog_title, role="dialog")
+
+
+def mousepad_save_as(agent):
+    """Type a line into mousepad, save it under a new name through its Save As dialog."""
+    home = workdir("tasks-mousepad")
     draft = os.path.join(home, "draft.txt")
     open(draft, "w").close()
     env = dict(os.environ, XDG_CONFIG_HOME=f"{home}/config", XDG_DATA_HOME=f"{home}/data",
@@ -126,12 +141,7 @@ def mousepad_save_as(agent):
         agent.calls = agent.actions = agent.waits = 0
         saved = os.path.join(home, "saved.txt")
         agent.call("desk_type", {"window": "draft.txt", "text": "a task done from replies"})
-        agent.call("desk_key", {"window": "draft.txt", "keys": "ctrl+shift+s"})
-        dialog = agent.news_of("opened", "Save As")["id"]
-        name = agent.find(dialog, "Name", "text")
-        agent.call("desk_set_value", {"id": name, "value": saved})
-        agent.call("desk_press", {"id": agent.find(dialog, "Save", "button")})
-        agent.news_of("closed", "Save As")
+        saved_file(agent, "draft.txt", "ctrl+shift+s", "Save As", saved)
         wait_file(saved, lambda data: data == b"a task done from replies")
     finally:
         os.killpg(app.pid, 15)
@@ -141,9 +151,7 @@ def mousepad_save_as(agent):
 def calc_save_as(agent):
     """Start Calc, type a number into its first cell, save the sheet under a name through its
     Save dialog."""
-    home = os.path.join(WORK, "tasks-calc")
-    shutil.rmtree(home, ignore_errors=True)
-    os.makedirs(home)
+    home = workdir("tasks-calc")
     saved = os.path.join(home, "numbers.ods")
     launched = agent.call("desk_launch", {"app": "localc", "args": [
         "--norestore", "--nologo", f"-env:UserInstallation=file://{home}/profile"]})
@@ -161,31 +169,11 @@ def calc_save_as(agent):
                 break
             except Refused:
                 agent.call("desk_screen", {})
-        agent.call("desk_key", {"window": sheet, "keys": "ctrl+shift+s"})
-        dialog = agent.news_of("opened", "Save", role="dialog")["id"]
-        agent.call("desk_set_value", {"id": agent.find(dialog, "Name", "text"), "value": saved})
-        agent.call("desk_press", {"id": agent.find(dialog, "Save", "button")})
-        agent.news_of("closed", "Save", role="dialog")
+        saved_file(agent, sheet, "ctrl+shift+s", "Save", saved)
         # An ODF file is a zip archive.
         wait_file(saved, lambda data: data.startswith(b"PK"))
     finally:
         subprocess.run(["pkill", "-f", f"UserInstallation=file://{home}/profile"])
-
-
-def workdir(name):
-    home = os.path.join(WORK, name)
-    shutil.rmtree(home, ignore_errors=True)
-    os.makedirs(home)
-    return home
-
-
-def saved_file(agent, window, keys, dialog_title, path):
-    """Saves through the Save dialog `keys` opens in `window`: the name field takes `path`."""
-    agent.call("desk_key", {"window": window, "keys": keys})
-    dialog = agent.news_of("opened", dialog_title, role="dialog")["id"]
-    agent.call("desk_set_value", {"id": agent.find(dialog, "Name", "text"), "value": path})
-    agent.call("desk_press", {"id": agent.find(dialog, "Save", "button")})
-    agent.news_of("closed", dialog_title, role="dialog")
 
 
 def gnumeric_sum(agent):

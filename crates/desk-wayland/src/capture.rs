@@ -21,7 +21,7 @@ use wayland_protocols_wlr::screencopy::v1::client::{
 use crate::session::{Session, WaylandError};
 use crate::shm::SharedMemory;
 
-/// What the frame's events said so far.
+/// What the frame's events said so far; while the outputs are bound, their names.
 #[derive(Default)]
 struct Copy {
     /// The shared-memory buffer the compositor offers to fill: format, width, height, stride.
@@ -129,27 +129,21 @@ impl Session {
             })
             .collect();
         let broken = |e: wayland_client::DispatchError| WaylandError::Broken(e.to_string());
-        let mut copy = Copy {
+        let mut named = Copy {
             names: vec![None; outputs.len()],
             ..Copy::default()
         };
-        queue.roundtrip(&mut copy).map_err(broken)?;
+        queue.roundtrip(&mut named).map_err(broken)?;
         let ends_offers = self
             .version_of("zwlr_screencopy_manager_v1")
             .is_some_and(|v| v >= 3);
         let mut copies = Vec::with_capacity(outputs.len());
-        for (i, output) in outputs.iter().enumerate() {
-            let name = copy.names[i].clone();
+        for (output, name) in outputs.iter().zip(named.names) {
             if name.as_deref().is_some_and(|n| !wanted(n)) {
                 output.release();
                 continue;
             }
-            let names = std::mem::take(&mut copy.names);
-            copy = Copy {
-                names,
-                ..Copy::default()
-            };
-            let image = copy_output(&mut queue, &mut copy, &manager, &shm, output, ends_offers)?;
+            let image = copy_output(&mut queue, &manager, &shm, output, ends_offers)?;
             copies.push(OutputCopy { name, image });
             output.release();
         }
@@ -162,7 +156,6 @@ impl Session {
 /// the offer.
 fn copy_output(
     queue: &mut wayland_client::EventQueue<Copy>,
-    copy: &mut Copy,
     manager: &ZwlrScreencopyManagerV1,
     shm: &WlShm,
     output: &WlOutput,
@@ -170,6 +163,8 @@ fn copy_output(
 ) -> Result<RgbImage, WaylandError> {
     let qh = queue.handle();
     let broken = |e: wayland_client::DispatchError| WaylandError::Broken(e.to_string());
+    let mut copy = Copy::default();
+    let copy = &mut copy;
     let frame = manager.capture_output(0, output, &qh, ());
     while !(copy.failed || (copy.buffer.is_some() && (copy.offered || !ends_offers))) {
         queue.blocking_dispatch(copy).map_err(broken)?;

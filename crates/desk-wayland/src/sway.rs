@@ -149,29 +149,24 @@ impl Sway {
         Ok(found)
     }
 
-    /// The rectangle the outputs span together, in layout coordinates.
+    /// The rectangle the active outputs span together, in layout coordinates.
     pub fn layout(&self) -> Result<Rect, WaylandError> {
-        let outputs = self.ask(|c| c.get_outputs(), "the outputs")?;
-        let active: Vec<_> = outputs
-            .iter()
-            .filter(|o| o.active)
-            .map(|o| o.rect)
-            .collect();
+        let rects: Vec<Rect> = self.outputs()?.into_iter().map(|o| o.rect).collect();
         let (Some(left), Some(top)) = (
-            active.iter().map(|r| r.x).min(),
-            active.iter().map(|r| r.y).min(),
+            rects.iter().map(|r| r.x).min(),
+            rects.iter().map(|r| r.y).min(),
         ) else {
             return Err(WaylandError::Refused(
                 "the layout: sway has no active output".into(),
             ));
         };
-        let right = active.iter().map(|r| r.x + r.width).max().unwrap_or(left);
-        let bottom = active.iter().map(|r| r.y + r.height).max().unwrap_or(top);
+        let right = rects.iter().map(Rect::right).max().unwrap_or(left.into());
+        let bottom = rects.iter().map(Rect::bottom).max().unwrap_or(top.into());
         Ok(Rect {
             x: left,
             y: top,
-            w: (right - left) as u32,
-            h: (bottom - top) as u32,
+            w: (right - i64::from(left)) as u32,
+            h: (bottom - i64::from(top)) as u32,
         })
     }
 

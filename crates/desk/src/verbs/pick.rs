@@ -25,15 +25,17 @@ const OPTION_ROLES: [&str; 6] = [
     "table cell",
 ];
 
-/// Whether `node`, of the tree `items`, is an item of a combo box or list: a node of an item's
-/// role, or a label straight in a list (Swing shows a combo box's items as labels).
+/// Whether `node`, of the tree `items`, is an item of a combo box or list.
 fn is_option(node: &Node, items: &[Node]) -> bool {
+    let parent = items.iter().find(|n| Some(n.node_ref) == node.parent);
+    is_item_under(node, parent)
+}
+
+/// Whether `node`, under `parent`, is an item of a combo box or list: a node of an item's role,
+/// or a label straight in a list (Swing shows a combo box's items as labels).
+fn is_item_under(node: &Node, parent: Option<&Node>) -> bool {
     OPTION_ROLES.contains(&node.role.as_str())
-        || (node.role == "label"
-            && items
-                .iter()
-                .find(|n| Some(n.node_ref) == node.parent)
-                .is_some_and(|parent| parent.role == "list"))
+        || (node.role == "label" && parent.is_some_and(|p| p.role == "list"))
 }
 
 pub(super) fn select_option(
@@ -110,8 +112,7 @@ pub(super) fn press_item(
     pressed: &AdmittedNode<'_>,
 ) -> Result<Option<Pressed>, DeskError> {
     let item = &pressed.node;
-    let in_list = pressed.ancestors.first().is_some_and(|p| p.role == "list");
-    let is_item = OPTION_ROLES.contains(&item.role.as_str()) || (item.role == "label" && in_list);
+    let is_item = is_item_under(item, pressed.ancestors.first());
     let Some(combo) = pressed.ancestors.iter().find(|a| a.role == role::COMBO_BOX) else {
         return Ok(None);
     };

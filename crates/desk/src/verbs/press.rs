@@ -52,9 +52,10 @@ pub(super) fn open_menus_above(
         } else {
             menu.name.clone()
         });
+        let pid = nodes.pid_of(inner)?;
         let open = poll_until(MENU_WAIT, || {
             let shows = !is_hidden(&nodes.node(inner, Want::default())?);
-            Ok((shows || over_popup(desk, nodes, inner)?).then_some(()))
+            Ok((shows || over_popup(desk, nodes, inner, pid)?).then_some(()))
         })?;
         if open.is_none() {
             return Err(DeskError::AppRefused(format!(
@@ -67,10 +68,10 @@ pub(super) fn open_menus_above(
     Ok(opened)
 }
 
-/// Whether a popup window of `id`'s app covers the node's centre: a menu open there. GTK 2
+/// Whether a popup window of `id`'s app (process `pid`) covers the node's centre: a menu open there. GTK 2
 /// (gail) never says its open menus' items show, and keeps a closed menu's places, so only
 /// the popup on the screen tells the menu opened.
-fn over_popup(desk: &Desk, nodes: &Nodes<'_>, id: &str) -> Result<bool, DeskError> {
+fn over_popup(desk: &Desk, nodes: &Nodes<'_>, id: &str, pid: u32) -> Result<bool, DeskError> {
     let with_bounds = Want {
         bounds: true,
         ..Want::default()
@@ -78,7 +79,6 @@ fn over_popup(desk: &Desk, nodes: &Nodes<'_>, id: &str) -> Result<bool, DeskErro
     let Some(point) = centre(desk, &nodes.node(id, with_bounds)?)? else {
         return Ok(false);
     };
-    let pid = nodes.pid_of(id)?;
     Ok(matches!(
         desk.top_at(point.0, point.1)?,
         Seen::Window(w) if w.role == POPUP && w.pid == Some(pid)

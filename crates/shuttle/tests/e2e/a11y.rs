@@ -338,6 +338,18 @@ fn a_dialog_an_app_builds_after_a_press_is_in_the_press_own_reply_and_a_slower_o
     bystander.assert_untouched();
 }
 
+/// What `at` finds at the centre of `button`'s bounds is the button, and a click there is
+/// the fixture's first, as its own log says.
+fn at_its_centre_a_click_lands(daemon: &Daemon, fixture: &Fixture, button: &Value) {
+    let [x, y, w, h] = [0, 1, 2, 3].map(|i| button["bounds"][i].as_i64().unwrap());
+    let (cx, cy) = (x + w / 2, y + h / 2);
+    let at = daemon.call("desk_at", json!({"x": cx, "y": cy})).json();
+    assert_eq!(at["node"]["id"], button["id"], "{at}");
+    let clicked = daemon.call("desk_click", json!({"x": cx, "y": cy})).json();
+    assert_eq!(clicked["outcome"], "completed", "{clicked}");
+    fixture.await_events("clicked", 1);
+}
+
 #[test]
 fn an_app_drawn_at_twice_the_scale_is_read_and_clicked_in_screen_pixels() {
     require_desktop();
@@ -364,14 +376,7 @@ fn an_app_drawn_at_twice_the_scale_is_read_and_clicked_in_screen_pixels() {
         [x, y, w, h],
         [wx, wy, ww, wh]
     );
-    // What is at the button's centre is the button, and a click there presses it, as the
-    // app's own log says.
-    let (cx, cy) = (x + w / 2, y + h / 2);
-    let at = daemon.call("desk_at", json!({"x": cx, "y": cy})).json();
-    assert_eq!(at["node"]["id"], button["id"], "{at}");
-    let clicked = daemon.call("desk_click", json!({"x": cx, "y": cy})).json();
-    assert_eq!(clicked["outcome"], "completed", "{clicked}");
-    fixture.await_events("clicked", 1);
+    at_its_centre_a_click_lands(&daemon, &fixture, &button);
     bystander.assert_untouched();
 }
 
@@ -442,12 +447,7 @@ fn an_app_with_text_at_192_dpi_is_read_and_clicked_in_screen_pixels() {
         [x, y, w, h],
         [wx, wy, ww, wh]
     );
-    let (cx, cy) = (x + w / 2, y + h / 2);
-    let at = daemon.call("desk_at", json!({"x": cx, "y": cy})).json();
-    assert_eq!(at["node"]["id"], button["id"], "{at}");
-    let clicked = daemon.call("desk_click", json!({"x": cx, "y": cy})).json();
-    assert_eq!(clicked["outcome"], "completed", "{clicked}");
-    fixture.await_events("clicked", 1);
+    at_its_centre_a_click_lands(&daemon, &fixture, &button);
     bystander.assert_untouched();
 }
 
@@ -514,12 +514,7 @@ fn a_window_on_each_of_two_monitors_is_read_and_clicked_where_it_shows() {
             "the button at {:?} is on its monitor from {monitor_x}",
             [x, y, w, h]
         );
-        let (cx, cy) = (x + w / 2, y + h / 2);
-        let at = daemon.call("desk_at", json!({"x": cx, "y": cy})).json();
-        assert_eq!(at["node"]["id"], button["id"], "{at}");
-        let clicked = daemon.call("desk_click", json!({"x": cx, "y": cy})).json();
-        assert_eq!(clicked["outcome"], "completed", "{clicked}");
-        fixture.await_events("clicked", 1);
+        at_its_centre_a_click_lands(&daemon, fixture, &button);
         let shot = daemon.call(
             "desk_shot",
             json!({"x": monitor_x, "y": 0, "w": 960, "h": 1080}),

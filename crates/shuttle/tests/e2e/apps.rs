@@ -902,6 +902,38 @@ fn reported(daemon: &Daemon, reply: &Value, key: &str, title: &str) -> Value {
     )
 }
 
+/// Finds the node named `name` with `role` in `window`, asking again while the window is still
+/// being built, and presses it; answers the press's reply.
+fn press_named(daemon: &Daemon, window: &Value, name: &str, role: &str) -> Value {
+    let found = answered(
+        daemon,
+        &format!("{role} {name:?}"),
+        "desk_find",
+        json!({"window": window, "name": name, "role": role}),
+    );
+    daemon
+        .call("desk_press", json!({"id": found["nodes"][0]["id"]}))
+        .json()
+}
+
+/// Sets the name field of file dialog `dialog` (named by its label, "Name") to `path`, and
+/// checks the dialog holds it.
+fn name_the_file(daemon: &Daemon, dialog: &Value, path: &Path) {
+    let found = answered(
+        daemon,
+        "the dialog's name field",
+        "desk_find",
+        json!({"window": dialog, "name": "Name", "role": "text"}),
+    );
+    let set = daemon
+        .call(
+            "desk_set_value",
+            json!({"id": found["nodes"][0]["id"], "value": path.to_str().unwrap()}),
+        )
+        .json();
+    assert_eq!(set["as_asked"], true, "{set}");
+}
+
 /// A GTK 3 file chooser (mousepad's Save As, opened from its menu), driven as an agent that
 /// trusts the replies: the dialog's opening and closing come in the window news, never from
 /// `windows`; the app still answers accessibility while the modal dialog runs; its unnamed
@@ -1057,29 +1089,9 @@ fn gnumeric_saves_the_sheet_an_agent_typed_and_its_save_dialog_is_in_the_keys_ow
         .and_then(|o| o.iter().find(|w| w["role"] == "dialog"))
         .unwrap_or_else(|| panic!("the Save dialog in the key's own reply: {asked}"))
         .clone();
-    let found = answered(
-        &daemon,
-        "the name field",
-        "desk_find",
-        json!({"window": opened["id"], "name": "Name", "role": "text"}),
-    );
     let file = scratch.path("sums.gnumeric");
-    let set = daemon
-        .call(
-            "desk_set_value",
-            json!({"id": found["nodes"][0]["id"], "value": file.to_str().unwrap()}),
-        )
-        .json();
-    assert_eq!(set["as_asked"], true, "{set}");
-    let save = answered(
-        &daemon,
-        "the Save button",
-        "desk_find",
-        json!({"window": opened["id"], "name": "Save", "role": "button"}),
-    );
-    let pressed = daemon
-        .call("desk_press", json!({"id": save["nodes"][0]["id"]}))
-        .json();
+    name_the_file(&daemon, &opened["id"], &file);
+    let pressed = press_named(&daemon, &opened["id"], "Save", "button");
     // The file chooser closes some 300 ms after Save, while GTK answers pings: the press of
     // a dialog's default button waits for it, so its own reply says the dialog closed.
     let closed = pressed["windows_changed"]["closed"]
@@ -1204,15 +1216,7 @@ fn gimp_a_gtk2_app_launched_is_driven_through_its_menus_and_dialogs_to_export_th
     assert!(launched.get("note").is_none(), "{launched}");
     // The New Image dialog, opened from the closed File menu as an agent that found the item
     // would: GTK 2 never says its open menu's items show, the popup on the screen does.
-    let new = answered(
-        &daemon,
-        "File › New...",
-        "desk_find",
-        json!({"window": window, "name": "New...", "role": "menu item"}),
-    );
-    let asked = daemon
-        .call("desk_press", json!({"id": new["nodes"][0]["id"]}))
-        .json();
+    let asked = press_named(&daemon, &window, "New...", "menu item");
     assert_eq!(
         (&asked["how"], &asked["opened"]),
         (&json!("clicked"), &json!(["File"])),
@@ -1248,48 +1252,12 @@ fn gimp_a_gtk2_app_launched_is_driven_through_its_menus_and_dialogs_to_export_th
     // Exported through File › Export As... and its two dialogs; the PNG on disk is the judge.
     let scratch = common::Scratch::new("gimp");
     let png = scratch.path("drawn.png");
-    let export = answered(
-        &daemon,
-        "File › Export As...",
-        "desk_find",
-        json!({"window": window, "name": "Export As...", "role": "menu item"}),
-    );
-    let asked = daemon
-        .call("desk_press", json!({"id": export["nodes"][0]["id"]}))
-        .json();
+    let asked = press_named(&daemon, &window, "Export As...", "menu item");
     let dialog = reported(&daemon, &asked, "opened", "Export Image");
-    let name = answered(
-        &daemon,
-        "the export's name field",
-        "desk_find",
-        json!({"window": dialog["id"], "name": "Name", "role": "text"}),
-    );
-    let set = daemon
-        .call(
-            "desk_set_value",
-            json!({"id": name["nodes"][0]["id"], "value": png.to_str().unwrap()}),
-        )
-        .json();
-    assert_eq!(set["as_asked"], true, "{set}");
-    let button = answered(
-        &daemon,
-        "the Export button",
-        "desk_find",
-        json!({"window": dialog["id"], "name": "Export", "role": "button"}),
-    );
-    let pressed = daemon
-        .call("desk_press", json!({"id": button["nodes"][0]["id"]}))
-        .json();
+    name_the_file(&daemon, &dialog["id"], &png);
+    let pressed = press_named(&daemon, &dialog["id"], "Export", "button");
     let options = reported(&daemon, &pressed, "opened", "Export Image as PNG");
-    let button = answered(
-        &daemon,
-        "the PNG options' Export button",
-        "desk_find",
-        json!({"window": options["id"], "name": "Export", "role": "button"}),
-    );
-    daemon
-        .call("desk_press", json!({"id": button["nodes"][0]["id"]}))
-        .json();
+    press_named(&daemon, &options["id"], "Export", "button");
     wait_for(
         "GIMP to write a 640x480 PNG",
         Duration::from_secs(15),
@@ -1832,25 +1800,9 @@ fn impress_saves_the_title_an_agent_typed_on_its_first_slide() {
         .and_then(|d| d.iter().find(|d| d["title"] == "Select a Template"))
         .unwrap_or_else(|| panic!("the template picker in the launch's reply: {launched}"))
         .clone();
-    let close = answered(
-        &daemon,
-        "the picker's Close button",
-        "desk_find",
-        json!({"window": picker["id"], "name": "Close", "role": "button"}),
-    );
-    let closed = daemon
-        .call("desk_press", json!({"id": close["nodes"][0]["id"]}))
-        .json();
+    let closed = press_named(&daemon, &picker["id"], "Close", "button");
     reported(&daemon, &closed, "closed", "Select a Template");
-    let title = answered(
-        &daemon,
-        "the title placeholder",
-        "desk_find",
-        json!({"window": window, "name": "PresentationTitle", "role": "panel"}),
-    );
-    let pressed = daemon
-        .call("desk_press", json!({"id": title["nodes"][0]["id"]}))
-        .json();
+    let pressed = press_named(&daemon, &window, "PresentationTitle", "panel");
     assert_eq!(pressed["outcome"], "completed", "{pressed}");
     let typed = daemon
         .call(
@@ -1871,29 +1823,9 @@ fn impress_saves_the_title_an_agent_typed_on_its_first_slide() {
     // Impress answers pings while its first Save dialog is still to be built (about 200 ms
     // later, in a hand probe): the dialog comes in this reply or the next.
     let dialog = reported(&daemon, &asked, "opened", "Save");
-    let name = answered(
-        &daemon,
-        "the name field",
-        "desk_find",
-        json!({"window": dialog["id"], "name": "Name", "role": "text"}),
-    );
     let file = scratch.path("plan.odp");
-    let set = daemon
-        .call(
-            "desk_set_value",
-            json!({"id": name["nodes"][0]["id"], "value": file.to_str().unwrap()}),
-        )
-        .json();
-    assert_eq!(set["as_asked"], true, "{set}");
-    let save = answered(
-        &daemon,
-        "the Save button",
-        "desk_find",
-        json!({"window": dialog["id"], "name": "Save", "role": "button"}),
-    );
-    let saved = daemon
-        .call("desk_press", json!({"id": save["nodes"][0]["id"]}))
-        .json();
+    name_the_file(&daemon, &dialog["id"], &file);
+    let saved = press_named(&daemon, &dialog["id"], "Save", "button");
     reported(&daemon, &saved, "closed", dialog["title"].as_str().unwrap());
     wait_for(
         "the title in the saved deck",
