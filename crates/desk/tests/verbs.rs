@@ -555,6 +555,15 @@ fn a_window_whose_app_is_not_on_the_accessibility_bus_says_so() {
     fake.node(FakeNode::new("w:2", "paragraph", "Hello", 60, Some("w:1")));
     let page = json(&run(&fake, &open(), "snapshot", json!({"window": "Web"})));
     assert_eq!(page.get("note"), None, "{page}");
+    // Another app's window shows no page either, and is no Chromium one: no such note.
+    let mail = json(&run(&fake, &open(), "snapshot", json!({"window": "Mail"})));
+    assert!(
+        !mail["note"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Chromium"),
+        "{mail}"
+    );
     fake.state()
         .programs
         .insert("chromium".into(), "New Tab".into());
