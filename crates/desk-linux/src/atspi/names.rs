@@ -72,7 +72,9 @@ fn unnamed_controls(nodes: &[Node]) -> Vec<usize> {
 }
 
 /// Names the unnamed controls among `nodes` (read in `order`) by their descriptions, which
-/// Qt and GTK 3 take from the tooltip: an icon button's "Replace All". A description that
+/// Qt and GTK 3 take from the tooltip: an icon button's "Replace All". A control that describes
+/// nothing itself, alone in a panel that does, takes the panel's: GIMP 2.10 sets its tools'
+/// tooltips ("Paintbrush Tool: ...") on the box around each tool's button. A description that
 /// cannot be read, or says nothing (GTK 3 describes a slider by its number), names nothing.
 pub(super) async fn name_from_descriptions(
     at: &AtSpi,
@@ -86,17 +88,57 @@ pub(super) async fn name_from_descriptions(
             .map(|&i| property(at, &order[i].0, "Description")),
     )
     .await;
+    let mut undescribed = Vec::new();
     for (i, description) in unnamed.into_iter().zip(read) {
-        let Some(text) = description.ok().and_then(|d| String::try_from(d).ok()) else {
-            continue;
-        };
-        let text = first_line_of_markup(&text);
-        let says_something = text.chars().any(char::is_alphabetic) && text.chars().count() <= 120;
-        if says_something {
-            nodes[i].name = text;
-            nodes[i].named_by = Some(a11y::NamedBy::Description);
+        match description
+            .ok()
+            .and_then(|d| String::try_from(d).ok())
+            .and_then(|t| telling(&t))
+        {
+            Some(text) => {
+                nodes[i].name = text;
+                nodes[i].named_by = Some(a11y::NamedBy::Description);
+            }
+            None => undescribed.extend(lone_in_panel(order, nodes, i).map(|panel| (i, panel))),
         }
     }
+    let read = join_all(
+        undescribed
+            .iter()
+            .map(|&(_, panel)| property(at, &order[panel].0, "Description")),
+    )
+    .await;
+    for ((i, _), description) in undescribed.into_iter().zip(read) {
+        if let Some(text) = description
+            .ok()
+            .and_then(|d| String::try_from(d).ok())
+            .and_then(|t| telling(&t))
+        {
+            nodes[i].name = text;
+            nodes[i].named_by = Some(a11y::NamedBy::Box);
+        }
+    }
+}
+
+/// A description's first line when it says something a name can: letters, and not a paragraph.
+fn telling(description: &str) -> Option<String> {
+    let text = first_line_of_markup(description);
+    (text.chars().any(char::is_alphabetic) && text.chars().count() <= 120).then_some(text)
+}
+
+/// The panel node `i` sits in, when it is that panel's only child.
+fn lone_in_panel(
+    order: &[(NodeRef, Option<usize>, usize)],
+    nodes: &[Node],
+    i: usize,
+) -> Option<usize> {
+    let panel = order[i].1?;
+    let alone = order
+        .iter()
+        .filter(|(_, parent, _)| *parent == Some(panel))
+        .count()
+        == 1;
+    (alone && nodes[panel].role == "panel" && nodes[panel].name.is_empty()).then_some(panel)
 }
 
 /// Names the unnamed controls among `nodes` (read in `order`) by the label the toolkit says

@@ -1194,7 +1194,11 @@ const GIMP: &str = "GNU Image Manipulation Program";
 fn gimp_a_gtk2_app_launched_is_driven_through_its_menus_and_dialogs_to_export_the_image_asked() {
     require_desktop();
     let bystander = common::Fixture::start("Bystander", &[]);
-    let daemon = Daemon::start();
+    // GIMP keeps a backup of an image it did not save when it is ended, and offers to recover
+    // it at the next start: the GIMP this test launches keeps its settings in the scratch.
+    let scratch = common::Scratch::new("gimp");
+    let settings = scratch.path("settings");
+    let daemon = Daemon::start_with(&[("GIMP2_DIRECTORY", settings.to_str().unwrap())]);
     // Started as the person would, without GTK 2's accessibility modules: the refusal names them.
     {
         let _plain = App::start("gimp", &GIMP_ARGS, GIMP);
@@ -1249,8 +1253,38 @@ fn gimp_a_gtk2_app_launched_is_driven_through_its_menus_and_dialogs_to_export_th
             (list.contains("[Untitled]") && list.contains("640x480")).then_some(())
         },
     );
+    // The toolbox's tools are named by their tooltips, which GIMP sets on the box around each.
+    let tool = press_named(&daemon, &window, "Bucket Fill Tool", "toggle button");
+    assert_eq!(tool["outcome"], "completed", "{tool}");
+    // The foreground colour set in its dialog, opened from the colour area below the tools
+    // (a box GIMP leaves unnamed, so found by where it sits, as a person finds it on the screen).
+    let dialog = reported(
+        &daemon,
+        &press_colour_area(&daemon, &window),
+        "opened",
+        "Change Foreground Color",
+    );
+    let html = answered(
+        &daemon,
+        "the colour dialog's hex field",
+        "desk_find",
+        json!({"window": dialog["id"], "name": "HTML notation", "role": "text"}),
+    );
+    // GIMP takes the field's text when the focus leaves it (or on Return), as a person types it:
+    // into the field, then Tab.
+    let field = &html["nodes"][0]["id"];
+    daemon.call("desk_press", json!({"id": field})).json();
+    let set = daemon
+        .call("desk_set_value", json!({"id": field, "value": "ff0000"}))
+        .json();
+    assert_eq!(set["holds"], "ff0000", "{set}");
+    daemon
+        .call("desk_key", json!({"window": dialog["id"], "keys": "Tab"}))
+        .json();
+    let ok = press_named(&daemon, &dialog["id"], "OK", "button");
+    reported(&daemon, &ok, "closed", "Change Foreground Color");
+    press_named(&daemon, &window, "Fill with FG Color", "menu item");
     // Exported through File › Export As... and its two dialogs; the PNG on disk is the judge.
-    let scratch = common::Scratch::new("gimp");
     let png = scratch.path("drawn.png");
     let asked = press_named(&daemon, &window, "Export As...", "menu item");
     let dialog = reported(&daemon, &asked, "opened", "Export Image");
@@ -1270,7 +1304,44 @@ fn gimp_a_gtk2_app_launched_is_driven_through_its_menus_and_dialogs_to_export_th
                 .then_some(())
         },
     );
+    // Filled with the colour the dialog took: pure red at its corner and its centre.
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&png).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut pixels).unwrap();
+    let channels = info.color_type.samples();
+    for (x, y) in [(0, 0), (320, 240)] {
+        let at = y * info.line_size + x * channels;
+        assert_eq!(&pixels[at..at + 3], &[255, 0, 0], "the pixel at {x},{y}");
+    }
     bystander.assert_untouched();
+}
+
+/// Presses GIMP's colour area: the first box without children below the toolbox's last tool.
+fn press_colour_area(daemon: &Daemon, window: &Value) -> Value {
+    let tree = daemon
+        .call("desk_snapshot", json!({"window": window, "bounds": true}))
+        .json();
+    let nodes = tree["nodes"].as_array().unwrap();
+    let last_tool = nodes
+        .iter()
+        .rposition(|n| {
+            n["role"] == "toggle button" && n["name"].as_str().unwrap_or_default().contains("Tool:")
+        })
+        .expect("the toolbox's tools");
+    let below = nodes[last_tool]["bounds"][1].as_i64().unwrap()
+        + nodes[last_tool]["bounds"][3].as_i64().unwrap();
+    let is_parent = |i: usize| nodes.iter().any(|n| n["parent"] == nodes[i]["ref"]);
+    let area = (last_tool + 1..nodes.len())
+        .find(|&i| {
+            nodes[i]["role"] == "panel"
+                && nodes[i]["bounds"][1].as_i64().is_some_and(|y| y >= below)
+                && !is_parent(i)
+        })
+        .expect("a colour area below the tools");
+    daemon
+        .call("desk_press", json!({"id": nodes[area]["id"]}))
+        .json()
 }
 
 #[test]
