@@ -51,9 +51,17 @@ pub enum CountsFrom {
 }
 
 impl Surface {
-    /// Where the positions of an app whose window node is `root` (width, height) large start.
-    fn origin(&self, root: Option<(u32, u32)>) -> (i32, i32) {
-        if root == Some((self.buffer.w, self.buffer.h)) {
+    /// Where the positions of an app whose window node has the bounds `root` start: at the
+    /// buffer for a window node as large as it (GTK 3) or put where the window sits in it
+    /// (Firefox), else at the window.
+    fn origin(&self, root: Option<[i32; 4]>) -> (i32, i32) {
+        let inset = (self.frame.x - self.buffer.x, self.frame.y - self.buffer.y);
+        let from_buffer = root.is_some_and(|[x, y, w, h]| {
+            let as_large = (i64::from(w), i64::from(h))
+                == (i64::from(self.buffer.w), i64::from(self.buffer.h));
+            as_large || (inset != (0, 0) && (x, y) == inset)
+        });
+        if from_buffer {
             (self.buffer.x, self.buffer.y)
         } else {
             (self.frame.x, self.frame.y)
@@ -263,13 +271,9 @@ impl Placed {
         if window.buffer == window.frame {
             return Ok(Placement::moved(window.frame.x, window.frame.y));
         }
-        let size = |node: &Node| {
-            node.bounds
-                .map(|[_, _, w, h]| (w.max(0) as u32, h.max(0) as u32))
-        };
-        let root = match top.and_then(size) {
-            Some(size) => Some(size),
-            None => size(&self.top(id)?),
+        let root = match top.and_then(|t| t.bounds) {
+            Some(bounds) => Some(bounds),
+            None => self.top(id)?.bounds,
         };
         let (dx, dy) = window.origin(root);
         Ok(Placement::moved(dx, dy))
@@ -442,7 +446,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn positions_start_at_the_buffer_only_for_a_window_node_as_large_as_it() {
+    fn positions_start_at_the_buffer_only_for_a_window_node_as_large_as_it_or_placed_in_it() {
         let surface = Surface {
             title: "t".into(),
             frame: Rect::new(48, 45, 151, 71),
@@ -450,12 +454,17 @@ mod tests {
             counts_from: CountsFrom::Window,
         };
         assert_eq!(
-            surface.origin(Some((203, 123))),
+            surface.origin(Some([0, 0, 203, 123])),
             (22, 19),
             "GTK 3: shadows counted"
         );
         assert_eq!(
-            surface.origin(Some((151, 71))),
+            surface.origin(Some([26, 26, 151, 71])),
+            (22, 19),
+            "Firefox: its window node where the window sits in the buffer"
+        );
+        assert_eq!(
+            surface.origin(Some([0, 0, 151, 71])),
             (48, 45),
             "GTK 4: the window's own"
         );

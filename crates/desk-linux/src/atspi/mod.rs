@@ -51,6 +51,8 @@ const FOCUS_WALK_NODES: usize = 2000;
 
 /// How long finding and connecting to the accessibility bus may take, all steps together.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long a Gecko app's first hit test may answer nothing before it is believed.
+const GECKO_HIT_WAIT: Duration = Duration::from_secs(1);
 
 /// The registry's root object, whose children are the applications.
 const REGISTRY: &str = "org.a11y.atspi.Registry";
@@ -514,6 +516,13 @@ impl Accessibility for AtSpi {
 
     fn at_point(&self, root: &str, x: i32, y: i32) -> Result<Option<String>, DeskError> {
         self.on_node(root, async |mut node| {
+            // Firefox answers its first hit test with nothing while its parent process asks the
+            // page's process for the bounds it then keeps: it is asked again, briefly.
+            let patient = self
+                .toolkit(&node.bus)
+                .await
+                .is_some_and(|(toolkit, _)| toolkit == "Gecko");
+            let deadline = std::time::Instant::now() + GECKO_HIT_WAIT;
             let mut found = None;
             for _ in 0..64 {
                 let child = self
@@ -526,6 +535,9 @@ impl Accessibility for AtSpi {
                     Some(child) if child != node => {
                         found = Some(self.id(&child));
                         node = child;
+                    }
+                    None if patient && found.is_none() && std::time::Instant::now() < deadline => {
+                        async_io::Timer::after(Duration::from_millis(50)).await;
                     }
                     _ => break,
                 }

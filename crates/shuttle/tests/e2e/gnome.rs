@@ -179,6 +179,8 @@ fn an_agent_works_native_gtk_and_qt_apps_on_a_gnome_seat_and_the_seat_ends_with_
         held.starts_with("saved | Ann |")
     });
 
+    firefox_native_on_wayland(&mut mcp, &scratch);
+
     // A click where accessibility says the button is.
     let (x, y) = centre(&mut mcp, "gn button", "gn button", "button");
     desk(&mut mcp, json!({"verb": "click", "x": x, "y": y}));
@@ -235,6 +237,74 @@ fn an_agent_works_native_gtk_and_qt_apps_on_a_gnome_seat_and_the_seat_ends_with_
         Duration::from_secs(10),
         || (!common::alive(leader) && !Path::new(&socket).exists()).then_some(()),
     );
+}
+
+/// Firefox native on Wayland: the page's name field clicked and typed into in exact Unicode, its Save
+/// button clicked where accessibility places it (positions counted from the window, moved by
+/// its frame), judged by the page's own text read through pyatspi on the seat's bus.
+fn firefox_native_on_wayland(mcp: &mut Mcp, scratch: &common::Scratch) {
+    let profile = scratch.path("firefox");
+    std::fs::create_dir_all(&profile).unwrap();
+    std::fs::copy(fixture("web/firefox-user.js"), profile.join("user.js")).unwrap();
+    let page = format!("file://{}", fixture("web/form.html"));
+    let launched = desk(
+        mcp,
+        json!({"verb": "launch", "app": "firefox-esr",
+               "args": ["--new-instance", "--profile", profile, page]}),
+    );
+    let title = "Shuttle form";
+    let name = wait_for(
+        "the form in Firefox's tree",
+        Duration::from_secs(30),
+        || {
+            let found = common::desk_tool(
+                mcp,
+                json!({"verb": "find", "window": title, "name": "Full name", "role": "entry"}),
+            )
+            .ok()?;
+            found["nodes"].get(0).cloned()
+        },
+    );
+    // A Firefox on X11 would be XWayland's: this one draws on the seat's Wayland socket.
+    let environ = std::fs::read(format!("/proc/{}/environ", launched["pid"])).unwrap_or_default();
+    let env = |key: &str| {
+        environ
+            .split(|&b| b == 0)
+            .filter_map(|kv| std::str::from_utf8(kv).ok())
+            .find_map(|kv| kv.strip_prefix(&format!("{key}=")).map(str::to_string))
+    };
+    assert_eq!(env("DISPLAY"), None, "Firefox was given an X display");
+    let text = "Zoë ✓ 東京";
+    desk(mcp, json!({"verb": "press", "id": name["id"]}));
+    desk(mcp, json!({"verb": "type", "window": title, "text": text}));
+    let (x, y) = centre(mcp, title, "Save", "button");
+    desk(mcp, json!({"verb": "click", "x": x, "y": y}));
+    let bus = env("AT_SPI_BUS_ADDRESS").expect("the seat's accessibility bus");
+    // The page's text as Firefox lays it out: the empty date's blanks are one.
+    let expected = format!("saved | {text} | no news | Red | 30 | | 20");
+    wait_for(
+        "the page to say what it saved",
+        Duration::from_secs(10),
+        || {
+            let out = std::process::Command::new("/usr/bin/python3")
+                .arg(fixture("atspi_pid_probe.py"))
+                .arg(launched["pid"].to_string())
+                .env("AT_SPI_BUS_ADDRESS", &bus)
+                .output()
+                .ok()?;
+            let nodes: Value = serde_json::from_slice(&out.stdout).ok()?;
+            nodes
+                .as_array()?
+                .iter()
+                .any(|n| n["role"] == "paragraph" && n["text"] == expected.as_str())
+                .then_some(())
+        },
+    );
+    desk(mcp, json!({"verb": "close", "window": title}));
+    let pid = launched["pid"].as_i64().unwrap();
+    wait_for("Firefox to exit", Duration::from_secs(10), || {
+        (!common::alive(pid)).then_some(())
+    });
 }
 
 /// A person's GNOME session on Wayland, as a login would start it: headless GNOME Shell with a
