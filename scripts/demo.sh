@@ -24,12 +24,14 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-packages=(xvfb xfonts-base openbox dbus at-spi2-core gtk-3-examples)
+# libpipewire: shuttle reads GNOME's screen casts with it, and links it wherever it runs.
+packages=(xvfb xfonts-base openbox dbus at-spi2-core gtk-3-examples libpipewire-0.3-0)
 source_tree=false
 if [ -z "$with" ] && [ ! -x "$here/shuttle" ] && [ -f "$here/../Cargo.toml" ]; then
   source_tree=true
-  # Building needs a C compiler (the TLS crate has C in it) and curl for Node.
-  packages+=(gcc libc6-dev curl ca-certificates)
+  # Building needs a C compiler (the TLS crate has C in it), PipeWire's headers and libclang
+  # (its bindings are generated), and curl for Node.
+  packages+=(gcc libc6-dev libpipewire-0.3-dev libclang-dev curl ca-certificates)
 fi
 missing=()
 for pkg in "${packages[@]}"; do

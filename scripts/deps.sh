@@ -35,8 +35,9 @@ PACKAGES=(
   xdg-utils
   # independent readings in tests, and the peer tools in the benchmarks
   xdotool wmctrl imagemagick hyperfine python3-pyatspi xclip xinput
-  # build (a C compiler for the TLS crate), the pinned Node's download, the licence list
-  gcc libc6-dev curl ca-certificates python3
+  # build (a C compiler for the TLS crate; PipeWire's headers and libclang, which its Rust
+  # bindings are generated with), the pinned Node's download, the licence list
+  gcc libc6-dev libpipewire-0.3-dev libclang-dev curl ca-certificates python3
 )
 
 missing=()

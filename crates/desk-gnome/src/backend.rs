@@ -7,6 +7,7 @@
 //! input (`settle` answers `false`), and the clipboard serves text only.
 
 use std::hash::{Hash, Hasher};
+use std::path::PathBuf;
 use std::sync::mpsc::{Sender, channel};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
@@ -21,6 +22,7 @@ use desk_core::call::{Button, ClipFormat, Direction};
 use desk_core::geometry::Rect;
 use desk_core::window::{Window, role};
 
+use crate::cast::Cast;
 use crate::events::WindowStream;
 use crate::remote::{Axis, Remote, button};
 use crate::shell::{GnomeError, GnomeWindow, Shell, kind};
@@ -39,6 +41,9 @@ pub struct GnomeBackend {
     name: String,
     shell: Arc<Shell>,
     remote: Remote,
+    /// Each monitor's stream read over PipeWire, with where the monitor is; empty where
+    /// PipeWire could not be read, and shots come from the Shell instead.
+    casts: Vec<(Rect, Cast)>,
     events: WindowStream,
     /// Tells the marker's thread when actions start and end; made on first use.
     marker: OnceLock<Mutex<Sender<bool>>>,
@@ -48,12 +53,34 @@ pub struct GnomeBackend {
 
 impl GnomeBackend {
     /// Connects to the GNOME session on the session bus at `bus` (the environment's when
-    /// `None`), named `name` in replies: claims shuttle's extension and starts a RemoteDesktop
-    /// session.
-    pub fn connect(name: &str, bus: Option<&str>) -> Result<Self, DeskError> {
+    /// `None`), named `name` in replies: claims shuttle's extension, starts a RemoteDesktop
+    /// session and reads its monitors' streams through the PipeWire socket `pipewire` (the
+    /// environment's when `None`).
+    pub fn connect(
+        name: &str,
+        bus: Option<&str>,
+        pipewire: Option<PathBuf>,
+    ) -> Result<Self, DeskError> {
         let shell = Shell::connect(bus).map_err(unreachable)?;
         let events = WindowStream::start(shell.connection()).map_err(unreachable)?;
         let remote = Remote::start(shell.connection()).map_err(unreachable)?;
+        let casts = remote
+            .monitors()
+            .iter()
+            .filter_map(|m| {
+                let cast = Cast::start(m.node?, pipewire.clone());
+                match cast {
+                    Ok(cast) => {
+                        tracing::info!(monitor = %m.connector, "shots of this monitor come from its screen-cast stream");
+                        Some((m.rect, cast))
+                    }
+                    Err(e) => {
+                        tracing::warn!(monitor = %m.connector, error = %e, "shots of this monitor come from the Shell");
+                        None
+                    }
+                }
+            })
+            .collect();
         // The first pointer event of a new session is lost too (see `remote::PRIMER`): a move
         // to where the pointer already is takes its place.
         let (x, y) = shell.pointer().map_err(unreachable)?;
@@ -62,6 +89,7 @@ impl GnomeBackend {
             name: name.to_string(),
             shell: Arc::new(shell),
             remote,
+            casts,
             events,
             marker: OnceLock::new(),
             marked: Arc::new(Mutex::new(None)),
@@ -270,7 +298,12 @@ impl Display for GnomeBackend {
         DisplayInfo {
             system: SYSTEM,
             display: self.name.clone(),
-            capture: "gnome-shell",
+            // Every monitor read from its stream, or the Shell's screenshots.
+            capture: if !self.casts.is_empty() && self.casts.len() == self.remote.monitors().len() {
+                "pipewire"
+            } else {
+                "gnome-shell"
+            },
             window_pixels: true,
             confirms: false,
             lacking: vec![
@@ -314,7 +347,25 @@ impl Display for GnomeBackend {
     }
 
     fn capture(&self, rect: Rect) -> Result<RgbImage, DeskError> {
-        self.shell.shot(None, rect).map_err(desk_error)
+        // From the stream of the monitor that holds the whole rectangle; else the Shell's.
+        let streamed = self.casts.iter().find_map(|(monitor, cast)| {
+            let inside = rect.x >= monitor.x
+                && rect.y >= monitor.y
+                && rect.x + rect.w as i32 <= monitor.x + monitor.w as i32
+                && rect.y + rect.h as i32 <= monitor.y + monitor.h as i32;
+            let local = Rect {
+                x: rect.x - monitor.x,
+                y: rect.y - monitor.y,
+                ..rect
+            };
+            inside
+                .then(|| cast.pixels((monitor.w, monitor.h), local))
+                .flatten()
+        });
+        match streamed {
+            Some(image) => Ok(image),
+            None => self.shell.shot(None, rect).map_err(desk_error),
+        }
     }
 
     fn capture_scaled(&self, rect: Rect, width: u32) -> Result<RgbImage, DeskError> {

@@ -6,11 +6,13 @@
 //! - [`shell`]: the extension over the session bus: windows, window requests, pixels, text
 //!   committed through the input method.
 //! - [`remote`]: keys, the pointer and the wheel through a Mutter RemoteDesktop session.
+//! - [`cast`]: the monitors' pixels from that session's screen-cast streams, over PipeWire.
 //! - [`events`]: the window news, from the extension's signals.
 //! - [`hotkey`]: the kill hotkey, grabbed by the extension.
 //! - [`backend`]: `GnomeBackend`, the desk's `Display` and `Input` over them.
 
 pub mod backend;
+pub mod cast;
 pub mod events;
 pub mod extension;
 pub mod hotkey;

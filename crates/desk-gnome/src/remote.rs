@@ -1,7 +1,8 @@
 //! Input through Mutter's RemoteDesktop API, what gnome-remote-desktop uses: a session that
 //! presses keys by keysym, presses buttons, turns the wheel and moves the pointer to a point
-//! of a screen-cast stream. Each monitor gets a stream (recorded, never read), so a desk point
-//! can be given as a point of the monitor under it.
+//! of a screen-cast stream. Each monitor gets a stream, so a desk point can be given as a point
+//! of the monitor under it; the stream's PipeWire node is where [`crate::cast`] reads the
+//! monitor's pixels.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -16,7 +17,11 @@ const REMOTE: &str = "org.gnome.Mutter.RemoteDesktop";
 const REMOTE_SESSION: &str = "org.gnome.Mutter.RemoteDesktop.Session";
 const CAST: &str = "org.gnome.Mutter.ScreenCast";
 const CAST_SESSION: &str = "org.gnome.Mutter.ScreenCast.Session";
+const CAST_STREAM: &str = "org.gnome.Mutter.ScreenCast.Stream";
 const DISPLAY_CONFIG: &str = "org.gnome.Mutter.DisplayConfig";
+
+/// How long Mutter may take to name each stream's PipeWire node once the session starts.
+const NODE_WAIT: Duration = Duration::from_secs(3);
 
 /// How long the first input waits after the session starts: Mutter makes its virtual devices
 /// then, and apps take a moment to see the new keyboard's keymap.
@@ -46,6 +51,8 @@ pub struct Monitor {
     pub connector: String,
     pub rect: Rect,
     stream: OwnedObjectPath,
+    /// The stream's PipeWire node, once Mutter has named it.
+    pub node: Option<u32>,
 }
 
 /// A running RemoteDesktop session.
@@ -161,6 +168,43 @@ fn monitors(connection: &Connection) -> Result<Vec<(String, Rect)>, GnomeError> 
     Ok(found)
 }
 
+/// The PipeWire nodes Mutter names for streams on `connection`'s bus, as (stream, node), heard
+/// on a thread that ends at the bus's end.
+fn stream_nodes(
+    connection: &Connection,
+) -> Result<std::sync::mpsc::Receiver<(OwnedObjectPath, u32)>, GnomeError> {
+    let rule = zbus::MatchRule::builder()
+        .msg_type(zbus::message::Type::Signal)
+        .interface(CAST_STREAM)
+        .and_then(|b| b.member("PipeWireStreamAdded"))
+        .map_err(|e| GnomeError::Broken(e.to_string()))?
+        .build();
+    let signals = zbus::blocking::MessageIterator::for_match_rule(rule, connection, Some(16))
+        .map_err(|e| GnomeError::Broken(format!("subscribing to the streams' nodes: {e}")))?;
+    let (tell, told) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("gnome-cast-nodes".into())
+        .spawn(move || {
+            for message in signals {
+                let Ok(message) = message else { break };
+                let (Some(path), Ok((node,))) = (
+                    message
+                        .header()
+                        .path()
+                        .map(|p| OwnedObjectPath::from(p.to_owned())),
+                    message.body().deserialize::<(u32,)>(),
+                ) else {
+                    continue;
+                };
+                if tell.send((path, node)).is_err() {
+                    break;
+                }
+            }
+        })
+        .map_err(|e| GnomeError::Broken(format!("cannot start a thread: {e}")))?;
+    Ok(told)
+}
+
 impl Remote {
     /// Starts a session on `connection`, with a stream per monitor.
     pub fn start(connection: &Connection) -> Result<Self, GnomeError> {
@@ -198,6 +242,7 @@ impl Remote {
             )
             .map_err(failed("starting a ScreenCast session"))?;
         let (cast,): (OwnedObjectPath,) = body(reply, what)?;
+        let nodes = stream_nodes(connection)?;
         let mut with_streams = Vec::new();
         for (connector, rect) in monitors(connection)? {
             let what = format!("recording monitor {connector}");
@@ -215,6 +260,7 @@ impl Remote {
                 connector,
                 rect,
                 stream,
+                node: None,
             });
         }
         connection
@@ -226,6 +272,17 @@ impl Remote {
                 &(),
             )
             .map_err(failed(what))?;
+        let deadline = std::time::Instant::now() + NODE_WAIT;
+        while with_streams.iter().any(|m| m.node.is_none()) {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let Ok((stream, node)) = nodes.recv_timeout(left) else {
+                tracing::warn!("Mutter named no PipeWire node for some screen-cast streams");
+                break;
+            };
+            if let Some(monitor) = with_streams.iter_mut().find(|m| m.stream == stream) {
+                monitor.node = Some(node);
+            }
+        }
         std::thread::sleep(DEVICE_GRACE);
         let remote = Self {
             connection: connection.clone(),

@@ -33,7 +33,8 @@ pub struct DisplayInfo {
     /// The display it is connected to.
     pub display: String,
     /// How it captures the screen: on X11 `mit-shm`, or `getimage` where shared memory is out
-    /// of reach.
+    /// of reach; on GNOME `pipewire` (Mutter's screen-cast streams), or `gnome-shell` (the
+    /// Shell's screenshots) where they cannot be read.
     pub capture: &'static str,
     /// Whether a window's own pixels can be read even where other windows cover it.
     pub window_pixels: bool,

@@ -93,9 +93,17 @@ impl LinuxGnome {
 
 impl Platform for LinuxGnome {
     fn connect(&self) -> Result<Backend, DeskError> {
+        // A seat's PipeWire serves its own runtime directory; the person's, the environment's.
+        let pipewire = self.private.as_ref().and_then(|p| {
+            p.env
+                .iter()
+                .find(|(k, _)| k == "XDG_RUNTIME_DIR")
+                .map(|(_, dir)| std::path::Path::new(dir).join("pipewire-0"))
+        });
         let gnome = Arc::new(GnomeBackend::connect(
             &self.session.name,
             self.session.bus.as_deref(),
+            pipewire,
         )?);
         let asker = desk_x11::AskThePerson {
             person: self.person.display.clone(),

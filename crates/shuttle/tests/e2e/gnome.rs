@@ -589,6 +589,9 @@ fn an_agent_works_in_the_persons_own_gnome_session_and_the_person_stops_it_with_
     let status = daemon.call("status", json!({})).json();
     assert_eq!(status["display"]["system"], "wayland", "{status}");
     assert_eq!(status["safety"]["kill_hotkey"]["grabbed"], true, "{status}");
+    // Shots come from the screen-cast stream, over the session's PipeWire: the marker's red
+    // below is read from it, so its colours are in the right order.
+    assert_eq!(status["desk"]["capture"], "pipewire", "{status}");
 
     // Into a window that opened under the overview GNOME shows after login.
     let text = "Grüße ✓ 日本";
