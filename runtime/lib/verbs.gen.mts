@@ -340,7 +340,7 @@ export interface Closed {
   note?: string | null;
 }
 
-/** One action, or actions: a list run in order to the first failure (a bad list runs none); each waited out until the screen is still; answers what each did, changed windows, a screenshot. */
+/** One action, or actions run in order to the first failure (a bad list runs none), each waited out until the screen is still; answers what each did, changed windows, a screenshot. */
 export interface ComputerActRequest {
   /** Whose elements and scale to use (default: your own session). */
   session?: string | null;
@@ -394,7 +394,7 @@ export interface ComputerScaleArgs {
   session?: string | null;
 }
 
-/** Windows frontmost first, modal dialogs the screen hides, the front app's (or pid's, window_id's) elements as [index] with centres, and a JPEG scaled to max_edge (1024; 0 full size). */
+/** Windows frontmost first, modal dialogs the screen hides, the front app's (or pid's, window_id's) elements as [index] with centres, a JPEG of max_edge (1024; 0: full size). */
 export interface ComputerStateArgs {
   /** Whose elements and scale to keep (default: your own session). */
   session?: string | null;
@@ -591,7 +591,7 @@ export interface LaunchArgs {
   args?: string[];
 }
 
-/** A screenshot scaled to max_edge, or region {x,y,w,h} of the latest at full resolution, with how its pixels map to x,y. */
+/** A screenshot of max_edge, or region {x,y,w,h} of the latest at full size, with how its pixels map to x,y. */
 export interface LookArgs {
   /** Whose scale to read region by and to update (default: your own session). */
   session?: string | null;
@@ -964,7 +964,7 @@ export interface Shot {
   scale?: number | null;
 }
 
-/** A PNG of the screen, of x,y,w,h, or of one window's own pixels (x,y,w,h crop it; origin, screen_origin say where). */
+/** A PNG of the screen, x,y,w,h, or one window's own pixels (x,y,w,h crop it; origin, screen_origin say where). */
 export interface ShotArgs {
   /** Left edge of the rectangle. */
   x?: number | null;
@@ -1059,7 +1059,7 @@ export interface Still {
   volatile: number;
 }
 
-/** Wait until the screen holds still for hold_ms (40), at most timeout_ms (600, max 5000); answers still. */
+/** Until the screen holds still for hold_ms (40), at most timeout_ms (600, max 5000); answers still. */
 export interface StillArgs {
   /** Give up after this long (default 600); a longer wait is cut to 5000 ms. */
   timeout_ms?: number | null;
@@ -1183,7 +1183,7 @@ export interface Unverified {
 /** Which nodes of a window a snapshot answers. */
 export type View = "all" | "shown" | "interactive";
 
-/** Wait until the window list differs from since (a windows result), up to timeout_ms (max 5000); answers changed, windows. */
+/** Until the window list differs from since (a windows result), at most timeout_ms (5000 max); answers changed, windows. */
 export interface WaitArgs {
   /** A result of `windows` to compare against. */
   since: Window[];

@@ -84,7 +84,7 @@ pub struct ScreenArgs {}
 
 impl Args for ScreenArgs {}
 
-/// A PNG of the screen, of x,y,w,h, or of one window's own pixels (x,y,w,h crop it; origin, screen_origin say where).
+/// A PNG of the screen, x,y,w,h, or one window's own pixels (x,y,w,h crop it; origin, screen_origin say where).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShotArgs {
@@ -136,7 +136,7 @@ pub struct UnansweredArgs {}
 
 impl Args for UnansweredArgs {}
 
-/// Wait until the window list differs from since (a windows result), up to timeout_ms (max 5000); answers changed, windows.
+/// Until the window list differs from since (a windows result), at most timeout_ms (5000 max); answers changed, windows.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WaitArgs {
@@ -155,7 +155,7 @@ impl WaitArgs {
 
 impl Args for WaitArgs {}
 
-/// Wait until the screen holds still for hold_ms (40), at most timeout_ms (600, max 5000); answers still.
+/// Until the screen holds still for hold_ms (40), at most timeout_ms (600, max 5000); answers still.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StillArgs {

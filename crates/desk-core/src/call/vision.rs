@@ -43,7 +43,7 @@ fn check_session(session: &Option<String>) -> Result<(), String> {
     }
 }
 
-/// Windows frontmost first, modal dialogs the screen hides, the front app's (or pid's, window_id's) elements as [index] with centres, and a JPEG scaled to max_edge (1024; 0 full size).
+/// Windows frontmost first, modal dialogs the screen hides, the front app's (or pid's, window_id's) elements as [index] with centres, a JPEG of max_edge (1024; 0: full size).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ComputerStateArgs {
@@ -417,7 +417,7 @@ impl ActStep {
     }
 }
 
-/// One action, or actions: a list run in order to the first failure (a bad list runs none); each waited out until the screen is still; answers what each did, changed windows, a screenshot.
+/// One action, or actions run in order to the first failure (a bad list runs none), each waited out until the screen is still; answers what each did, changed windows, a screenshot.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 pub struct ComputerActRequest {
     /// Whose elements and scale to use (default: your own session).
@@ -558,7 +558,7 @@ pub struct Region {
     pub h: f64,
 }
 
-/// A screenshot scaled to max_edge, or region {x,y,w,h} of the latest at full resolution, with how its pixels map to x,y.
+/// A screenshot of max_edge, or region {x,y,w,h} of the latest at full size, with how its pixels map to x,y.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LookArgs {

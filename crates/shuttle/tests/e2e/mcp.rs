@@ -41,6 +41,7 @@ fn lists_the_built_in_tools_with_short_exact_descriptions() {
     assert_eq!(
         names,
         [
+            "look",
             "desk",
             "computer",
             "screenshot",
@@ -49,27 +50,49 @@ fn lists_the_built_in_tools_with_short_exact_descriptions() {
             "gui_plan"
         ]
     );
-    let desk = &tools[0];
-    let description = desk["description"].as_str().unwrap();
+    // Reading apart from acting, as the annotations say: a client may let look, screenshot
+    // and status run unasked, and ask before desk, computer and the runs of code.
+    let hint = |tool: &Value, key: &str| tool["annotations"][key].clone();
+    for tool in &tools {
+        let reads = ["look", "screenshot", "status"].contains(&tool["name"].as_str().unwrap());
+        // Unsaid is MCP's default: not read-only.
+        assert_eq!(hint(tool, "readOnlyHint") == json!(true), reads, "{tool}");
+        let open = ["script_run", "gui_plan"].contains(&tool["name"].as_str().unwrap());
+        assert_eq!(hint(tool, "openWorldHint"), json!(open), "{tool}");
+    }
+    let (look, desk) = (&tools[0], &tools[1]);
+    let read_lines = look["description"].as_str().unwrap();
+    let act_lines = desk["description"].as_str().unwrap();
     for line in [
         "windows: The top-level windows",
         "screen: The screen's width",
-        "shot x? y? w? h? path? window? pid?",
-        "scroll direction(up|down|left|right) amount?",
+        "shot x? y? w? h? path? window?",
     ] {
         assert!(
-            description.contains(line),
-            "desk description lacks {line:?}: {description}"
+            read_lines.contains(line),
+            "look lacks {line:?}: {read_lines}"
         );
     }
+    assert!(
+        act_lines.contains("scroll direction(up|down|left|right) amount?"),
+        "{act_lines}"
+    );
+    let enum_of = |tool: &Value| tool["inputSchema"]["properties"]["verb"]["enum"].clone();
     assert_eq!(desk["inputSchema"]["required"], json!(["verb"]));
-    let verbs = desk["inputSchema"]["properties"]["verb"]["enum"].clone();
+    let (reads, verbs) = (enum_of(look), enum_of(desk));
     for verb in [
-        "windows",
-        "screen",
-        "shot",
-        "wait",
-        "still",
+        "windows", "screen", "shot", "wait", "still", "snapshot", "find",
+    ] {
+        assert!(
+            reads.as_array().unwrap().contains(&json!(verb)),
+            "{verb}: {reads}"
+        );
+        assert!(
+            !verbs.as_array().unwrap().contains(&json!(verb)),
+            "{verb}: {verbs}"
+        );
+    }
+    for verb in [
         "key",
         "type",
         "click",
@@ -86,7 +109,7 @@ fn lists_the_built_in_tools_with_short_exact_descriptions() {
             "{verb} is not listed: {verbs}"
         );
     }
-    let computer = tools[1]["inputSchema"]["properties"]["verb"]["enum"].clone();
+    let computer = tools[2]["inputSchema"]["properties"]["verb"]["enum"].clone();
     assert_eq!(
         computer,
         json!([
@@ -102,9 +125,9 @@ fn lists_the_built_in_tools_with_short_exact_descriptions() {
     // About 1,900 tokens: every desk verb (38 of them), limit and result field, and the vision
     // verbs; then about 500 for scripts and plans.
     let cost = |tools: &[Value]| -> usize { tools.iter().map(|t| t.to_string().len()).sum() };
-    let desk_tools = cost(&tools[..4]);
+    let desk_tools = cost(&tools[..5]);
     assert!(desk_tools < 7700, "the desk tools cost {desk_tools} bytes");
-    let run_tools = cost(&tools[4..]);
+    let run_tools = cost(&tools[5..]);
     assert!(
         run_tools < 2300,
         "script_run and gui_plan cost {run_tools} bytes"
@@ -182,6 +205,11 @@ fn bad_calls_are_tool_errors_the_agent_can_read() {
             "screenshot",
             json!({"window": "no such window anywhere"}),
             "no window matches",
+        ),
+        (
+            "look",
+            json!({"verb": "type", "text": "x"}),
+            "look: type acts on the desktop; call desk",
         ),
     ];
     for (tool, args, want) in cases {

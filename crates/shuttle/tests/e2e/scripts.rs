@@ -477,6 +477,7 @@ fn a_plugin_tool_and_its_resources_are_listed_and_served_and_bad_files_are_skipp
     assert_eq!(
         names,
         [
+            "look",
             "desk",
             "computer",
             "screenshot",
