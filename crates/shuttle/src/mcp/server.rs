@@ -3,12 +3,13 @@
 use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     InitializeResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, ServerCapabilities, ServerConfig,
+    ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Resource, ResourceContents, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -26,6 +27,32 @@ const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
     ProtocolVersion::V_2025_06_18,
     ProtocolVersion::V_2025_11_25,
 ];
+
+/// When a call that is still running first reports progress, and how often after that.
+const PROGRESS_FIRST: Duration = Duration::from_millis(500);
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
+
+/// Reports a call's progress while it runs, when the client asked with a progress token: the
+/// seconds it has run, every [`PROGRESS_EVERY`] from [`PROGRESS_FIRST`] on, so a client that
+/// times calls out knows a launch, a wait or a script is still under way. Never ends.
+async fn progress(context: &RequestContext<RoleServer>, name: &str, wire_tool: &str) {
+    let Some(token) = context.meta.get_progress_token() else {
+        return std::future::pending().await;
+    };
+    let started = Instant::now();
+    let mut ticks =
+        tokio::time::interval_at(tokio::time::Instant::now() + PROGRESS_FIRST, PROGRESS_EVERY);
+    // The verb the agent called, as it named it (desk's verbs go as desk_VERB on the wire).
+    let what = wire_tool.strip_prefix("desk_").unwrap_or(name);
+    loop {
+        ticks.tick().await;
+        let seconds = (started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
+        let note = ProgressNotificationParam::new(token.clone(), seconds)
+            .with_message(format!("{what}: running for {seconds} s"));
+        // A client that stopped listening is no reason to stop the call.
+        let _ = context.peer.notify_progress(note).await;
+    }
+}
 
 /// Serves the shuttle tools to one agent session.
 pub struct DeskServer {
@@ -186,9 +213,11 @@ impl ServerHandler for DeskServer {
             .is_some()
             .then(|| shared.sibling());
         let client = own.as_mut().unwrap_or(&mut shared);
+        let ticking = progress(&context, &request.name, &tool);
         let outcome = tokio::select! {
             outcome = client.call(&tool, args) => Some(outcome),
             () = context.ct.cancelled() => None,
+            () = ticking => unreachable!("progress ticks until the call ends"),
         };
         let Some(outcome) = outcome else {
             // Closing the connection is what cancels the call in the daemon. rmcp sends no reply

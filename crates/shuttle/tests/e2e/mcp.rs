@@ -341,6 +341,49 @@ fn calls_are_answered_in_order_and_cancelled_ones_get_no_reply() {
 }
 
 #[test]
+fn a_long_call_reports_its_progress_when_the_client_asks_and_only_then() {
+    require_desktop();
+    let daemon = Daemon::start();
+    let since = current_windows(&daemon);
+    let mut mcp = Mcp::start(&daemon.socket, &[]);
+    mcp.initialize("2025-06-18");
+    let wait = json!({"verb": "wait", "since": since, "timeout_ms": 2600});
+    // Everything the server sends until the call's answer.
+    let mut until_answered = |params: Value| {
+        let id = mcp.request("tools/call", params);
+        let mut before = Vec::new();
+        loop {
+            let message = mcp.next(Duration::from_secs(10)).expect("the answer");
+            if message["id"] == json!(id) {
+                return (before, message);
+            }
+            before.push(message);
+        }
+    };
+    let (told, answer) = until_answered(
+        json!({"name": "look", "arguments": wait, "_meta": {"progressToken": "w-1"}}),
+    );
+    assert_ne!(answer["result"]["isError"], true, "{answer}");
+    let progress: Vec<f64> = told
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .map(|m| {
+            assert_eq!(m["params"]["progressToken"], "w-1", "{m}");
+            let said = m["params"]["message"].as_str().unwrap();
+            assert!(said.starts_with("wait: running for "), "{said}");
+            m["params"]["progress"].as_f64().unwrap()
+        })
+        .collect();
+    // At 0.5 s, 1.5 s and 2.5 s of a 2.6 s wait: each later than the one before.
+    assert!(progress.len() >= 2, "{told:?}");
+    assert!(progress.windows(2).all(|p| p[0] < p[1]), "{progress:?}");
+    assert!(progress[0] >= 0.4, "{progress:?}");
+    // Without a token, the same call says nothing before its answer.
+    let (told, _) = until_answered(json!({"name": "look", "arguments": wait}));
+    assert!(told.is_empty(), "{told:?}");
+}
+
+#[test]
 fn cancelling_the_running_call_cancels_it_in_the_daemon() {
     require_desktop();
     let daemon = Daemon::start();
