@@ -44,6 +44,9 @@ pub struct Status {
     pub models: Models,
     /// The plugins: their directory, tools, services and what MCP lists of them.
     pub plugins: Plugins,
+    /// What `shuttle mcp` sessions follow.
+    #[serde(default)]
+    pub mcp: Mcp,
     /// Calls answered.
     pub calls: u64,
     /// Connections accepted.
@@ -148,6 +151,24 @@ pub struct Agent {
     pub idle_s: u64,
     pub turn: Option<String>,
 }
+
+/// What `shuttle mcp` sessions follow (`[mcp]` in config.toml).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mcp {
+    /// The most bytes of text a tool result carries; the rest is a resource to read.
+    pub reply_budget: usize,
+}
+
+impl Default for Mcp {
+    fn default() -> Self {
+        Self {
+            reply_budget: DEFAULT_REPLY_BUDGET,
+        }
+    }
+}
+
+/// `[mcp] reply_budget` when config.toml says nothing.
+pub const DEFAULT_REPLY_BUDGET: usize = 8192;
 
 /// Where model calls go, and whether the key is set (never the key).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -32,7 +32,30 @@ pub struct Config {
     pub apps: AppsConfig,
     /// The model calls: one endpoint, a model per role (`[models]`, see docs/models.md).
     pub models: models::Config,
+    /// What `shuttle mcp` sessions follow.
+    pub mcp: McpConfig,
 }
+
+/// `[mcp]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct McpConfig {
+    /// The most bytes of text a tool result carries; what is over it is cut on a node, item or
+    /// line boundary and kept for the session as a resource.
+    pub reply_budget: usize,
+}
+
+impl Default for McpConfig {
+    fn default() -> Self {
+        Self {
+            reply_budget: desk_core::status::DEFAULT_REPLY_BUDGET,
+        }
+    }
+}
+
+/// The budgets `reply_budget` may take: below, a snapshot's fields alone would not fit; above,
+/// more than any MCP client takes in one result.
+const REPLY_BUDGETS: std::ops::RangeInclusive<usize> = 2048..=1_048_576;
 
 /// `[daemon]`
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -465,6 +488,16 @@ pub fn parse(text: &str) -> Result<Config, String> {
     if let Err((key, why)) = config.apps.check() {
         return Err(format!("{}, key `{key}`: {why}", line_of(text, key)));
     }
+    if !REPLY_BUDGETS.contains(&config.mcp.reply_budget) {
+        return Err(format!(
+            "{}, key `reply_budget`: {} bytes is out of range; give {} to {} (default {})",
+            line_of(text, "reply_budget"),
+            config.mcp.reply_budget,
+            REPLY_BUDGETS.start(),
+            REPLY_BUDGETS.end(),
+            desk_core::status::DEFAULT_REPLY_BUDGET
+        ));
+    }
     Ok(config)
 }
 
@@ -580,6 +613,19 @@ fn modified(path: &Path) -> Option<Stamp> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reply_budget_out_of_range_is_refused_naming_the_range() {
+        let refused = parse("[mcp]\nreply_budget = 0\n").unwrap_err();
+        assert!(refused.contains("line 2, key `reply_budget`"), "{refused}");
+        assert!(
+            refused.contains("give 2048 to 1048576 (default 8192)"),
+            "{refused}"
+        );
+        let config = parse("[mcp]\nreply_budget = 4096\n").unwrap();
+        assert_eq!(config.mcp.reply_budget, 4096);
+        assert_eq!(parse("").unwrap().mcp.reply_budget, 8192);
+    }
 
     #[test]
     fn the_sandbox_is_home_on_private_displays_where_it_can_be_and_as_named_elsewhere() {

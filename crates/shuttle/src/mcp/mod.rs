@@ -3,7 +3,9 @@
 //! - [`server`]: the rmcp handler.
 //! - [`tools`]: the tool list and the mapping of calls onto the desk wire.
 //! - [`ordered`]: one tool call at a time, in order, with cancellation.
+//! - [`budget`]: replies cut to the session's budget, the whole kept as resources.
 
+mod budget;
 mod ordered;
 mod server;
 mod tools;

@@ -17,6 +17,7 @@ use tokio::sync::Mutex;
 
 use desk_core::status::{Catalog, Status};
 
+use super::budget::{self, Kept};
 use super::tools;
 use crate::client::DeskClient;
 
@@ -61,6 +62,8 @@ pub struct DeskServer {
     /// What the daemon last said it serves: its mode and the plugins' tools and resources. The
     /// proxy reads no settings of its own.
     offered: Mutex<Option<(tools::Mode, Arc<Catalog>)>>,
+    /// The replies this session cut, whole, as resources.
+    kept: std::sync::Mutex<Kept>,
 }
 
 impl DeskServer {
@@ -71,6 +74,7 @@ impl DeskServer {
             client: Mutex::new(client),
             cwd,
             offered: Mutex::new(None),
+            kept: std::sync::Mutex::default(),
         }
     }
 
@@ -98,13 +102,24 @@ impl DeskServer {
         offered
     }
 
-    /// The plugins the daemon last said it serves, asked once when never asked.
-    async fn catalog(&self) -> Arc<Catalog> {
+    /// What the daemon last said it serves, asked once when never asked.
+    async fn offered(&self) -> (tools::Mode, Arc<Catalog>) {
         let known = self.offered.lock().await.clone();
         match known {
-            Some((_, catalog)) => catalog,
-            None => self.ask_offered().await.1,
+            Some(offered) => offered,
+            None => self.ask_offered().await,
         }
+    }
+
+    /// The plugins the daemon last said it serves.
+    async fn catalog(&self) -> Arc<Catalog> {
+        self.offered().await.1
+    }
+
+    fn kept(&self) -> std::sync::MutexGuard<'_, Kept> {
+        self.kept
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -146,7 +161,7 @@ impl ServerHandler for DeskServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let catalog = self.ask_offered().await.1;
-        let resources = catalog
+        let mut resources: Vec<Resource> = catalog
             .resources()
             .map(|r| {
                 Resource::new(r.uri.clone(), r.name())
@@ -154,6 +169,13 @@ impl ServerHandler for DeskServer {
                     .with_mime_type(r.mime.clone())
             })
             .collect();
+        resources.extend(self.kept().list().map(|(uri, size, mime)| {
+            Resource::new(uri, uri)
+                .with_description(format!(
+                    "a reply cut to this session's budget, whole ({size} bytes)"
+                ))
+                .with_mime_type(mime)
+        }));
         Ok(ListResourcesResult::with_all_items(resources))
     }
 
@@ -162,6 +184,21 @@ impl ServerHandler for DeskServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
+        if request.uri.starts_with(budget::REPLY_URI) {
+            let kept = self.kept();
+            let Some((text, mime)) = kept.get(&request.uri) else {
+                return Err(McpError::resource_not_found(
+                    format!(
+                        "no reply {:?} is kept: a session keeps the last replies it cut, and \
+                         only for itself; resources/list names those there are",
+                        request.uri
+                    ),
+                    None,
+                ));
+            };
+            let contents = ResourceContents::text(text, request.uri.clone()).with_mime_type(mime);
+            return Ok(ReadResourceResult::new(vec![contents]).into());
+        }
         let catalog = self.catalog().await;
         let Some(resource) = catalog.resources().find(|r| r.uri == request.uri) else {
             return Err(McpError::resource_not_found(
@@ -193,7 +230,7 @@ impl ServerHandler for DeskServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let catalog = self.catalog().await;
+        let (mode, catalog) = self.offered().await;
         let (tool, args) = match tools::to_wire(
             &request.name,
             request.arguments,
@@ -226,7 +263,7 @@ impl ServerHandler for DeskServer {
             return Ok(CallToolResult::error(vec![ContentBlock::text("cancelled")]).into());
         };
         Ok(match outcome {
-            Ok(reply) => tools::to_result(reply),
+            Ok(reply) => tools::to_result(reply, mode.reply_budget, &mut self.kept()),
             Err(e) => CallToolResult::error(vec![ContentBlock::text(e.to_string())]),
         }
         .into())

@@ -15,6 +15,8 @@ use serde_json::{Value, json};
 
 use desk_core::status::{Catalog, Status};
 
+use super::budget::{self, Cut, Kept};
+
 /// The tool that runs the desk verbs that only read: windows, trees, shots, the clipboard.
 pub const LOOK: &str = "look";
 /// The tool that runs the desk verbs that act: input, windows and apps changed. It also runs
@@ -28,7 +30,7 @@ pub const SCREENSHOT: &str = "screenshot";
 pub const STATUS: &str = "status";
 
 /// What the user's config tells agents up front, so they plan for it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Mode {
     /// Only observation verbs are served.
     pub read_only: bool,
@@ -36,6 +38,19 @@ pub struct Mode {
     pub dry_run: bool,
     /// `script_run` and the tool plugins are turned off.
     pub no_scripts: bool,
+    /// The most bytes of text a reply carries (`[mcp] reply_budget`).
+    pub reply_budget: usize,
+}
+
+impl Default for Mode {
+    fn default() -> Self {
+        Self {
+            read_only: false,
+            dry_run: false,
+            no_scripts: false,
+            reply_budget: budget::DEFAULT_BUDGET,
+        }
+    }
 }
 
 impl Mode {
@@ -46,6 +61,7 @@ impl Mode {
             read_only: status.safety.read_only,
             dry_run: status.safety.dry_run,
             no_scripts: !status.scripts,
+            reply_budget: status.mcp.reply_budget,
         }
     }
 }
@@ -385,29 +401,94 @@ fn absolutise_path(args: &mut JsonObject, cwd: Option<&Path>) -> Result<(), Stri
 }
 
 /// A daemon reply as an MCP tool result: the text, the image as an image block when there is
-/// one, and a JSON object result also as `structuredContent`, for clients that read it.
-pub fn to_result(reply: Reply) -> CallToolResult {
+/// one, and a JSON object result also as `structuredContent`, for clients that read it. Text
+/// over `budget` bytes is cut on an item or line boundary (`budget::cut_json`), the whole kept
+/// in `kept` and linked as a resource, and a `cut` field says what was left out and how to ask
+/// for less.
+pub fn to_result(reply: Reply, budget: usize, kept: &mut Kept) -> CallToolResult {
     if reply.is_error {
         // An error is shuttle's words, which quote any app text they name (app_text::quote).
         return CallToolResult::error(vec![ContentBlock::text(reply.text)]);
     }
-    let structured = match reply.format {
+    let mut structured = match reply.format {
         Some(Format::Json) => reply.json_value().filter(Value::is_object),
         _ => None,
     };
-    let mut content = Vec::with_capacity(3);
+    let mut content = Vec::with_capacity(4);
     let mime = reply.mime().to_string();
-    if let Some(image) = reply.image_b64 {
-        content.push(ContentBlock::image(image, mime));
+    if let Some(image) = &reply.image_b64 {
+        content.push(ContentBlock::image(image.clone(), mime));
     }
-    content.extend(
-        text_blocks(&reply.text, reply.format, &nonce())
-            .into_iter()
-            .map(ContentBlock::text),
-    );
+    let nonce = nonce();
+    let mut blocks = text_blocks(&reply.text, reply.format, &nonce);
+    let mut link = None;
+    if blocks.iter().map(String::len).sum::<usize>() > budget
+        && let Some((cut, shown)) = within(&reply, budget)
+    {
+        let whole_mime = if reply.format == Some(Format::Json) {
+            "application/json"
+        } else {
+            "text/plain"
+        };
+        let uri = kept.keep(reply.text.clone(), whole_mime);
+        let note = json!({"cut": {
+            "shown": cut.shown,
+            "of": cut.of,
+            "units": cut.units,
+            "whole": uri,
+            "note": format!(
+                "the reply was over the {budget}-byte budget: read the rest with resources/read \
+                 {uri}, or ask for less (view: interactive, max_nodes, query, a smaller region)"
+            ),
+        }});
+        blocks = text_blocks(&shown, reply.format, &nonce);
+        blocks.push(note.to_string());
+        // The structured result is cut as the text is, and says so too.
+        if structured.is_some() {
+            structured = serde_json::from_str::<Value>(&shown).ok().map(|mut shown| {
+                if let (Value::Object(fields), Value::Object(cut)) = (&mut shown, note) {
+                    fields.extend(cut);
+                }
+                shown
+            });
+        }
+        link = Some(ContentBlock::resource_link(
+            rmcp::model::Resource::new(uri.clone(), uri)
+                .with_description("the whole reply, before the cut")
+                .with_mime_type(whole_mime),
+        ));
+    }
+    content.extend(blocks.into_iter().map(ContentBlock::text));
+    content.extend(link);
     let mut result = CallToolResult::success(content);
     result.structured_content = structured;
     result
+}
+
+/// What stays of `reply`'s text within `budget` (its JSON or its lines, shuttle's own fields
+/// whole), and what was cut; `None` when nothing can be cut so that it fits.
+fn within(reply: &Reply, budget: usize) -> Option<(Cut, String)> {
+    // Room for shuttle's fields, the fence around the data and the note on the cut.
+    const ROOM: usize = 600;
+    let room = budget.saturating_sub(ROOM);
+    if reply.format == Some(Format::Json) {
+        let mut value: Value = serde_json::from_str(&reply.text).ok()?;
+        let own: Vec<(String, Value)> = match &mut value {
+            Value::Object(fields) => app_text::OWN_FIELDS
+                .iter()
+                .filter_map(|&k| Some((k.to_string(), fields.remove(k)?)))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let (mut data, cut) = budget::cut_json(&value, room)?;
+        if let Value::Object(fields) = &mut data {
+            fields.extend(own);
+        }
+        return Some((cut, data.to_string()));
+    }
+    // A text (an outline): its first line may be the outcome, which stays.
+    let (kept, cut) = budget::cut_lines(&reply.text, room)?;
+    Some((cut, kept))
 }
 
 /// The text an agent reads of a result: shuttle's own fields in one block, and the rest, the
@@ -468,6 +549,71 @@ mod tests {
 
     fn none() -> Catalog {
         Catalog::default()
+    }
+
+    /// A reply as a result under the default budget.
+    fn result_of(reply: Reply) -> CallToolResult {
+        to_result(reply, budget::DEFAULT_BUDGET, &mut Kept::default())
+    }
+
+    fn texts(result: &CallToolResult) -> Vec<String> {
+        result
+            .content
+            .iter()
+            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn a_reply_over_the_budget_is_cut_on_a_node_and_kept_whole_as_a_resource() {
+        let nodes: Vec<Value> = (0..400)
+            .map(|i| json!({"ref": i, "id": format!("a:{i}"), "role": "table cell", "name": format!("row {i}")}))
+            .collect();
+        let tree = json!({"window": {"id": "0x1", "title": "Files"}, "nodes": nodes});
+        let mut kept = Kept::default();
+        let result = to_result(Reply::json(&tree), 4096, &mut kept);
+        let size: usize = texts(&result).iter().map(String::len).sum();
+        assert!(size <= 4096, "{size} bytes of text");
+        let structured = result.structured_content.clone().unwrap();
+        let shown = structured["cut"]["shown"].as_u64().unwrap() as usize;
+        assert!(shown > 10 && shown < 400, "{structured}");
+        assert_eq!(structured["nodes"].as_array().unwrap().len(), shown);
+        assert_eq!(structured["cut"]["units"], "items of nodes");
+        let uri = structured["cut"]["whole"].as_str().unwrap();
+        let (whole, mime) = kept.get(uri).unwrap();
+        assert_eq!(serde_json::from_str::<Value>(whole).unwrap(), tree);
+        assert_eq!(mime, "application/json");
+        let linked = result.content.iter().find_map(|c| match c {
+            ContentBlock::ResourceLink(link) => Some(link.uri.clone()),
+            _ => None,
+        });
+        assert_eq!(linked.as_deref(), Some(uri));
+        // The app's text stays fenced; shuttle's note on the cut is its own block.
+        let blocks = texts(&result);
+        assert!(blocks[0].contains("\u{27e6}data "), "{blocks:?}");
+        assert!(
+            blocks.last().unwrap().contains("resources/read"),
+            "{blocks:?}"
+        );
+        // Within the budget, nothing is cut or kept.
+        let small = to_result(Reply::json(&json!({"nodes": [1, 2]})), 4096, &mut kept);
+        assert!(small.structured_content.unwrap().get("cut").is_none());
+        assert_eq!(kept.list().count(), 1);
+    }
+
+    #[test]
+    fn an_outline_over_the_budget_keeps_its_first_whole_lines() {
+        let outline: String = (0..500)
+            .map(|i| format!("  button \"B{i}\" #a:{i}\n"))
+            .collect();
+        let mut kept = Kept::default();
+        let result = to_result(Reply::ok(outline.clone(), Format::Text), 3000, &mut kept);
+        let blocks = texts(&result);
+        assert!(blocks.iter().map(String::len).sum::<usize>() <= 3000);
+        let (whole, _) = kept.get("shuttle://reply/1").unwrap();
+        assert_eq!(whole, outline);
+        assert!(blocks[0].contains("  button \"B0\" #a:0\n"), "{blocks:?}");
+        assert!(!blocks[0].contains("B499"), "{blocks:?}");
     }
 
     #[test]
@@ -655,14 +801,14 @@ mod tests {
 
     #[test]
     fn a_json_object_result_is_also_structured_content_and_text_is_not() {
-        let json = to_result(Reply::json(&json!({"width": 4, "height": 3})));
+        let json = result_of(Reply::json(&json!({"width": 4, "height": 3})));
         assert_eq!(
             json.structured_content,
             Some(json!({"width": 4, "height": 3}))
         );
-        let text = to_result(Reply::ok("{\"looks\": \"like json\"}", Format::Text));
+        let text = result_of(Reply::ok("{\"looks\": \"like json\"}", Format::Text));
         assert_eq!(text.structured_content, None);
-        let list = to_result(Reply::json(&json!([1, 2])));
+        let list = result_of(Reply::json(&json!([1, 2])));
         assert_eq!(
             list.structured_content, None,
             "structured content is an object"

@@ -73,6 +73,9 @@ impl Daemon {
                 errors: self.plugins.errors.clone(),
                 catalog: self.plugins.catalog(),
             },
+            mcp: desk_core::status::Mcp {
+                reply_budget: config.mcp.reply_budget,
+            },
             calls: self.calls.load(Ordering::Relaxed),
             connections: self.connections.load(Ordering::Relaxed),
         }

@@ -341,6 +341,66 @@ fn calls_are_answered_in_order_and_cancelled_ones_get_no_reply() {
 }
 
 #[test]
+fn a_reply_over_the_budget_is_cut_on_a_node_and_the_whole_is_read_as_a_resource() {
+    require_desktop();
+    let daemon = Daemon::start_configured(Some("[mcp]\nreply_budget = 2048\n"), &[]);
+    let _fixture = Fixture::start("Many buttons", &["--many", "200"]);
+    let mut mcp = Mcp::start(&daemon.socket, &[]);
+    mcp.initialize("2025-06-18");
+    let result = mcp.call(
+        "look",
+        json!({"verb": "snapshot", "window": "Many buttons"}),
+    );
+    assert_ne!(result["isError"], true, "{result}");
+    let content = result["content"].as_array().unwrap();
+    let text: usize = content
+        .iter()
+        .filter_map(|c| c["text"].as_str())
+        .map(str::len)
+        .sum();
+    assert!(text <= 2048, "{text} bytes of text");
+    let cut = &result["structuredContent"]["cut"];
+    let (shown, of) = (cut["shown"].as_u64().unwrap(), cut["of"].as_u64().unwrap());
+    assert!(shown > 0 && shown < of, "{cut}");
+    let nodes = result["structuredContent"]["nodes"].as_array().unwrap();
+    assert_eq!(nodes.len() as u64, shown);
+    let uri = cut["whole"].as_str().unwrap();
+    let link = content
+        .iter()
+        .find(|c| c["type"] == "resource_link")
+        .unwrap();
+    assert_eq!(link["uri"], uri, "{link}");
+    // The whole reply, as the daemon gave it to a caller without a budget.
+    let id = mcp.request("resources/list", json!({}));
+    let listed = mcp.response(id)["result"]["resources"].clone();
+    assert!(
+        listed.as_array().unwrap().iter().any(|r| r["uri"] == uri),
+        "{listed}"
+    );
+    let id = mcp.request("resources/read", json!({"uri": uri}));
+    let read = mcp.response(id);
+    let whole: Value =
+        serde_json::from_str(read["result"]["contents"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(whole["nodes"].as_array().unwrap().len() as u64, of);
+    assert_eq!(
+        whole["nodes"].as_array().unwrap()[..shown as usize],
+        nodes[..]
+    );
+    let direct = daemon
+        .call("desk_snapshot", json!({"window": "Many buttons"}))
+        .json();
+    assert_eq!(direct["nodes"].as_array().unwrap().len() as u64, of);
+    // A reply never kept is an error that says what there is.
+    let id = mcp.request("resources/read", json!({"uri": "shuttle://reply/999"}));
+    let missing = mcp.response(id);
+    let said = missing["error"]["message"].as_str().unwrap();
+    assert!(
+        said.contains("no reply") && said.contains("resources/list"),
+        "{said}"
+    );
+}
+
+#[test]
 fn a_long_call_reports_its_progress_when_the_client_asks_and_only_then() {
     require_desktop();
     let daemon = Daemon::start();
