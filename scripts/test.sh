@@ -32,6 +32,9 @@ step "Node for scripts (pinned, checked by sha256)"
 # The virtual desktop gives the tests a home of their own, so the daemon is told where Node is.
 SHUTTLE_NODE=$(scripts/node.sh)
 export SHUTTLE_NODE
+step "MCP client SDKs, pinned (scripts/mcp_clients.sh)"
+SHUTTLE_MCP_CLIENTS=$(scripts/mcp_clients.sh)
+export SHUTTLE_MCP_CLIENTS
 step "runtime tests (node --test)"
 "$SHUTTLE_NODE" --test 'runtime/test/*.test.mts'
 

@@ -400,6 +400,106 @@ fn a_reply_over_the_budget_is_cut_on_a_node_and_the_whole_is_read_as_a_resource(
     );
 }
 
+/// Runs `program` `args` (a client script of tests/clients) against `daemon`; answers the JSON
+/// it printed of what it saw.
+fn client_saw(daemon: &Daemon, program: &str, args: &[&str], env: &[(&str, &str)]) -> Value {
+    let output = std::process::Command::new(program)
+        .args(args)
+        .env("SHUTTLE_SOCKET", &daemon.socket)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{program} {args:?} failed: {printed}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_str(printed.trim()).unwrap_or_else(|e| panic!("{e}: {printed}"))
+}
+
+/// The real MCP SDKs, Python and TypeScript, each as a client program uses it: annotations,
+/// progress from a long call, a cut reply's whole followed by its link, a long call cancelled.
+#[test]
+fn the_python_and_typescript_sdks_read_annotations_progress_links_and_cancel() {
+    require_desktop();
+    let clients =
+        std::path::PathBuf::from(std::env::var("SHUTTLE_MCP_CLIENTS").unwrap_or_else(|_| {
+            format!("{}/../../target/mcp-clients", env!("CARGO_MANIFEST_DIR"))
+        }));
+    let python = clients.join("venv/bin/python");
+    let modules = clients.join("node_modules");
+    assert!(
+        python.exists() && modules.exists(),
+        "no MCP client SDKs in {}: run scripts/mcp_clients.sh",
+        clients.display()
+    );
+    let node = std::env::var("SHUTTLE_NODE").expect("SHUTTLE_NODE: run scripts/node.sh");
+    let daemon = Daemon::start();
+    let _fixture = Fixture::start("Many buttons", &["--many", "300"]);
+    let whole = daemon
+        .call(
+            "desk_snapshot",
+            json!({"window": "Many buttons", "view": "all"}),
+        )
+        .json()["nodes"]
+        .as_array()
+        .unwrap()
+        .len();
+    let here = env!("CARGO_MANIFEST_DIR");
+    let shuttle = env!("CARGO_BIN_EXE_shuttle");
+    let python_script = format!("{here}/../../tests/clients/python_sdk.py");
+    let typescript_script = format!("{here}/../../tests/clients/typescript_sdk.mjs");
+    for (sdk, saw) in [
+        (
+            "python",
+            client_saw(
+                &daemon,
+                python.to_str().unwrap(),
+                &[&python_script, shuttle, "Many buttons"],
+                &[],
+            ),
+        ),
+        (
+            "typescript",
+            client_saw(
+                &daemon,
+                &node,
+                &[&typescript_script, shuttle, "Many buttons"],
+                &[("NODE_PATH", modules.to_str().unwrap())],
+            ),
+        ),
+    ] {
+        let tools = &saw["tools"];
+        assert_eq!(tools["look"]["readOnlyHint"], true, "{sdk}: {saw}");
+        assert_eq!(tools["status"]["readOnlyHint"], true, "{sdk}: {saw}");
+        assert!(tools["desk"].get("readOnlyHint").is_none(), "{sdk}: {saw}");
+        assert_eq!(tools["script_run"]["openWorldHint"], true, "{sdk}: {saw}");
+        let progress = saw["progress"].as_array().unwrap();
+        assert!(progress.len() >= 2, "{sdk}: {saw}");
+        assert!(
+            progress[0][1]
+                .as_str()
+                .unwrap()
+                .starts_with("wait: running for"),
+            "{sdk}: {saw}"
+        );
+        let cut = &saw["cut"];
+        assert_eq!(cut["of"], whole, "{sdk}: {saw}");
+        assert_eq!(cut["whole_nodes"], whole, "{sdk}: {saw}");
+        assert!(
+            cut["shown"].as_u64().unwrap() < whole as u64,
+            "{sdk}: {saw}"
+        );
+        // The cancelled wait would have held the session for 5 s.
+        assert!(
+            saw["after_cancel_s"].as_f64().unwrap() < 4.0,
+            "{sdk}: {saw}"
+        );
+        assert_eq!(saw["status_ok"], true, "{sdk}: {saw}");
+    }
+}
+
 #[test]
 fn a_long_call_reports_its_progress_when_the_client_asks_and_only_then() {
     require_desktop();

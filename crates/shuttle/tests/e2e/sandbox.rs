@@ -194,11 +194,12 @@ fn control(mcp: &mut Mcp, window: &str, role: &str, name: &str) -> Value {
     )
 }
 
-/// Whether `window`'s whole tree, as text, holds `text` now.
+/// Whether `window`'s controls and text, as an outline, hold `text` now. The interactive view,
+/// as an agent would ask: a browser's whole tree is over the reply budget, which would cut it.
 fn shows(mcp: &mut Mcp, window: &str, text: &str) -> bool {
     desk_tool(
         mcp,
-        json!({"verb": "snapshot", "window": window, "text": true, "view": "all"}),
+        json!({"verb": "snapshot", "window": window, "text": true, "view": "interactive"}),
     )
     .is_ok_and(|outline| outline.as_str().is_some_and(|o| o.contains(text)))
 }

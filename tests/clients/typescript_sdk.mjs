@@ -1,0 +1,69 @@
+// shuttle mcp through the MCP TypeScript SDK, as a client program would use it: the tools and
+// their annotations, progress from a long call, a cut reply's whole read as a resource, and a
+// long call cancelled. Prints one JSON object of what it saw; the Rust e2e test judges it.
+//
+// Usage: node typescript_sdk.mjs SHUTTLE WINDOW (a window with a tree over 8 KB, already on
+// the display), with NODE_PATH at the SDK's node_modules; SHUTTLE_SOCKET names the daemon.
+import { createRequire } from "node:module";
+
+const require = createRequire(process.env.NODE_PATH + "/");
+const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
+const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
+
+const [shuttle, window] = process.argv.slice(2);
+
+/** The JSON between a reply's data fence. */
+function data(content) {
+  const text = content.find((c) => c.type === "text" && c.text.includes("\u27e6data ")).text;
+  const body = text.split("\u27e6data ")[1];
+  return body.slice(body.indexOf("\n") + 1, body.lastIndexOf("\n\u27e6/data "));
+}
+
+const seen = {};
+const client = new Client({ name: "shuttle-e2e", version: "1" });
+await client.connect(new StdioClientTransport({ command: shuttle, args: ["mcp"], env: process.env }));
+const { tools } = await client.listTools();
+seen.tools = Object.fromEntries(tools.map((t) => [t.name, t.annotations ?? null]));
+
+const listed = await client.callTool({ name: "look", arguments: { verb: "windows" } });
+const since = JSON.parse(data(listed.content));
+const progress = [];
+await client.callTool(
+  { name: "look", arguments: { verb: "wait", since, timeout_ms: 2200 } },
+  undefined,
+  { onprogress: (p) => progress.push([p.progress, p.message]) },
+);
+seen.progress = progress;
+
+const tree = await client.callTool({
+  name: "look",
+  arguments: { verb: "snapshot", window, view: "all" },
+});
+const cut = tree.structuredContent.cut;
+const link = tree.content.find((c) => c.type === "resource_link").uri;
+const whole = await client.readResource({ uri: link });
+seen.cut = {
+  shown: cut.shown,
+  of: cut.of,
+  link,
+  whole_nodes: JSON.parse(whole.contents[0].text).nodes.length,
+};
+
+// A long wait cancelled by the client: the next call is answered at once.
+const started = performance.now();
+const abort = new AbortController();
+setTimeout(() => abort.abort(), 500);
+try {
+  await client.callTool(
+    { name: "look", arguments: { verb: "wait", since, timeout_ms: 5000 } },
+    undefined,
+    { signal: abort.signal },
+  );
+} catch {
+  // Cancelled, as asked.
+}
+const status = await client.callTool({ name: "status", arguments: {} });
+seen.after_cancel_s = Math.round((performance.now() - started) / 10) / 100;
+seen.status_ok = !status.isError;
+await client.close();
+console.log(JSON.stringify(seen));
