@@ -148,6 +148,12 @@ compare "key combination" \
   "xdotool key --delay 0 ctrl+a" "xdotool key --delay 0 ctrl+a"
 # The window news: a dialog that opens 300 ms after a press, in the press's reply or the next.
 /usr/bin/python3 scripts/bench_replies.py "$SHUTTLE" tests/fixture/fixture.py "$work"
+# The MCP surface: tools/list's bytes, the largest replies whole and within the budget, and how
+# late progress notifications arrive.
+echo
+echo "#### MCP: what a client receives from \`shuttle mcp\` (\`scripts/bench_mcp.py\`)"
+echo
+/usr/bin/python3 scripts/bench_mcp.py "$SHUTTLE" tests/fixture/fixture.py "$work"
 # Dialogs real apps build after a shortcut, in its own reply; beside an earlier build when
 # SHUTTLE_BENCH_BEFORE names one.
 /usr/bin/python3 scripts/bench_dialogs.py "$SHUTTLE" tests/fixture/fixture.py "$work" ${SHUTTLE_BENCH_BEFORE:+"$SHUTTLE_BENCH_BEFORE"}
