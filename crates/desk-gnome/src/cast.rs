@@ -176,12 +176,22 @@ fn consume(
     )
     .map_err(|e| failed(&what, e))?;
     let ready_on_frame = ready.clone();
+    let ended = latest.clone();
     let link = std::rc::Rc::new(std::cell::RefCell::new(None));
     let link_core = core.clone();
     let _listener = stream
         .add_local_listener_with_user_data(State::default())
         .state_changed(move |stream, _, old, new| {
             tracing::debug!(node, ?old, ?new, "screen-cast stream");
+            // A stream that ended (the person stopped the session, Mutter went) shows nothing
+            // any more: its last frame is dropped, and shots come from the Shell.
+            if matches!(
+                new,
+                pw::stream::StreamState::Error(_) | pw::stream::StreamState::Unconnected
+            ) {
+                *ended.lock().unwrap_or_else(PoisonError::into_inner) = None;
+                return;
+            }
             // Linked by us, not left to a session manager: a seat runs none.
             if new == pw::stream::StreamState::Paused && link.borrow().is_none() {
                 let ours = stream.node_id().to_string();
@@ -221,16 +231,25 @@ fn consume(
             let Some(data) = buffer.datas_mut().first_mut() else {
                 return;
             };
-            let (offset, stride) = (data.chunk().offset() as usize, data.chunk().stride());
+            let chunk = data.chunk();
+            let (offset, stride) = (chunk.offset() as usize, chunk.stride());
             let stride = if stride > 0 {
                 stride as usize
             } else {
                 size.width as usize * 4
             };
+            let length = stride * size.height as usize;
+            // Mutter marks a frame it failed to record (empty, or corrupted): the buffer then
+            // holds an older frame, which is no picture of the screen now.
+            let whole = chunk.size() as usize >= length
+                && !chunk.flags().contains(spa::buffer::ChunkFlags::CORRUPTED)
+                && stride >= size.width as usize * 4;
+            if !whole {
+                return;
+            }
             let Some(bytes) = data.data() else {
                 return;
             };
-            let length = stride * size.height as usize;
             let Some(pixels) = bytes.get(offset..offset + length) else {
                 return;
             };

@@ -524,7 +524,8 @@ impl Accessibility for AtSpi {
                 .is_some_and(|(toolkit, _)| toolkit == "Gecko");
             let deadline = std::time::Instant::now() + GECKO_HIT_WAIT;
             let mut found = None;
-            for _ in 0..64 {
+            let mut depth = 0;
+            while depth < 64 {
                 let child = self
                     .component(&node)
                     .await?
@@ -535,7 +536,10 @@ impl Accessibility for AtSpi {
                     Some(child) if child != node => {
                         found = Some(self.id(&child));
                         node = child;
+                        depth += 1;
                     }
+                    // Asked again at the same depth: the waits count against the deadline,
+                    // not against how deep the walk may go.
                     None if patient && found.is_none() && std::time::Instant::now() < deadline => {
                         async_io::Timer::after(Duration::from_millis(50)).await;
                     }

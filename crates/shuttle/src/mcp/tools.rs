@@ -308,11 +308,20 @@ pub fn to_wire(
                 Some(other) => return Err(format!("look: verb must be a string, got {other}")),
                 None => return Err(format!("look: pass verb, one of {}", look_names())),
             };
-            let verb = family_verb(LOOK, &verb, false)?;
+            let verb = match Verb::from_name(&verb) {
+                None => {
+                    return Err(format!(
+                        "look: unknown verb {verb:?}; verbs: {}",
+                        look_names()
+                    ));
+                }
+                // A vision verb: the error names the computer tool.
+                Some(_) => family_verb(LOOK, &verb, false)?,
+            };
             if verb.kind() != Kind::Observe {
                 return Err(format!(
-                    "look: {} acts on the desktop; call desk with verb {:?}",
-                    verb.name(),
+                    "look: {} acts on the desktop; look only reads (desk acts, where the \
+                     user allows it)",
                     verb.name()
                 ));
             }
@@ -468,19 +477,21 @@ pub fn to_result(reply: Reply, budget: usize, kept: &mut Kept) -> CallToolResult
 /// What stays of `reply`'s text within `budget` (its JSON or its lines, shuttle's own fields
 /// whole), and what was cut; `None` when nothing can be cut so that it fits.
 fn within(reply: &Reply, budget: usize) -> Option<(Cut, String)> {
-    // Room for shuttle's fields, the fence around the data and the note on the cut.
+    // Room for the fence around the data and the note on the cut; shuttle's own fields, never
+    // cut, take theirs too.
     const ROOM: usize = 600;
     let room = budget.saturating_sub(ROOM);
     if reply.format == Some(Format::Json) {
         let mut value: Value = serde_json::from_str(&reply.text).ok()?;
-        let own: Vec<(String, Value)> = match &mut value {
+        let own: serde_json::Map<String, Value> = match &mut value {
             Value::Object(fields) => app_text::OWN_FIELDS
                 .iter()
                 .filter_map(|&k| Some((k.to_string(), fields.remove(k)?)))
                 .collect(),
-            _ => Vec::new(),
+            _ => serde_json::Map::new(),
         };
-        let (mut data, cut) = budget::cut_json(&value, room)?;
+        let own_size = Value::Object(own.clone()).to_string().len();
+        let (mut data, cut) = budget::cut_json(&value, room.saturating_sub(own_size))?;
         if let Value::Object(fields) = &mut data {
             fields.extend(own);
         }
@@ -602,6 +613,19 @@ mod tests {
     }
 
     #[test]
+    fn shuttles_own_fields_stay_whole_and_the_cut_still_fits() {
+        let nodes: Vec<Value> = (0..400)
+            .map(|i| json!({"ref": i, "name": format!("n{i}")}))
+            .collect();
+        let note = "the toolkit says nothing of it; ".repeat(20);
+        let tree = json!({"note": note, "window": {"id": "0x1"}, "nodes": nodes});
+        let result = to_result(Reply::json(&tree), 4096, &mut Kept::default());
+        let size: usize = texts(&result).iter().map(String::len).sum();
+        assert!(size <= 4096, "{size} bytes of text");
+        assert_eq!(result.structured_content.unwrap()["note"], json!(note));
+    }
+
+    #[test]
     fn an_outline_over_the_budget_keeps_its_first_whole_lines() {
         let outline: String = (0..500)
             .map(|i| format!("  button \"B{i}\" #a:{i}\n"))
@@ -643,8 +667,15 @@ mod tests {
         let refused = to_wire(LOOK, object(json!({"verb": "close"})), cwd, &none()).unwrap_err();
         assert_eq!(
             refused,
-            "look: close acts on the desktop; call desk with verb \"close\""
+            "look: close acts on the desktop; look only reads (desk acts, where the user allows \
+             it)"
         );
+        let unknown = to_wire(LOOK, object(json!({"verb": "fly"})), cwd, &none()).unwrap_err();
+        assert!(
+            unknown.starts_with("look: unknown verb \"fly\"; verbs: windows"),
+            "{unknown}"
+        );
+        assert!(!unknown.contains("type"), "{unknown}");
         let refused = to_wire(LOOK, None, cwd, &none()).unwrap_err();
         assert!(
             refused.starts_with("look: pass verb, one of windows"),

@@ -209,7 +209,7 @@ fn bad_calls_are_tool_errors_the_agent_can_read() {
         (
             "look",
             json!({"verb": "type", "text": "x"}),
-            "look: type acts on the desktop; call desk",
+            "look: type acts on the desktop; look only reads",
         ),
     ];
     for (tool, args, want) in cases {
