@@ -62,7 +62,7 @@ Version: $version
 Architecture: amd64
 Maintainer: The shuttle developers <shuttle@users.noreply.invalid>
 Installed-Size: $size
-Depends: libc6 (>= 2.28), libgcc-s1, libstdc++6, libpipewire-0.3-0, xvfb, openbox, dbus, at-spi2-core, xdg-utils
+Depends: libc6 (>= 2.28), libgcc-s1, libstdc++6, libpipewire-0.3-0, libxkbcommon0, xvfb, openbox, dbus, at-spi2-core, xdg-utils
 Recommends: bubblewrap, libgail-common, libatk-adaptor
 Section: utils
 Priority: optional

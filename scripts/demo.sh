@@ -25,13 +25,13 @@ while [ $# -gt 0 ]; do
 done
 
 # libpipewire: shuttle reads GNOME's screen casts with it, and links it wherever it runs.
-packages=(xvfb xfonts-base openbox dbus at-spi2-core gtk-3-examples libpipewire-0.3-0)
+packages=(xvfb xfonts-base openbox dbus at-spi2-core gtk-3-examples libpipewire-0.3-0 libxkbcommon0)
 source_tree=false
 if [ -z "$with" ] && [ ! -x "$here/shuttle" ] && [ -f "$here/../Cargo.toml" ]; then
   source_tree=true
   # Building needs a C compiler (the TLS crate has C in it), PipeWire's headers and libclang
   # (its bindings are generated), and curl for Node.
-  packages+=(gcc libc6-dev libpipewire-0.3-dev libclang-dev curl ca-certificates)
+  packages+=(gcc libc6-dev libpipewire-0.3-dev libclang-dev libxkbcommon-dev curl ca-certificates)
 fi
 missing=()
 for pkg in "${packages[@]}"; do

@@ -29,6 +29,8 @@ PACKAGES=(
   # the GNOME tests: headless GNOME Shell, PipeWire (Mutter's screen casts, which its
   # RemoteDesktop input needs), Qt's Wayland platform, and gdbus and gsettings
   gnome-shell pipewire qtwayland5 libglib2.0-bin
+  # the KDE tests: headless KWin
+  kwin-wayland
   # the sandbox of the apps agents launch
   bubblewrap
   # `open`: the XDG MIME associations
@@ -36,8 +38,9 @@ PACKAGES=(
   # independent readings in tests, and the peer tools in the benchmarks
   xdotool wmctrl imagemagick hyperfine python3-pyatspi xclip xinput
   # build (a C compiler for the TLS crate; PipeWire's headers and libclang, which its Rust
-  # bindings are generated with), the pinned Node's download, the licence list
-  gcc libc6-dev libpipewire-0.3-dev libclang-dev curl ca-certificates python3
+  # bindings are generated with; xkbcommon, which reads KWin's keymap), the pinned Node's
+  # download, the licence list
+  gcc libc6-dev libpipewire-0.3-dev libclang-dev libxkbcommon-dev curl ca-certificates python3
 )
 
 missing=()

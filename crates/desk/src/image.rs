@@ -18,6 +18,25 @@ impl RgbImage {
         [self.pixels[i], self.pixels[i + 1], self.pixels[i + 2]]
     }
 
+    /// The part at (`x`, `y`) of `w` by `h` pixels; `None` when it does not lie inside.
+    pub fn cut(&self, x: u32, y: u32, w: u32, h: u32) -> Option<RgbImage> {
+        if u64::from(x) + u64::from(w) > u64::from(self.width)
+            || u64::from(y) + u64::from(h) > u64::from(self.height)
+        {
+            return None;
+        }
+        let row = self.width as usize * 3;
+        let mut pixels = Vec::with_capacity(w as usize * h as usize * 3);
+        for line in self.pixels.chunks(row).skip(y as usize).take(h as usize) {
+            pixels.extend_from_slice(&line[x as usize * 3..(x + w) as usize * 3]);
+        }
+        Some(RgbImage {
+            width: w,
+            height: h,
+            pixels,
+        })
+    }
+
     /// Encodes as PNG, tuned for speed: screenshots are taken often and read once.
     ///
     /// `Compression::Fast` is fdeflate's single-pass encoder with the adaptive row filter, which
@@ -98,6 +117,21 @@ mod tests {
         let small = shrink(&image, 2);
         assert_eq!((small.width, small.height), (2, 1));
         assert_eq!(small.pixels, [100, 100, 100, 10, 20, 30]);
+    }
+
+    #[test]
+    fn a_cut_keeps_its_rows_and_refuses_what_lies_outside() {
+        let image = RgbImage {
+            width: 3,
+            height: 2,
+            pixels: (0..18).collect(),
+        };
+        let cut = image.cut(1, 1, 2, 1).unwrap();
+        assert_eq!((cut.width, cut.height), (2, 1));
+        assert_eq!(cut.pixels, [12, 13, 14, 15, 16, 17]);
+        assert_eq!(image.cut(0, 0, 3, 2).unwrap(), image);
+        assert!(image.cut(2, 0, 2, 1).is_none());
+        assert!(image.cut(0, 2, 1, 1).is_none());
     }
 
     #[test]

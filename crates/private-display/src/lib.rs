@@ -12,12 +12,14 @@
 //! gnome-shell with pipewire), dbus-daemon and at-spi2-core.
 
 mod gnome;
+mod kde;
 mod reap;
 mod sway;
 mod xauth;
 mod xvfb;
 
 pub use gnome::{Extension, gnome_requirements};
+pub use kde::kde_requirements;
 pub use xvfb::xvfb_requirements;
 
 use std::os::unix::process::CommandExt;
@@ -201,6 +203,11 @@ impl PrivateDisplay {
         &self.record.display
     }
 
+    /// The directory of its own state, the daemon's alone.
+    pub fn dir(&self) -> &Path {
+        self.record_path.parent().unwrap_or(Path::new("/"))
+    }
+
     /// What its apps reach from a sandbox.
     pub fn reach(&self) -> &Reach {
         &self.reach
@@ -272,7 +279,8 @@ impl PrivateDisplay {
 
     /// Gives the display's clients a runtime directory of their own (`dir/runtime`, so none
     /// reaches the person's), then starts the session D-Bus (its socket `dir/bus`) and the
-    /// AT-SPI bus in the display's process group, and adds their addresses to its environment.
+    /// AT-SPI bus in the display's process group (which the bus leads when there is none yet),
+    /// and adds their addresses to its environment.
     fn start_buses(
         &mut self,
         dir: &Path,
@@ -299,6 +307,13 @@ impl PrivateDisplay {
                 .arg(format!("--config-file={}", config.display()))
                 .args(["--nofork", "--nopidfile"]),
         )?;
+        if self.record.group == 0 {
+            // No group yet: the bus leads one, and the record is written before anything else
+            // starts.
+            self.record.group = dbus_child.id() as i32;
+            self.record.started = reap::stat(self.record.group).map_or(0, |s| s.started);
+            self.write_record();
+        }
         self.children.push(dbus_child);
         wait_until("session D-Bus", START_TIMEOUT, || {
             std::os::unix::net::UnixStream::connect(&bus).is_ok()

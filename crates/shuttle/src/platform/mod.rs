@@ -6,6 +6,7 @@
 //! - [`x11`]: `LinuxX11`, an X display driven by `desk_x11` with `desk_linux`.
 //! - [`wayland`]: `LinuxWayland`, a sway session driven by `desk_wayland`.
 //! - [`gnome`]: `LinuxGnome`, a GNOME session on Wayland driven by `desk_gnome`.
+//! - [`kde`]: `LinuxKde`, a headless KWin driven by `desk_kde`.
 //! - [`seat`]: the kinds of private seat, a file each, and the seats started of them.
 //! - [`finding`]: what doctor reports of the person's session, each backend writing its own.
 //!
@@ -15,6 +16,7 @@
 
 mod finding;
 mod gnome;
+mod kde;
 mod person;
 mod seat;
 mod wayland;

@@ -27,6 +27,7 @@ mod desk_read;
 mod doctor;
 mod gnome;
 mod input;
+mod kde;
 mod keys;
 mod mcp;
 mod plans;

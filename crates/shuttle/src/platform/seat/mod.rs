@@ -6,8 +6,10 @@
 //! - [`xvfb`]: an Xvfb X server with openbox, driven by [`super::LinuxX11`].
 //! - [`sway`]: a headless sway, driven natively by [`super::LinuxWayland`].
 //! - [`gnome`]: a headless GNOME Shell, driven natively by `desk_gnome`.
+//! - [`kde`]: a headless KWin, driven natively by `desk_kde`.
 
 mod gnome;
+mod kde;
 mod sway;
 mod xvfb;
 
@@ -20,7 +22,7 @@ use private_display::{Auth, DisplayError, PrivateDisplay, Requirement};
 use super::{Person, Room};
 
 /// The kinds of seat there are, the default first.
-const KINDS: [&dyn Kind; 3] = [&xvfb::Xvfb, &sway::Sway, &gnome::Gnome];
+const KINDS: [&dyn Kind; 4] = [&xvfb::Xvfb, &sway::Sway, &gnome::Gnome, &kde::Kde];
 
 /// A kind of private seat.
 trait Kind: Send + Sync {

@@ -1,0 +1,537 @@
+//! The role traits of the desk ([`desk::Display`], [`desk::Input`]) over a KDE Plasma session on
+//! Wayland: windows and window requests through KWin scripts, pixels through ScreenShot2,
+//! keys, the pointer and the wheel through fake input.
+//!
+//! What KWin cannot tell is said, not guessed: an app cannot be asked whether it has read its
+//! input (`settle` answers `false`); text is typed as the keys of KWin's layout, so what the
+//! layout lacks is refused before anything is sent; the clipboard is not served yet.
+
+use std::hash::{Hash, Hasher};
+use std::path::Path;
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+use desk::drag::Step;
+use desk::image::{RgbImage, shrink};
+use desk::{
+    Cancel, Clip, DeskError, Display, DisplayInfo, FrameChange, Input, Pong, WindowEvents,
+    WindowState,
+};
+use desk_core::call::{Button, ClipFormat, Direction};
+use desk_core::geometry::Rect;
+use desk_core::window::{Window, role};
+
+use crate::fake::{FakeInput, Missing, button};
+use crate::kwin::{KWin, KdeError, KdeWindow};
+use crate::shot;
+
+/// The `system` a KDE display reports in `status`: its apps draw to Wayland.
+pub const SYSTEM: &str = "wayland";
+
+/// How many characters go out between two checks of the focus and of a cancel.
+const TYPING_BATCH: usize = 32;
+
+/// A KDE Plasma session, driven as a desk.
+pub struct KdeBackend {
+    name: String,
+    kwin: KWin,
+    input: FakeInput,
+    /// The screen, as KWin last said.
+    screen: Mutex<Rect>,
+}
+
+impl KdeBackend {
+    /// Connects to the KWin whose Wayland socket is `socket` and whose session bus is `bus`
+    /// (the environment's when `None`), named `name` in replies; its scripts are written under
+    /// `scripts`, a directory of the daemon's own.
+    pub fn connect(
+        name: &str,
+        socket: &Path,
+        bus: Option<&str>,
+        scripts: &Path,
+    ) -> Result<Self, DeskError> {
+        let kwin = KWin::connect(bus, scripts).map_err(unreachable)?;
+        let input = FakeInput::connect(socket).map_err(unreachable)?;
+        let listing = kwin.windows().map_err(unreachable)?;
+        // The first event of a new device primes it; a move to where the pointer is.
+        input
+            .move_to(listing.cursor[0], listing.cursor[1])
+            .map_err(unreachable)?;
+        let backend = Self {
+            name: name.to_string(),
+            kwin,
+            input,
+            screen: Mutex::new(Rect {
+                x: 0,
+                y: 0,
+                w: 0,
+                h: 0,
+            }),
+        };
+        backend.refresh_screen(&listing);
+        Ok(backend)
+    }
+
+    fn refresh_screen(&self, listing: &crate::kwin::Listing) {
+        let [x, y, w, h] = listing.screen;
+        *self.screen.lock().unwrap_or_else(PoisonError::into_inner) = Rect {
+            x,
+            y,
+            w: w.max(0) as u32,
+            h: h.max(0) as u32,
+        };
+    }
+
+    /// Every window KWin manages, the desk's or not.
+    pub fn all(&self) -> Result<Vec<KdeWindow>, DeskError> {
+        let listing = self.kwin.windows().map_err(desk_error)?;
+        self.refresh_screen(&listing);
+        Ok(listing.windows)
+    }
+
+    fn top_level(&self) -> Result<Vec<KdeWindow>, DeskError> {
+        let mut windows: Vec<KdeWindow> = self
+            .all()?
+            .into_iter()
+            .filter(KdeWindow::top_level)
+            .collect();
+        // Topmost first, as the desk lists windows.
+        windows.sort_by_key(|w| std::cmp::Reverse(w.stacking));
+        Ok(windows)
+    }
+
+    fn find(&self, id: &str) -> Result<KdeWindow, DeskError> {
+        self.top_level()?
+            .into_iter()
+            .find(|w| w.id == id)
+            .ok_or_else(|| DeskError::WindowGone { id: id.to_string() })
+    }
+
+    fn focused_id(&self) -> Result<Option<String>, DeskError> {
+        Ok(self
+            .top_level()?
+            .into_iter()
+            .find(|w| w.active)
+            .map(|w| w.id))
+    }
+
+    fn act(&self, id: &str, verb: &str) -> Result<(), DeskError> {
+        let window = self.find(id)?;
+        self.kwin.act(verb, &window.id).map_err(desk_error)
+    }
+
+    /// The keys for `keysyms`, refused as a whole, before anything is sent, when the layout
+    /// lacks one; `what` says what was asked in the refusal.
+    fn keys_for(&self, keysyms: &[u32], what: &str) -> Result<Vec<(u32, Vec<u32>)>, DeskError> {
+        self.input.keys_for(keysyms).map_err(|missing| {
+            match missing {
+                Missing::NoKeymap(why) => DeskError::Unsupported(format!(
+                    "{what} cannot be sent: {}; KWin gives a keyboard's keymap to a client once \
+                     its seat has a keyboard",
+                    why.unwrap_or_else(|| "KWin sent no keymap".into())
+                )),
+                Missing::Key(keysym) => DeskError::Unsupported(format!(
+                    "{what} cannot be sent: KWin's keyboard layout has no key for {}, and fake \
+                     input presses only the layout's keys; use set_value to put such text in a \
+                     field",
+                    describe(keysym)
+                )),
+            }
+            .unsent()
+        })
+    }
+
+    fn type_batch(&self, text: &str) -> Result<usize, (usize, DeskError)> {
+        let keysyms = text
+            .chars()
+            .map(|ch| {
+                desk::keys::char_keysym(ch).ok_or_else(|| {
+                    DeskError::Unsupported(format!("{ch:?} has no key to type it with")).unsent()
+                })
+            })
+            .collect::<Result<Vec<u32>, DeskError>>()
+            .map_err(|e| (0, e))?;
+        let what = desk_core::app_text::Quoted(text).to_string();
+        let taps = self.keys_for(&keysyms, &what).map_err(|e| (0, e))?;
+        self.input.tap(&taps).map_err(|e| (0, desk_error(e)))?;
+        Ok(keysyms.len())
+    }
+}
+
+impl KdeWindow {
+    /// A window an agent works with: KWin's furniture (desktop, panels) left out, and popups,
+    /// which KWin does not manage.
+    pub fn top_level(&self) -> bool {
+        self.managed && !self.special && self.kind != "popup"
+    }
+
+    /// Where it is, with what KWin draws around it.
+    pub fn outer(&self) -> Rect {
+        rect(self.frame)
+    }
+
+    /// Its app's own area: the buffer inside a decoration KWin draws, the frame inside the
+    /// shadows an app draws around itself (so, either way, where both are).
+    pub fn content(&self) -> Rect {
+        let (frame, buffer) = (rect(self.frame), rect(self.buffer));
+        frame.intersect(&buffer).unwrap_or(frame)
+    }
+
+    /// Its buffer, with the shadows its app draws.
+    pub fn surface(&self) -> Rect {
+        rect(self.buffer)
+    }
+
+    /// Its process, when KWin knows it.
+    pub fn process(&self) -> Option<u32> {
+        u32::try_from(self.pid).ok().filter(|&p| p > 0)
+    }
+}
+
+fn rect([x, y, w, h]: [i32; 4]) -> Rect {
+    Rect {
+        x,
+        y,
+        w: w.max(0) as u32,
+        h: h.max(0) as u32,
+    }
+}
+
+/// A keysym as the person knows it: its character, or its name.
+fn describe(keysym: u32) -> String {
+    match desk::keys::keysym_name(keysym) {
+        name if name.chars().count() == 1 => format!("{name:?}"),
+        name => name,
+    }
+}
+
+fn unreachable(e: KdeError) -> DeskError {
+    DeskError::Unreachable {
+        system: SYSTEM,
+        reason: e.to_string(),
+    }
+}
+
+/// The desk's error for what the KDE side said.
+pub fn desk_error(e: KdeError) -> DeskError {
+    match e {
+        KdeError::Bus { .. }
+        | KdeError::NoKWin
+        | KdeError::Version { .. }
+        | KdeError::Unauthorised { .. } => unreachable(e),
+        KdeError::Broken(_) => DeskError::Disconnected {
+            system: SYSTEM,
+            reason: e.to_string(),
+        },
+        KdeError::Failed { what, reason } => DeskError::Rejected {
+            system: SYSTEM,
+            what,
+            reason,
+        },
+    }
+}
+
+fn record(w: &KdeWindow) -> Window {
+    Window {
+        id: w.id.clone(),
+        title: w.title.clone(),
+        role: match w.kind.as_str() {
+            "dialog" => role::DIALOG,
+            "splash" => role::SPLASH,
+            _ => role::WINDOW,
+        }
+        .to_string(),
+        pid: w.process(),
+        active: w.active,
+        app: None,
+        shell: false,
+        owner: w.transient_for.clone(),
+        modal: None,
+        blocks: None,
+    }
+}
+
+impl Display for KdeBackend {
+    fn info(&self) -> DisplayInfo {
+        DisplayInfo {
+            system: SYSTEM,
+            display: self.name.clone(),
+            capture: "kwin-screenshot2",
+            window_pixels: true,
+            confirms: false,
+            lacking: vec![
+                format!(
+                    "text is typed as keys of KWin's layout: characters it lacks are refused \
+                     (KWin {})",
+                    self.kwin.version()
+                ),
+                "the clipboard is not served on KDE yet".into(),
+            ],
+        }
+    }
+
+    fn windows(&self) -> Result<Vec<Window>, DeskError> {
+        Ok(self.top_level()?.iter().map(record).collect())
+    }
+
+    fn screen(&self) -> Result<Rect, DeskError> {
+        Ok(*self.screen.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    fn window_at(&self, x: i32, y: i32) -> Result<Option<Window>, DeskError> {
+        Ok(self
+            .top_level()?
+            .iter()
+            .find(|w| !w.minimized && w.outer().contains_point(x, y))
+            .map(record))
+    }
+
+    fn window_rect(&self, id: &str) -> Result<Option<Rect>, DeskError> {
+        let window = self.find(id)?;
+        Ok((!window.minimized).then(|| window.content()))
+    }
+
+    fn capture(&self, rect: Rect) -> Result<RgbImage, DeskError> {
+        shot::area(self.kwin.connection(), rect).map_err(desk_error)
+    }
+
+    fn capture_scaled(&self, rect: Rect, width: u32) -> Result<RgbImage, DeskError> {
+        Ok(shrink(&self.capture(rect)?, width))
+    }
+
+    fn capture_window(&self, id: &str, area: Rect) -> Result<Option<RgbImage>, DeskError> {
+        let window = self.find(id)?;
+        let image = shot::window(self.kwin.connection(), &window.id).map_err(desk_error)?;
+        let (x, y) = (area.x.max(0) as u32, area.y.max(0) as u32);
+        Ok(image.cut(x, y, area.w, area.h).or(Some(image)))
+    }
+
+    fn fingerprint(&self) -> Result<u64, DeskError> {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        for w in self.top_level()? {
+            (&w.id, w.minimized, w.active, w.frame).hash(&mut hasher);
+        }
+        Ok(hasher.finish())
+    }
+
+    fn window_events(&self, after: u64) -> WindowEvents {
+        self.kwin.events_after(after)
+    }
+
+    fn has_focus(&self, id: &str) -> Result<bool, DeskError> {
+        Ok(self.find(id)?.active)
+    }
+
+    fn window_state(&self, id: &str) -> Result<WindowState, DeskError> {
+        let window = self.find(id)?;
+        Ok(WindowState {
+            minimized: window.minimized,
+            maximized: window.maximized,
+        })
+    }
+
+    fn frame_extents(&self, id: &str) -> Result<[u32; 4], DeskError> {
+        let window = self.find(id)?;
+        Ok(window.outer().insets(&window.content()))
+    }
+
+    fn read_clipboard(&self, _format: ClipFormat) -> Result<Option<Clip>, DeskError> {
+        Err(no_clipboard())
+    }
+}
+
+fn no_clipboard() -> DeskError {
+    DeskError::Unsupported(
+        "the clipboard is not served on KDE yet; copy and paste with keys (ctrl+c, ctrl+v), or \
+         read a field with `read`"
+            .into(),
+    )
+}
+
+impl Input for KdeBackend {
+    fn request_focus(&self, id: &str) -> Result<(), DeskError> {
+        self.act(id, "activate")
+    }
+
+    fn request_close(&self, id: &str) -> Result<(), DeskError> {
+        self.act(id, "close")
+    }
+
+    fn press_keys(
+        &self,
+        keysyms: &[u32],
+        _focused: Option<&Window>,
+        cancel: &Cancel,
+    ) -> Result<(), DeskError> {
+        if cancel.is_cancelled() {
+            return Err(DeskError::Cancelled {
+                done: "no key was pressed".into(),
+            });
+        }
+        let names: Vec<String> = keysyms.iter().map(|&k| describe(k)).collect();
+        let keys = self.keys_for(keysyms, &names.join("+"))?;
+        // Each key with the modifiers its level needs, held in order and released in reverse,
+        // whatever happened on the way.
+        let mut pressed = Vec::new();
+        let mut result = Ok(());
+        'keys: for (code, held) in &keys {
+            for &c in held.iter().chain(std::iter::once(code)) {
+                if pressed.contains(&c) {
+                    continue;
+                }
+                result = self.input.key(c, true).map_err(desk_error);
+                if result.is_err() {
+                    break 'keys;
+                }
+                pressed.push(c);
+            }
+        }
+        for &c in pressed.iter().rev() {
+            let released = self.input.key(c, false).map_err(desk_error);
+            if result.is_ok() {
+                result = released;
+            }
+        }
+        result
+    }
+
+    fn type_text(
+        &self,
+        text: &str,
+        focused: Option<&Window>,
+        cancel: &Cancel,
+    ) -> Result<usize, DeskError> {
+        desk::typing::in_batches(
+            text,
+            TYPING_BATCH,
+            focused,
+            cancel,
+            || self.focused_id(),
+            |batch| self.type_batch(batch),
+        )
+    }
+
+    fn move_pointer(&self, x: i32, y: i32) -> Result<(), DeskError> {
+        self.input.move_to(x, y).map_err(desk_error)
+    }
+
+    fn click(&self, button: Button, count: u8) -> Result<(), DeskError> {
+        let code = match button {
+            Button::Left => button::LEFT,
+            Button::Right => button::RIGHT,
+            Button::Middle => button::MIDDLE,
+        };
+        for _ in 0..count {
+            self.input.button(code, true).map_err(desk_error)?;
+            self.input.button(code, false).map_err(desk_error)?;
+        }
+        Ok(())
+    }
+
+    fn scroll(&self, direction: Direction, amount: u32, cancel: &Cancel) -> Result<(), DeskError> {
+        let (vertical, step) = match direction {
+            Direction::Up => (true, -1),
+            Direction::Down => (true, 1),
+            Direction::Left => (false, -1),
+            Direction::Right => (false, 1),
+        };
+        let mut done = 0;
+        while done < amount && !cancel.is_cancelled() {
+            self.input.wheel(vertical, step).map_err(desk_error)?;
+            done += 1;
+        }
+        if done < amount {
+            return Err(DeskError::Cancelled {
+                done: format!("{done} of {amount} notches were scrolled"),
+            });
+        }
+        Ok(())
+    }
+
+    fn drag(&self, from: (i32, i32), to: (i32, i32), cancel: &Cancel) -> Result<(), DeskError> {
+        desk::drag::in_steps(from, to, cancel, |step| {
+            match step {
+                Step::Move(x, y) => self.input.move_to(x, y),
+                Step::Press => self.input.button(button::LEFT, true),
+                Step::Release => self.input.button(button::LEFT, false),
+            }
+            .map_err(desk_error)
+        })
+    }
+
+    fn ping(&self, _window: &Window, _limit: Duration) -> Pong {
+        // KWin gives no way to ask another client whether it has read its input.
+        Pong::Unasked
+    }
+
+    fn release(&self) -> Result<(), DeskError> {
+        Ok(())
+    }
+
+    fn request_frame(&self, id: &str, change: FrameChange) -> Result<(), DeskError> {
+        match change {
+            FrameChange::Set { .. } => {
+                let window = self.find(id)?;
+                let asked = change
+                    .outer(window.outer(), window.content())
+                    .expect("a Set change has a frame");
+                self.kwin
+                    .set_frame(
+                        &window.id,
+                        [asked.x, asked.y, asked.w as i32, asked.h as i32],
+                    )
+                    .map_err(desk_error)
+            }
+            FrameChange::Minimize => self.act(id, "minimize"),
+            FrameChange::Maximize => self.act(id, "maximize"),
+            FrameChange::Restore => self.act(id, "restore"),
+        }
+    }
+
+    fn write_clipboard(&self, _clip: Clip) -> Result<(), DeskError> {
+        Err(no_clipboard().unsent())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window(frame: [i32; 4], buffer: [i32; 4]) -> KdeWindow {
+        KdeWindow {
+            id: "a".into(),
+            pid: 7,
+            title: "t".into(),
+            app: "x".into(),
+            kind: "normal".into(),
+            frame,
+            buffer,
+            active: false,
+            minimized: false,
+            maximized: false,
+            transient_for: None,
+            modal: false,
+            stacking: 0,
+            managed: true,
+            special: false,
+        }
+    }
+
+    #[test]
+    fn an_apps_own_area_is_inside_both_the_decoration_and_the_shadows() {
+        // KWin's decoration around the buffer.
+        let decorated = window([100, 100, 420, 270], [104, 130, 412, 236]);
+        assert_eq!(decorated.content(), rect([104, 130, 412, 236]));
+        assert_eq!(
+            decorated.outer().insets(&decorated.content()),
+            [4, 4, 30, 4]
+        );
+        // The app's shadows around its frame.
+        let shadowed = window([100, 100, 400, 300], [74, 77, 452, 352]);
+        assert_eq!(shadowed.content(), rect([100, 100, 400, 300]));
+        assert_eq!(
+            window([0, 0, 10, 10], [0, 0, 10, 10]).content(),
+            rect([0, 0, 10, 10])
+        );
+    }
+}

@@ -1,0 +1,239 @@
+//! A private KDE seat: a headless KWin, driven natively through `shuttle mcp` as an agent
+//! would, with KWin's scripts, screenshots and fake input granted to the daemon by the desktop
+//! file the seat installs. KWin starts in about a second, yet one seat serves the whole
+//! scenario. Each action is judged by the app's own state (what the fixture writes, whether
+//! its process ended), with a bystander window that must get nothing.
+
+use crate::common;
+use crate::private_display::{per_agent, seats};
+
+use std::path::Path;
+use std::time::Duration;
+
+use common::{Mcp, result_png, result_text, wait_for};
+use serde_json::{Value, json};
+
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixture")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn read(file: &Path) -> String {
+    std::fs::read_to_string(file).unwrap_or_default()
+}
+
+/// Waits until `file` holds what `done` wants; fails showing what it holds.
+fn until_file(what: &str, file: &Path, done: impl Fn(&str) -> bool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while !done(&read(file)) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}: {} holds {:?}",
+            file.display(),
+            read(file)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn desk(mcp: &mut Mcp, args: Value) -> Value {
+    common::desk_tool(mcp, args.clone()).unwrap_or_else(|text| panic!("{args}: {text}"))
+}
+
+/// Launches `args` (a fixture on python3) on the agent's seat; answers its window.
+fn launch(mcp: &mut Mcp, args: &[String]) -> Value {
+    let launched = desk(
+        mcp,
+        json!({"verb": "launch", "app": "/usr/bin/python3", "args": args}),
+    );
+    launched["window"].clone()
+}
+
+/// The centre of the first node named `name` of role `role` in window `title`.
+fn centre(mcp: &mut Mcp, title: &str, name: &str, role: &str) -> (i64, i64) {
+    let found = desk(
+        mcp,
+        json!({"verb": "find", "window": title, "name": name, "role": role}),
+    );
+    let bounds = &found["nodes"][0]["bounds"];
+    let at = |i: usize| {
+        bounds[i]
+            .as_i64()
+            .unwrap_or_else(|| panic!("bounds in {found}"))
+    };
+    (at(0) + at(2) / 2, at(1) + at(3) / 2)
+}
+
+#[test]
+fn an_agent_works_native_gtk_and_qt_apps_on_a_kde_seat_and_the_seat_ends_with_the_daemon() {
+    let mut daemon = per_agent("private_seat = \"kde\"");
+    let scratch = daemon.shared_scratch("kde");
+    let file = |name: &str| scratch.path(name);
+    let mut mcp = Mcp::start(&daemon.socket, &[]);
+    mcp.initialize("2025-06-18");
+    let entry = fixture("wayland_entry.py");
+    let path = |name: &str| file(name).display().to_string();
+
+    let bystander = launch(
+        &mut mcp,
+        &[entry.clone(), "kd bystander".into(), path("bystander")],
+    );
+    let gtk3 = launch(&mut mcp, &[entry.clone(), "kd entry".into(), path("gtk3")]);
+    let button = launch(
+        &mut mcp,
+        &[
+            entry.clone(),
+            "kd button".into(),
+            path("clicks"),
+            "button".into(),
+        ],
+    );
+    let wheel = launch(
+        &mut mcp,
+        &[
+            entry.clone(),
+            "kd wheel".into(),
+            path("wheel"),
+            "scroll".into(),
+        ],
+    );
+    let qt = launch(&mut mcp, &[fixture("qt_form.py"), path("qt")]);
+    let status = daemon.call("status", json!({})).json();
+    assert_eq!(status["display"]["seats"], "kde", "{status}");
+
+    // The list holds each window the apps opened, by the pid the app has.
+    let windows = desk(&mut mcp, json!({"verb": "windows"}));
+    for window in [&bystander, &gtk3, &button, &wheel, &qt] {
+        let listed = windows
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["id"] == window["id"])
+            .unwrap_or_else(|| panic!("{window} in {windows}"));
+        assert_eq!(listed["title"], window["title"]);
+        let pid = listed["pid"].as_i64().unwrap();
+        let comm = std::fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        assert!(comm.contains("python3"), "pid {pid} runs {comm:?}");
+    }
+
+    // Text the layout has, shifted characters and all, lands exactly.
+    let text = "Hello, World! 1+2=3 (a_b) ~@#";
+    desk(
+        &mut mcp,
+        json!({"verb": "type", "window": "kd entry", "text": text}),
+    );
+    until_file("the GTK entry to hold the text", &file("gtk3"), |held| {
+        held == text
+    });
+    // What the layout lacks is refused with nothing sent.
+    let refused = mcp.call(
+        "desk",
+        json!({"verb": "type", "window": "kd entry", "text": "é"}),
+    );
+    let said = result_text(&refused);
+    assert_eq!(refused["isError"], true, "{said}");
+    assert!(said.contains("no key for"), "{said}");
+    assert!(said.contains("nothing was sent"), "{said}");
+    // A shortcut: select all, then typing replaces it.
+    desk(
+        &mut mcp,
+        json!({"verb": "key", "window": "kd entry", "keys": "ctrl+a"}),
+    );
+    desk(
+        &mut mcp,
+        json!({"verb": "type", "window": "kd entry", "text": "new"}),
+    );
+    until_file(
+        "the entry to hold only the new text",
+        &file("gtk3"),
+        |held| held == "new",
+    );
+
+    // Qt: typed into its focused field, saved with the button found by accessibility.
+    desk(
+        &mut mcp,
+        json!({"verb": "type", "window": "Qt form", "text": "Ann"}),
+    );
+    let save = desk(
+        &mut mcp,
+        json!({"verb": "find", "window": "Qt form", "name": "Save", "role": "button"}),
+    );
+    desk(
+        &mut mcp,
+        json!({"verb": "press", "id": save["nodes"][0]["id"]}),
+    );
+    until_file("the Qt form to save what it holds", &file("qt"), |held| {
+        held.starts_with("saved | Ann |")
+    });
+
+    // A click where accessibility says the button is, once KWin raised its window over the
+    // others it stacked around it.
+    desk(&mut mcp, json!({"verb": "focus", "window": "kd button"}));
+    let (x, y) = centre(&mut mcp, "kd button", "kd button", "button");
+    desk(&mut mcp, json!({"verb": "click", "x": x, "y": y}));
+    until_file("the click to land", &file("clicks"), |held| {
+        held == "clicked\n"
+    });
+
+    // The wheel, at a point of the window's shot: the desk raises it where another covers it.
+    desk(
+        &mut mcp,
+        json!({"verb": "scroll", "window": "kd wheel", "direction": "down", "amount": 2,
+               "x": 100, "y": 100}),
+    );
+    until_file("two notches down", &file("wheel"), |held| {
+        held == "down\ndown\n"
+    });
+
+    // A window's own pixels, as large as the window; and the screen's.
+    let shot = mcp.call("desk", json!({"verb": "shot", "window": "kd button"}));
+    let (width, height, _) = result_png(&shot);
+    assert!(width > 50 && height > 20, "{width}x{height}");
+    let size = desk(&mut mcp, json!({"verb": "screen"}));
+    let screen = mcp.call("screenshot", json!({}));
+    let (width, height, _) = result_png(&screen);
+    assert_eq!((width, height), (1920, 1080), "{size}");
+    assert_eq!(
+        (size["width"].as_u64(), size["height"].as_u64()),
+        (Some(1920), Some(1080))
+    );
+
+    // The vision verbs: the front window's button is an element, and a click on it lands.
+    desk(&mut mcp, json!({"verb": "focus", "window": "kd button"}));
+    let state = result_text(&mcp.call("computer", json!({"verb": "computer_state"})));
+    let index = common::element_index(&state, "button \"kd button\"");
+    let clicked = mcp.call(
+        "computer",
+        json!({"verb": "computer_act", "action": "click", "element": index}),
+    );
+    assert_ne!(clicked["isError"], true, "{}", result_text(&clicked));
+    until_file("the second click to land", &file("clicks"), |held| {
+        held == "clicked\nclicked\n"
+    });
+
+    // Closing a window ends its app.
+    let pid = wheel["pid"].as_i64().unwrap();
+    desk(&mut mcp, json!({"verb": "close", "window": "kd wheel"}));
+    wait_for("the closed app to exit", Duration::from_secs(5), || {
+        (!common::alive(pid)).then_some(())
+    });
+
+    assert_eq!(read(&file("bystander")), "", "the bystander got input");
+    // Nothing of the seat reached the person's X display.
+    assert!(!common::window_list().contains("kd entry"));
+
+    // A daemon killed outright leaves its seat behind; the next one ends it.
+    let seats = seats(&daemon);
+    assert_eq!(seats.len(), 1, "{seats:?}");
+    let (socket, leader) = seats.into_values().next().unwrap();
+    drop(mcp);
+    daemon.kill_and_restart();
+    wait_for(
+        "the seat to end, its sockets with it",
+        Duration::from_secs(10),
+        || (!common::alive(leader) && !Path::new(&socket).exists()).then_some(()),
+    );
+}
