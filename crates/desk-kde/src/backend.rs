@@ -1,13 +1,15 @@
 //! The role traits of the desk ([`desk::Display`], [`desk::Input`]) over a KDE Plasma session on
 //! Wayland: windows and window requests through KWin scripts, pixels through ScreenShot2,
-//! keys, the pointer and the wheel through fake input.
+//! keys, the pointer and the wheel through fake input, and text committed through shuttle's
+//! input method where KWin runs it and the focused field takes it (exact whatever the
+//! layout), else typed as the keys of KWin's layout.
 //!
 //! What KWin cannot tell is said, not guessed: an app cannot be asked whether it has read its
-//! input (`settle` answers `false`); text is typed as the keys of KWin's layout, so what the
-//! layout lacks is refused before anything is sent; the clipboard is not served yet.
+//! input (`settle` answers `false`); typed as keys, what the layout lacks is refused before
+//! anything is sent; the clipboard is not served yet.
 
 use std::hash::{Hash, Hasher};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
@@ -22,6 +24,7 @@ use desk_core::geometry::Rect;
 use desk_core::window::{Window, role};
 
 use crate::fake::{FakeInput, Missing, button};
+use crate::im::InputMethod;
 use crate::kwin::{KWin, KdeError, KdeWindow};
 use crate::shot;
 
@@ -36,6 +39,8 @@ pub struct KdeBackend {
     name: String,
     kwin: KWin,
     input: FakeInput,
+    /// shuttle's input method in KWin, where KWin runs it.
+    text: Option<InputMethod>,
     /// The screen, as KWin last said.
     screen: Mutex<Rect>,
 }
@@ -43,12 +48,14 @@ pub struct KdeBackend {
 impl KdeBackend {
     /// Connects to the KWin whose Wayland socket is `socket` and whose session bus is `bus`
     /// (the environment's when `None`), named `name` in replies; its scripts are written under
-    /// `scripts`, a directory of the daemon's own.
+    /// `scripts`, a directory of the daemon's own. Text is committed through the input method
+    /// listening at `input_method`, where KWin runs shuttle's.
     pub fn connect(
         name: &str,
         socket: &Path,
         bus: Option<&str>,
         scripts: &Path,
+        input_method: Option<PathBuf>,
     ) -> Result<Self, DeskError> {
         let kwin = KWin::connect(bus, scripts).map_err(unreachable)?;
         let input = FakeInput::connect(socket).map_err(unreachable)?;
@@ -61,6 +68,7 @@ impl KdeBackend {
             name: name.to_string(),
             kwin,
             input,
+            text: input_method.map(InputMethod::at),
             screen: Mutex::new(Rect {
                 x: 0,
                 y: 0,
@@ -141,20 +149,37 @@ impl KdeBackend {
         })
     }
 
-    fn type_batch(&self, text: &str) -> Result<usize, (usize, DeskError)> {
-        let keysyms = text
+    /// Types `run` as keys of KWin's layout, refused as a whole where it lacks one.
+    fn keys(&self, run: &str) -> Result<(), DeskError> {
+        let keysyms = run
             .chars()
             .map(|ch| {
                 desk::keys::char_keysym(ch).ok_or_else(|| {
                     DeskError::Unsupported(format!("{ch:?} has no key to type it with")).unsent()
                 })
             })
-            .collect::<Result<Vec<u32>, DeskError>>()
-            .map_err(|e| (0, e))?;
-        let what = desk_core::app_text::Quoted(text).to_string();
-        let taps = self.keys_for(&keysyms, &what).map_err(|e| (0, e))?;
-        self.input.tap(&taps).map_err(|e| (0, desk_error(e)))?;
-        Ok(keysyms.len())
+            .collect::<Result<Vec<u32>, DeskError>>()?;
+        let what = desk_core::app_text::Quoted(run).to_string();
+        let taps = self.keys_for(&keysyms, &what)?;
+        self.input.tap(&taps).map_err(desk_error)
+    }
+
+    /// Types `text`: control characters (newline, tab) as keys, the rest committed through the
+    /// input method where the focused field takes it, else as keys. Answers how many
+    /// characters went out before an error.
+    fn type_batch(&self, text: &str) -> Result<usize, (usize, DeskError)> {
+        let mut sent = 0;
+        for (control, run) in desk::typing::runs(text) {
+            let committed = match &self.text {
+                Some(text) if !control => text.commit(run).map_err(|e| (sent, desk_error(e)))?,
+                _ => false,
+            };
+            if !committed {
+                self.keys(run).map_err(|e| (sent, e))?;
+            }
+            sent += run.chars().count();
+        }
+        Ok(sent)
     }
 }
 
@@ -199,9 +224,14 @@ fn rect([x, y, w, h]: [i32; 4]) -> Rect {
 
 /// A keysym as the person knows it: its character, or its name.
 fn describe(keysym: u32) -> String {
-    match desk::keys::keysym_name(keysym) {
-        name if name.chars().count() == 1 => format!("{name:?}"),
-        name => name,
+    let ch = match keysym {
+        0x20..=0x7e | 0xa0..=0xff => char::from_u32(keysym),
+        0x0100_0100..=0x0110_ffff => char::from_u32(keysym - 0x0100_0000),
+        _ => None,
+    };
+    match ch {
+        Some(ch) => format!("{ch:?}"),
+        None => desk::keys::keysym_name(keysym),
     }
 }
 
@@ -261,8 +291,8 @@ impl Display for KdeBackend {
             confirms: false,
             lacking: vec![
                 format!(
-                    "text is typed as keys of KWin's layout: characters it lacks are refused \
-                     (KWin {})",
+                    "text goes through shuttle's input method into a field that takes it, else \
+                     as keys of KWin's layout, which refuse the characters it lacks (KWin {})",
                     self.kwin.version()
                 ),
                 "the clipboard is not served on KDE yet".into(),
@@ -515,6 +545,13 @@ mod tests {
             managed: true,
             special: false,
         }
+    }
+
+    #[test]
+    fn a_keysym_is_named_by_its_character_where_it_has_one() {
+        assert_eq!(describe(0xe9), "'é'");
+        assert_eq!(describe(0x0100_4e00), "'一'");
+        assert_eq!(describe(0xff0d), "Return");
     }
 
     #[test]

@@ -7,6 +7,8 @@
 //! - [`shot`]: pixels through `org.kde.KWin.ScreenShot2`.
 //! - [`fake`]: keys, the pointer and the wheel through `org_kde_kwin_fake_input`.
 //! - [`keymap`]: which key of KWin's layout gives each character.
+//! - [`im`]: exact text committed through KWin's input method protocol, by an input method of
+//!   shuttle's that KWin starts.
 //! - [`backend`]: `KdeBackend`, the desk's `Display` and `Input` over them.
 //!
 //! KWin authorises a program by a desktop file whose `Exec` is the program's own path;
@@ -14,6 +16,7 @@
 
 pub mod backend;
 pub mod fake;
+pub mod im;
 pub mod keymap;
 pub mod kwin;
 pub mod shot;

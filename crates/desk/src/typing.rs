@@ -61,3 +61,45 @@ pub fn in_batches(
     }
     Ok(typed)
 }
+
+/// `text` cut into runs of control characters (typed as keys) and of the rest.
+pub fn runs(text: &str) -> Vec<(bool, &str)> {
+    let control = |c: char| matches!(c, '\n' | '\r' | '\t');
+    let mut runs = Vec::new();
+    let mut start = 0;
+    let mut current = None;
+    for (at, ch) in text.char_indices() {
+        let this = control(ch);
+        if current.is_some_and(|c| c != this) {
+            runs.push((current.unwrap_or(false), &text[start..at]));
+            start = at;
+        }
+        current = Some(this);
+    }
+    if let Some(c) = current {
+        runs.push((c, &text[start..]));
+    }
+    runs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_cut_into_runs_of_control_characters_and_the_rest() {
+        assert_eq!(runs(""), Vec::<(bool, &str)>::new());
+        assert_eq!(runs("héllo"), [(false, "héllo")]);
+        assert_eq!(
+            runs("a\n\tb€\nc"),
+            [
+                (false, "a"),
+                (true, "\n\t"),
+                (false, "b€"),
+                (true, "\n"),
+                (false, "c")
+            ]
+        );
+        assert_eq!(runs("\nx"), [(true, "\n"), (false, "x")]);
+    }
+}

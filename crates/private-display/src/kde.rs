@@ -34,11 +34,13 @@ pub fn kde_requirements() -> Vec<Requirement> {
 impl PrivateDisplay {
     /// Starts a headless KWin whose state lives in `dir`, with one virtual output of `screen`'s
     /// size, reading the desktop files `authorised` (name, contents) as installed
-    /// applications. Its name is its Wayland socket's path.
+    /// applications, and running `input_method`'s command as its input method with the one
+    /// variable given in its environment. Its name is its Wayland socket's path.
     pub fn start_kde(
         dir: &Path,
         screen: Screen,
         authorised: &[(String, String)],
+        input_method: Option<(String, (&str, PathBuf))>,
     ) -> Result<Self, DisplayError> {
         let dir_error = |source| DisplayError::Dir {
             dir: dir.to_path_buf(),
@@ -112,6 +114,9 @@ impl PrivateDisplay {
                 )
                 .env("XDG_SESSION_TYPE", "wayland")
                 .env("XDG_CURRENT_DESKTOP", "KDE");
+            if let Some((program, (key, value))) = &input_method {
+                command.arg("--inputmethod").arg(program).env(key, value);
+            }
             for var in Self::persons_session() {
                 command.env_remove(var);
             }

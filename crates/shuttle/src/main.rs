@@ -84,6 +84,9 @@ enum Command {
     /// Check the config file (config.toml; see docs/config.md)
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// The input method a KDE seat's KWin starts, which commits the daemon's text (docs/kde.md)
+    #[command(hide = true)]
+    KwinInputMethod,
     /// Show what agents did: the journal, one call per line
     Journal {
         /// Only actions (input to the desktop)
@@ -130,6 +133,9 @@ fn main() -> ExitCode {
         Command::Stop => runtime().block_on(cli::daemon::call(tools::SAFETY_STOP)),
         Command::Resume => runtime().block_on(cli::daemon::call(tools::SAFETY_RESUME)),
         Command::Config(ConfigCommand::Check { file }) => cli::config::check(file),
+        Command::KwinInputMethod => {
+            shuttle::platform::kwin_input_method().map(|()| ExitCode::SUCCESS)
+        }
         Command::Doctor { json, fix } => cli::doctor::run(json, fix),
         Command::Setup {
             clients,

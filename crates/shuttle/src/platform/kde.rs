@@ -27,6 +27,8 @@ pub struct LinuxKde {
     bus: Option<String>,
     /// Where the desk writes the scripts it has KWin run: the seat's own directory.
     scripts: PathBuf,
+    /// Where shuttle's input method, which KWin runs, listens.
+    input_method: PathBuf,
     /// Where the person is: confirm questions go there, and the kill hotkey is grabbed there.
     person: Person,
     /// What its apps get, and its accessibility bus.
@@ -47,6 +49,7 @@ impl LinuxKde {
             name: display.name().to_string(),
             bus,
             scripts: display.dir().join("kwin-scripts"),
+            input_method: super::seat::kde_input_method(display.dir()),
             person,
             room: session.room.clone(),
             session,
@@ -61,6 +64,7 @@ impl Platform for LinuxKde {
             std::path::Path::new(&self.name),
             self.bus.as_deref(),
             &self.scripts,
+            Some(self.input_method.clone()),
         )?);
         let apps = LinuxApps::with_env(
             self.session.env.clone(),
@@ -100,6 +104,20 @@ impl Platform for LinuxKde {
     fn ask_person(&self, question: &Question, cancel: &Cancel) -> Result<Answer, DeskError> {
         ask_where_the_person_is(&self.person, question, cancel)
     }
+}
+
+/// `shuttle kwin-input-method`: the input method a seat's KWin starts, serving the daemon on
+/// the socket its environment names until KWin ends it.
+pub fn kwin_input_method() -> anyhow::Result<()> {
+    let socket = std::env::var_os(desk_kde::im::SOCKET_ENV).ok_or_else(|| {
+        anyhow::anyhow!(
+            "{} is not set: this command is the input method a KDE seat's KWin starts, not one \
+             to run by hand",
+            desk_kde::im::SOCKET_ENV
+        )
+    })?;
+    desk_kde::im::serve(std::path::Path::new(&socket))?;
+    Ok(())
 }
 
 /// Where KWin shows a process's windows: its app's own area, and the buffer around it.

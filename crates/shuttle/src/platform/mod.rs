@@ -24,6 +24,7 @@ mod x11;
 
 pub use finding::{Finding, Level, PER_AGENT_FIX};
 pub use gnome::{EXTENSION, GnomeSession, LinuxGnome, extension_dir, install_extension};
+pub use kde::kwin_input_method;
 pub use person::{Person, PersonsDesk, PersonsSession, persons_room};
 pub use seat::{PrivateSeat, PrivateSeats, SeatKind, reap_seats};
 pub use wayland::{LinuxWayland, WaylandSession};

@@ -119,8 +119,8 @@ fn an_agent_works_native_gtk_and_qt_apps_on_a_kde_seat_and_the_seat_ends_with_th
         assert!(comm.contains("python3"), "pid {pid} runs {comm:?}");
     }
 
-    // Text the layout has, shifted characters and all, lands exactly.
-    let text = "Hello, World! 1+2=3 (a_b) ~@#";
+    // Exact Unicode, whatever the keyboard layout holds: committed by shuttle's input method.
+    let text = "Ålpha ✓ ünïcödé 一二三 😀";
     desk(
         &mut mcp,
         json!({"verb": "type", "window": "kd entry", "text": text}),
@@ -128,10 +128,11 @@ fn an_agent_works_native_gtk_and_qt_apps_on_a_kde_seat_and_the_seat_ends_with_th
     until_file("the GTK entry to hold the text", &file("gtk3"), |held| {
         held == text
     });
-    // What the layout lacks is refused with nothing sent.
+    // Where no text field has the focus, text goes as keys, and what the layout lacks is
+    // refused with nothing sent.
     let refused = mcp.call(
         "desk",
-        json!({"verb": "type", "window": "kd entry", "text": "é"}),
+        json!({"verb": "type", "window": "kd button", "text": "é"}),
     );
     let said = result_text(&refused);
     assert_eq!(refused["isError"], true, "{said}");
@@ -155,7 +156,7 @@ fn an_agent_works_native_gtk_and_qt_apps_on_a_kde_seat_and_the_seat_ends_with_th
     // Qt: typed into its focused field, saved with the button found by accessibility.
     desk(
         &mut mcp,
-        json!({"verb": "type", "window": "Qt form", "text": "Ann"}),
+        json!({"verb": "type", "window": "Qt form", "text": "Ann Zoë ✓"}),
     );
     let save = desk(
         &mut mcp,
@@ -166,7 +167,7 @@ fn an_agent_works_native_gtk_and_qt_apps_on_a_kde_seat_and_the_seat_ends_with_th
         json!({"verb": "press", "id": save["nodes"][0]["id"]}),
     );
     until_file("the Qt form to save what it holds", &file("qt"), |held| {
-        held.starts_with("saved | Ann |")
+        held.starts_with("saved | Ann Zoë ✓ |")
     });
 
     // A click where accessibility says the button is, once KWin raised its window over the

@@ -14,6 +14,11 @@ use crate::platform::kde::LinuxKde;
 
 pub(super) struct Kde;
 
+/// Where the input method of the seat whose directory is `dir` listens.
+pub(in crate::platform) fn kde_input_method(dir: &Path) -> std::path::PathBuf {
+    dir.join("input-method")
+}
+
 impl Kind for Kde {
     fn name(&self) -> &'static str {
         "kde"
@@ -32,7 +37,14 @@ impl Kind for Kde {
             desk_kde::DESKTOP_FILE.to_string(),
             desk_kde::desktop_file(&desk_kde::own_exe()),
         )];
-        PrivateDisplay::start_kde(dir, Screen::default(), &authorised)
+        // KWin starts shuttle itself as its input method, which then listens where the desk
+        // finds it.
+        let exe = desk_kde::own_exe();
+        let input_method = (
+            format!("'{}' kwin-input-method", exe.replace('\'', "'\\''")),
+            (desk_kde::im::SOCKET_ENV, kde_input_method(dir)),
+        );
+        PrivateDisplay::start_kde(dir, Screen::default(), &authorised, Some(input_method))
     }
 
     fn platform(

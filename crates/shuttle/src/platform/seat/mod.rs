@@ -10,6 +10,8 @@
 
 mod gnome;
 mod kde;
+
+pub(super) use kde::kde_input_method;
 mod sway;
 mod xvfb;
 
