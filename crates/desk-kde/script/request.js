@@ -11,7 +11,8 @@ function id(w) {
 }
 
 function kind(w) {
-    if (w.dialog) return "dialog";
+    // Wayland has no dialog type: a toplevel with a parent is one, as Mutter takes it too.
+    if (w.dialog || (w.normalWindow && w.transientFor)) return "dialog";
     if (w.splash) return "splash";
     if (w.normalWindow) return "normal";
     if (w.popupWindow || w.dropdownMenu || w.popupMenu || w.comboBox || w.tooltip) return "popup";

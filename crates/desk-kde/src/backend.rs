@@ -332,7 +332,15 @@ impl Display for KdeBackend {
     fn capture_window(&self, id: &str, area: Rect) -> Result<Option<RgbImage>, DeskError> {
         let window = self.find(id)?;
         let image = shot::window(self.kwin.connection(), &window.id).map_err(desk_error)?;
-        let (x, y) = (area.x.max(0) as u32, area.y.max(0) as u32);
+        // KWin's image starts at the buffer, shadows and all, or at the frame; `area` counts
+        // from the app's own area.
+        let content = window.content();
+        let origin = [window.surface(), window.outer()]
+            .into_iter()
+            .find(|r| (r.w, r.h) == (image.width, image.height))
+            .unwrap_or(content);
+        let x = (area.x + content.x - origin.x).max(0) as u32;
+        let y = (area.y + content.y - origin.y).max(0) as u32;
         Ok(image.cut(x, y, area.w, area.h).or(Some(image)))
     }
 

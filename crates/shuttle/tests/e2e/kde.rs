@@ -215,6 +215,8 @@ fn an_agent_works_native_gtk_and_qt_apps_on_a_kde_seat_and_the_seat_ends_with_th
         held == "clicked\nclicked\n"
     });
 
+    save_as_in_mousepad(&mut mcp, &scratch);
+
     // Closing a window ends its app.
     let pid = wheel["pid"].as_i64().unwrap();
     desk(&mut mcp, json!({"verb": "close", "window": "kd wheel"}));
@@ -236,5 +238,57 @@ fn an_agent_works_native_gtk_and_qt_apps_on_a_kde_seat_and_the_seat_ends_with_th
         "the seat to end, its sockets with it",
         Duration::from_secs(10),
         || (!common::alive(leader) && !Path::new(&socket).exists()).then_some(()),
+    );
+}
+
+/// A GTK app's own dialog, which draws its shadows around itself: Mousepad's Save As comes as
+/// a dialog of its window, its own pixels start at its frame, and the file named in it holds
+/// the text typed.
+fn save_as_in_mousepad(mcp: &mut Mcp, scratch: &common::Scratch) {
+    let launched = desk(mcp, json!({"verb": "launch", "app": "mousepad"}));
+    let title = launched["window"]["title"].as_str().unwrap().to_string();
+    let text = "Grüße ✓ 東京";
+    desk(mcp, json!({"verb": "type", "window": title, "text": text}));
+    desk(
+        mcp,
+        json!({"verb": "key", "window": title, "keys": "ctrl+s"}),
+    );
+    let dialog = wait_for("the Save As dialog", Duration::from_secs(10), || {
+        let windows = desk(mcp, json!({"verb": "windows"}));
+        windows
+            .as_array()?
+            .iter()
+            .find(|w| w["title"] == "Save As")
+            .cloned()
+    });
+    assert_eq!(dialog["role"], "dialog", "{dialog}");
+    assert_eq!(dialog["owner"], launched["window"]["id"], "{dialog}");
+    // Its top left corner is its header bar, not the shadow around it.
+    let shot = result_png(&mcp.call("desk", json!({"verb": "shot", "window": "Save As"})));
+    let corner = common::pixel(&shot, 2, 2);
+    assert!(corner.iter().all(|&c| c > 100), "the corner is {corner:?}");
+    let saved = scratch.path("grüße.txt");
+    let name = desk(
+        mcp,
+        json!({"verb": "find", "window": "Save As", "name": "Name", "role": "text"}),
+    );
+    let set = desk(
+        mcp,
+        json!({"verb": "set_value", "id": name["nodes"][0]["id"],
+               "value": saved.display().to_string()}),
+    );
+    assert_eq!(set["as_asked"], true, "{set}");
+    // The file chooser looks the name up after it changes, and takes no click meanwhile: an
+    // agent that cannot ask the app whether it is done waits for its window to hold still.
+    desk(mcp, json!({"verb": "still", "timeout_ms": 3000}));
+    let save = desk(
+        mcp,
+        json!({"verb": "find", "window": "Save As", "name": "Save", "role": "button"}),
+    );
+    desk(mcp, json!({"verb": "press", "id": save["nodes"][0]["id"]}));
+    until_file("Mousepad to save the file", &saved, |held| held == text);
+    desk(
+        mcp,
+        json!({"verb": "quit", "window": launched["window"]["id"]}),
     );
 }
