@@ -577,14 +577,9 @@ impl Input for GnomeBackend {
 }
 
 /// The character a keysym types, when it is one beyond plain ASCII (which a keyboard layout
-/// may lack); named keys (Return, F1, ...) are not characters.
+/// may lack).
 fn beyond_ascii(keysym: u32) -> Option<char> {
-    let ch = match keysym {
-        0xa0..=0xff => char::from_u32(keysym),
-        0x0100_0100..=0x0110_ffff => char::from_u32(keysym - 0x0100_0000),
-        _ => None,
-    }?;
-    (!ch.is_ascii()).then_some(ch)
+    desk::keys::keysym_char(keysym).filter(|ch| !ch.is_ascii())
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ use desk_core::geometry::Rect;
 use desk_core::window::{Window, role};
 
 use crate::fake::{FakeInput, Missing, button};
-use crate::im::InputMethod;
+use crate::im::{Commit, InputMethod};
 use crate::kwin::{KWin, KdeError, KdeWindow};
 use crate::shot;
 
@@ -171,7 +171,26 @@ impl KdeBackend {
         let mut sent = 0;
         for (control, run) in desk::typing::runs(text) {
             let committed = match &self.text {
-                Some(text) if !control => text.commit(run).map_err(|e| (sent, desk_error(e)))?,
+                Some(text) if !control => match text.commit(run) {
+                    Commit::Taken => true,
+                    Commit::NotTaken => false,
+                    Commit::Unreached(reason) => {
+                        tracing::warn!(%reason, "typed as keys: shuttle's input method is out of reach");
+                        false
+                    }
+                    Commit::Unknown(reason) => {
+                        return Err((
+                            sent,
+                            DeskError::Stalled {
+                                system: SYSTEM,
+                                reason: format!(
+                                    "{reason}, which may have landed; look before typing it \
+                                     again"
+                                ),
+                            },
+                        ));
+                    }
+                },
                 _ => false,
             };
             if !committed {
@@ -224,12 +243,7 @@ fn rect([x, y, w, h]: [i32; 4]) -> Rect {
 
 /// A keysym as the person knows it: its character, or its name.
 fn describe(keysym: u32) -> String {
-    let ch = match keysym {
-        0x20..=0x7e | 0xa0..=0xff => char::from_u32(keysym),
-        0x0100_0100..=0x0110_ffff => char::from_u32(keysym - 0x0100_0000),
-        _ => None,
-    };
-    match ch {
+    match desk::keys::keysym_char(keysym) {
         Some(ch) => format!("{ch:?}"),
         None => desk::keys::keysym_name(keysym),
     }
@@ -335,13 +349,23 @@ impl Display for KdeBackend {
         // KWin's image starts at the buffer, shadows and all, or at the frame; `area` counts
         // from the app's own area.
         let content = window.content();
+        // An image of neither size, or one the area does not fit, is of a window that changed
+        // since it was listed: it is not placed by guess.
+        let changed = || {
+            DeskError::Changed(format!(
+                "window {id} changed its size while it was shot; shoot it again"
+            ))
+        };
         let origin = [window.surface(), window.outer()]
             .into_iter()
             .find(|r| (r.w, r.h) == (image.width, image.height))
-            .unwrap_or(content);
+            .ok_or_else(changed)?;
         let x = (area.x + content.x - origin.x).max(0) as u32;
         let y = (area.y + content.y - origin.y).max(0) as u32;
-        Ok(image.cut(x, y, area.w, area.h).or(Some(image)))
+        image
+            .cut(x, y, area.w, area.h)
+            .map(Some)
+            .ok_or_else(changed)
     }
 
     fn fingerprint(&self) -> Result<u64, DeskError> {

@@ -69,7 +69,7 @@ impl FakeInput {
                 .bind(&qh, 4..=4, ())
                 .map_err(|_| KdeError::Unauthorised {
                     what: format!("input ({INTERFACE}, version 4)"),
-                    exe: crate::own_exe(),
+                    exe: crate::own_exe().unwrap_or_else(|| "shuttle's path".into()),
                 })?;
         fake.authenticate("shuttle".into(), "an agent's input on this desktop".into());
         let seat: wl_seat::WlSeat = globals

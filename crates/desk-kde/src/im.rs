@@ -3,7 +3,8 @@
 //! shuttle's own [`serve`], which commits the text the daemon sends into the text field that
 //! has the focus, whatever the keyboard layout. The two speak over a unix socket in the seat's
 //! directory: one line each way per request, the text as a JSON string, the answer `1` when
-//! a field took it and `0` when no field takes committed text (the daemon then types keys).
+//! a field took it, `0` when no field takes committed text (the daemon then types keys), and
+//! `?` when KWin broke off after the text went out.
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::fd::{AsFd, AsRawFd};
@@ -29,6 +30,9 @@ pub const SOCKET_ENV: &str = "SHUTTLE_KWIN_INPUT_METHOD";
 
 /// How long the daemon waits for the input method's answer.
 const ANSWER_LIMIT: Duration = Duration::from_secs(2);
+
+/// How long the input method waits for the rest of a line it began to read.
+const LINE_LIMIT: Duration = Duration::from_secs(1);
 
 /// The text field the input method is active in: its context, and the serial of its latest
 /// state, which a commit must name.
@@ -87,11 +91,17 @@ pub fn serve(socket: &Path) -> Result<(), KdeError> {
                     if e.kind() == std::io::ErrorKind::WouldBlock => {}
                 Err(e) => return Err(broken(wayland, &e)),
             }
+            // What KWin said (a field activated or left) counts before the daemon's request.
+            queue
+                .dispatch_pending(&mut state)
+                .map_err(|e| broken(wayland, &e))?;
         } else {
             drop(guard);
         }
+        // A client that stops half way through a line is dropped rather than waited for.
         if ready(1)
             && let Ok((stream, _)) = listener.accept()
+            && stream.set_read_timeout(Some(LINE_LIMIT)).is_ok()
             && let Ok(out) = stream.try_clone()
         {
             client = Some((BufReader::new(stream), out));
@@ -103,10 +113,11 @@ pub fn serve(socket: &Path) -> Result<(), KdeError> {
             let answered = match reader.read_line(&mut line) {
                 Ok(0) | Err(_) => false,
                 Ok(_) => {
-                    let took = serde_json::from_str::<String>(line.trim_end())
-                        .ok()
-                        .is_some_and(|text| commit(&mut queue, &mut state, &text));
-                    out.write_all(if took { b"1\n" } else { b"0\n" }).is_ok()
+                    let answer = match serde_json::from_str::<String>(line.trim_end()) {
+                        Ok(text) => commit(&mut queue, &mut state, &text),
+                        Err(_) => b"0\n",
+                    };
+                    out.write_all(answer).is_ok()
                 }
             };
             if !answered {
@@ -124,14 +135,21 @@ fn pollfd(fd: std::os::fd::RawFd) -> libc::pollfd {
     }
 }
 
-/// Commits `text` into the active field, answering once KWin has handled it; `false` when
-/// none is active.
-fn commit(queue: &mut EventQueue<State>, state: &mut State, text: &str) -> bool {
+/// Commits `text` into the field active once KWin has said all it had to, answering once KWin
+/// has handled it: `1`, `0` when no field is active, `?` when KWin broke off after the text
+/// went out.
+fn commit(queue: &mut EventQueue<State>, state: &mut State, text: &str) -> &'static [u8] {
+    if queue.roundtrip(state).is_err() {
+        return b"0\n";
+    }
     let Some(context) = &state.context else {
-        return false;
+        return b"0\n";
     };
     context.commit_string(state.serial, text.to_string());
-    queue.roundtrip(state).is_ok()
+    match queue.roundtrip(state) {
+        Ok(_) => b"1\n",
+        Err(_) => b"?\n",
+    }
 }
 
 impl Dispatch<wl_registry::WlRegistry, GlobalListContents> for State {
@@ -157,10 +175,10 @@ impl Dispatch<ZwpInputMethodV1, ()> for State {
     ) {
         match event {
             zwp_input_method_v1::Event::Activate { id } => {
-                *state = State {
-                    context: Some(id),
-                    serial: 0,
-                };
+                if let Some(old) = state.context.replace(id) {
+                    old.destroy();
+                }
+                state.serial = 0;
             }
             zwp_input_method_v1::Event::Deactivate { context } => {
                 if state.context.as_ref() == Some(&context) {
@@ -194,6 +212,19 @@ impl Dispatch<ZwpInputMethodContextV1, ()> for State {
     }
 }
 
+/// What a commit came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Commit {
+    /// The focused field took the text.
+    Taken,
+    /// No field takes committed text: nothing was sent.
+    NotTaken,
+    /// The input method could not be reached: nothing was sent.
+    Unreached(String),
+    /// The text went out, and whether it landed is not known.
+    Unknown(String),
+}
+
 /// The daemon's side: the input method's socket.
 pub struct InputMethod {
     path: PathBuf,
@@ -209,44 +240,57 @@ impl InputMethod {
         }
     }
 
-    /// Commits `text` into the focused text field; `false` when no field takes committed text.
-    pub fn commit(&self, text: &str) -> Result<bool, KdeError> {
+    /// Commits `text` into the focused text field.
+    pub fn commit(&self, text: &str) -> Commit {
         let mut stream = self.stream.lock().unwrap_or_else(PoisonError::into_inner);
-        let result = self.ask(&mut stream, text);
-        if result.is_err() {
-            *stream = None;
-        }
-        result
-    }
-
-    fn ask(
-        &self,
-        stream: &mut Option<(BufReader<UnixStream>, UnixStream)>,
-        text: &str,
-    ) -> Result<bool, KdeError> {
-        let broken = |e: std::io::Error| {
-            KdeError::Broken(format!(
+        let said = |e: std::io::Error| {
+            format!(
                 "shuttle's input method in KWin ({}): {e}",
                 self.path.display()
-            ))
+            )
         };
         if stream.is_none() {
-            let out = UnixStream::connect(&self.path).map_err(broken)?;
-            out.set_read_timeout(Some(ANSWER_LIMIT)).map_err(broken)?;
-            *stream = Some((BufReader::new(out.try_clone().map_err(broken)?), out));
+            let connected = UnixStream::connect(&self.path)
+                .and_then(|out| {
+                    out.set_read_timeout(Some(ANSWER_LIMIT))?;
+                    Ok((BufReader::new(out.try_clone()?), out))
+                })
+                .map_err(said);
+            match connected {
+                Ok(pair) => *stream = Some(pair),
+                Err(reason) => return Commit::Unreached(reason),
+            }
         }
         let (reader, out) = stream.as_mut().expect("connected above");
         let mut line = serde_json::to_string(text).unwrap_or_default();
         line.push('\n');
-        out.write_all(line.as_bytes()).map_err(broken)?;
-        let mut answer = String::new();
-        reader.read_line(&mut answer).map_err(broken)?;
-        match answer.trim() {
-            "1" => Ok(true),
-            "0" => Ok(false),
-            other => Err(KdeError::Broken(format!(
-                "shuttle's input method answered {other:?}"
-            ))),
+        // A line the input method did not read whole is dropped there, uncommitted.
+        if let Err(e) = out.write_all(line.as_bytes()) {
+            *stream = None;
+            return Commit::Unreached(said(e));
         }
+        let mut answer = String::new();
+        let read = reader.read_line(&mut answer);
+        let commit = match (read, answer.trim()) {
+            (Ok(_), "1") => Commit::Taken,
+            (Ok(_), "0") => Commit::NotTaken,
+            (Ok(_), "?") => Commit::Unknown(format!(
+                "KWin broke off after shuttle's input method committed {}",
+                desk_core::app_text::Quoted(text)
+            )),
+            (Ok(_), other) => Commit::Unknown(format!(
+                "shuttle's input method answered {other:?} after it was sent {}",
+                desk_core::app_text::Quoted(text)
+            )),
+            (Err(e), _) => Commit::Unknown(format!(
+                "{} after it was sent {}",
+                said(e),
+                desk_core::app_text::Quoted(text)
+            )),
+        };
+        if !matches!(commit, Commit::Taken | Commit::NotTaken) {
+            *stream = None;
+        }
+        commit
     }
 }

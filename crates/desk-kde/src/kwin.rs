@@ -5,6 +5,10 @@
 //! A request is a script run once: written to a private directory, loaded and run over
 //! `/Scripting`, it calls the daemon's `Answer` with its result, and is unloaded. The window
 //! news is a script that stays loaded while the desk is connected and calls `Event`.
+//!
+//! Any client of the session bus may load a script into KWin, whose calls then come from
+//! KWin's name too: each of shuttle's scripts carries a secret of the connection's, which only
+//! its own JavaScript engine holds, and a call without it is refused.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -56,8 +60,8 @@ pub enum KdeError {
     Version { version: String },
     /// KWin did not authorise shuttle for an interface.
     #[error(
-        "KWin refused shuttle {what}: KWin authorises it by a desktop file whose Exec is \
-         shuttle's own path ({exe}); run `shuttle setup kde`, then log out and in"
+        "KWin refused shuttle {what}: KWin grants it to a program that a desktop file among \
+         its applications names by path, and none names {exe} (docs/kde.md)"
     )]
     Unauthorised { what: String, exe: String },
     /// A request was refused or failed inside KWin.
@@ -108,46 +112,38 @@ pub struct Listing {
 
 /// The daemon's object that scripts answer.
 struct Answers {
-    /// KWin's unique name on the bus: calls from anyone else are refused.
+    /// KWin's unique name on the bus: calls from anyone else are refused. The desk asks the
+    /// bus again when a script does not answer; the handlers never call out, since they run
+    /// on the thread that reads the bus.
     kwin: Mutex<String>,
-    connection: Mutex<Option<Connection>>,
+    /// What every script of this connection carries: a call without it is refused.
+    secret: String,
     pending: Mutex<HashMap<u64, Sender<String>>>,
     log: Arc<Mutex<WindowLog>>,
 }
 
 impl Answers {
-    /// Whether `header`'s sender is KWin, asking the bus again when KWin restarted.
-    fn sent_by_kwin(&self, header: &Header<'_>) -> bool {
-        let Some(sender) = header.sender().map(|s| s.to_string()) else {
-            return false;
-        };
-        let mut kwin = self.kwin.lock().unwrap_or_else(PoisonError::into_inner);
-        if *kwin == sender {
-            return true;
+    /// Whether a call came from one of this connection's scripts: sent by KWin, carrying
+    /// `token`, which starts with the secret.
+    fn sent_by_our_script<'t>(&self, header: &Header<'_>, token: &'t str) -> Option<&'t str> {
+        let sender = header.sender()?;
+        if *self.kwin.lock().unwrap_or_else(PoisonError::into_inner) != sender.as_str() {
+            return None;
         }
-        let connection = self
-            .connection
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        match connection.and_then(|c| owner(&c).ok()) {
-            Some(now) if now == sender => {
-                *kwin = now;
-                true
-            }
-            _ => false,
-        }
+        after_secret(&self.secret, token)
     }
 }
 
 impl Answers {
     /// A request's script answers `json` for request `token`.
     fn answer(&self, header: &Header<'_>, token: &str, json: String) {
-        if !self.sent_by_kwin(header) {
-            tracing::warn!(sender = ?header.sender(), "refused an answer that did not come from KWin");
+        let Some(n) = self
+            .sent_by_our_script(header, token)
+            .and_then(|n| n.parse::<u64>().ok())
+        else {
+            tracing::warn!(sender = ?header.sender(), "refused an answer that did not come from shuttle's script in KWin");
             return;
-        }
-        let Ok(n) = token.parse::<u64>() else { return };
+        };
         if let Some(waiting) = self
             .pending
             .lock()
@@ -159,8 +155,9 @@ impl Answers {
     }
 
     /// The window news: `kind` happened to window `id` (empty for none).
-    fn event(&self, header: &Header<'_>, kind: &str, id: String) {
-        if !self.sent_by_kwin(header) {
+    fn event(&self, header: &Header<'_>, token: &str, kind: &str, id: String) {
+        if self.sent_by_our_script(header, token).is_none() {
+            tracing::warn!(sender = ?header.sender(), "refused window news that did not come from shuttle's script in KWin");
             return;
         }
         let kind = match kind {
@@ -198,9 +195,10 @@ impl KWin {
         if major(&version) != Some(MAJOR) {
             return Err(KdeError::Version { version });
         }
+        private_dir(dir)?;
         let answers = Arc::new(Answers {
             kwin: Mutex::new(kwin),
-            connection: Mutex::new(Some(connection.clone())),
+            secret: secret()?,
             pending: Mutex::new(HashMap::new()),
             log: Arc::new(Mutex::new(WindowLog::new())),
         });
@@ -208,7 +206,6 @@ impl KWin {
             .object_server()
             .at(OBJECT, ArcAnswers(answers.clone()))
             .map_err(|e| KdeError::Broken(format!("cannot serve {OBJECT}: {e}")))?;
-        private_dir(dir)?;
         let kwin = Self {
             connection,
             answers,
@@ -262,7 +259,7 @@ impl KWin {
             "service": self.connection.unique_name().map(|n| n.to_string()).unwrap_or_default(),
             "path": OBJECT,
             "iface": INTERFACE,
-            "token": token.to_string(),
+            "token": format!("{}:{token}", self.answers.secret),
             "request": request,
         });
         template.replace("SHUTTLE_REQUEST", &script_literal(&filled))
@@ -382,12 +379,10 @@ impl Drop for KWin {
     fn drop(&mut self) {
         let _ = self.unload(EVENTS_PLUGIN);
         let _ = std::fs::remove_dir_all(&self.dir);
-        // The object holds the connection for its sender checks; it goes with the desk.
-        self.answers
+        let _ = self
             .connection
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
+            .object_server()
+            .remove::<ArcAnswers, _>(OBJECT);
     }
 }
 
@@ -400,8 +395,8 @@ impl ArcAnswers {
         self.0.answer(&header, &token, json);
     }
 
-    fn event(&self, #[zbus(header)] header: Header<'_>, _token: String, kind: String, id: String) {
-        self.0.event(&header, &kind, id);
+    fn event(&self, #[zbus(header)] header: Header<'_>, token: String, kind: String, id: String) {
+        self.0.event(&header, &token, &kind, id);
     }
 }
 
@@ -412,6 +407,20 @@ fn script_literal(value: &Value) -> String {
         .to_string()
         .replace('\u{2028}', "\\u2028")
         .replace('\u{2029}', "\\u2029")
+}
+
+/// What follows the secret in a script's token (`SECRET:N`); `None` without the secret.
+fn after_secret<'t>(secret: &str, token: &'t str) -> Option<&'t str> {
+    token.strip_prefix(secret)?.strip_prefix(':')
+}
+
+/// 128 random bits, as hex.
+fn secret() -> Result<String, KdeError> {
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes))
+        .map_err(|e| KdeError::Broken(format!("cannot read /dev/urandom: {e}")))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// The major version in KWin's version text.
@@ -499,6 +508,23 @@ mod tests {
         assert_eq!(major("5.27.5"), Some(5));
         assert_eq!(major("6.2.1"), Some(6));
         assert_eq!(version_in("nothing"), None);
+    }
+
+    #[test]
+    fn a_call_counts_only_with_the_connections_secret() {
+        let secret = secret().unwrap();
+        assert_eq!(secret.len(), 32);
+        assert_ne!(secret, super::secret().unwrap());
+        assert_eq!(after_secret(&secret, &format!("{secret}:7")), Some("7"));
+        for forged in [
+            "7",
+            ":7",
+            "0:7",
+            &secret[..31],
+            &format!("{}:7", &secret[..31]),
+        ] {
+            assert_eq!(after_secret(&secret, forged), None, "{forged}");
+        }
     }
 
     #[test]

@@ -44,10 +44,11 @@ pub fn desktop_file(exe: &str) -> String {
     )
 }
 
-/// This program's own path, as KWin reads it from /proc to authorise it.
-pub fn own_exe() -> String {
+/// This program's own path, as KWin reads it from /proc to authorise it; `None` when it
+/// cannot be read.
+pub fn own_exe() -> Option<String> {
     std::env::current_exe()
         .and_then(std::fs::canonicalize)
+        .ok()
         .map(|p| p.display().to_string())
-        .unwrap_or_else(|_| "shuttle's path".into())
 }

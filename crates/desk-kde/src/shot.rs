@@ -114,7 +114,7 @@ fn refusal(method: &str, e: &zbus::Error) -> KdeError {
     {
         KdeError::Unauthorised {
             what: format!("its screenshots ({INTERFACE})"),
-            exe: crate::own_exe(),
+            exe: crate::own_exe().unwrap_or_else(|| "shuttle's path".into()),
         }
     } else {
         KdeError::Failed {

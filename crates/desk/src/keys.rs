@@ -197,6 +197,11 @@ fn suggestions(name: &str) -> Option<String> {
     }
 }
 
+/// The character a keysym types; named keys (Return, F1, shift) type none.
+pub fn keysym_char(keysym: u32) -> Option<char> {
+    Keysym::new(keysym).key_char().filter(|ch| !ch.is_control())
+}
+
 /// The keysym a character of text is typed as.
 pub fn char_keysym(ch: char) -> Option<u32> {
     match ch {
@@ -209,6 +214,17 @@ pub fn char_keysym(ch: char) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_keysym_is_a_character_where_it_types_one() {
+        assert_eq!(keysym_char(0x61), Some('a'));
+        assert_eq!(keysym_char(0xe9), Some('é'));
+        assert_eq!(keysym_char(0x0100_20ac), Some('€'));
+        assert_eq!(keysym_char(0xff0d), None, "Return is a key");
+        for ch in ['a', 'é', '€', '😀'] {
+            assert_eq!(keysym_char(char_keysym(ch).unwrap()), Some(ch));
+        }
+    }
 
     #[test]
     fn typing_combinations_are_told_from_shortcuts() {

@@ -33,13 +33,18 @@ impl Kind for Kde {
     }
 
     fn start(&self, dir: &Path, _auth: &Auth) -> Result<PrivateDisplay, DisplayError> {
+        let exe = desk_kde::own_exe().ok_or(DisplayError::Start {
+            part: "KWin",
+            reason: "the daemon cannot read its own path (/proc/self/exe), which KWin's \
+                     desktop file must name to grant it input and screenshots"
+                .into(),
+        })?;
         let authorised = [(
             desk_kde::DESKTOP_FILE.to_string(),
-            desk_kde::desktop_file(&desk_kde::own_exe()),
+            desk_kde::desktop_file(&exe),
         )];
         // KWin starts shuttle itself as its input method, which then listens where the desk
         // finds it.
-        let exe = desk_kde::own_exe();
         let input_method = (
             format!("'{}' kwin-input-method", exe.replace('\'', "'\\''")),
             (desk_kde::im::SOCKET_ENV, kde_input_method(dir)),
