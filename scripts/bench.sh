@@ -210,3 +210,10 @@ echo
 echo "#### GNOME: a headless GNOME Shell seat, beside the Shell's and Mutter's own APIs (\`scripts/bench_gnome.py\`)"
 echo
 /usr/bin/python3 scripts/bench_gnome.py "$SHUTTLE"
+
+# The KDE desk on a headless KWin seat, beside KWin's own interfaces called directly, and the
+# same verbs on an Xvfb seat.
+echo
+echo "#### KDE: a headless KWin seat, beside KWin's own interfaces (\`scripts/bench_kde.py\`)"
+echo
+/usr/bin/python3 scripts/bench_kde.py "$SHUTTLE"
