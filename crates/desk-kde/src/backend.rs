@@ -58,6 +58,7 @@ impl KdeBackend {
         input_method: Option<PathBuf>,
     ) -> Result<Self, DeskError> {
         let kwin = KWin::connect(bus, scripts).map_err(unreachable)?;
+        kwin.start_news().map_err(unreachable)?;
         let input = FakeInput::connect(socket).map_err(unreachable)?;
         let listing = kwin.windows().map_err(unreachable)?;
         // The first event of a new device primes it; a move to where the pointer is.

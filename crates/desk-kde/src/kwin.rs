@@ -42,6 +42,9 @@ const EVENTS: &str = include_str!("../script/events.js");
 /// The plugin name the window news runs under: one per KWin, so a daemon that was killed
 /// leaves none running once the next one connects.
 const EVENTS_PLUGIN: &str = "shuttle-window-news";
+/// The script that grabs the kill hotkey, and its plugin name, likewise one per KWin.
+const HOTKEY: &str = include_str!("../script/hotkey.js");
+const HOTKEY_PLUGIN: &str = "shuttle-kill-hotkey";
 
 /// What went wrong on KWin's side.
 #[derive(Debug, thiserror::Error)]
@@ -61,7 +64,8 @@ pub enum KdeError {
     /// KWin did not authorise shuttle for an interface.
     #[error(
         "KWin refused shuttle {what}: KWin grants it to a program that a desktop file among \
-         its applications names by path, and none names {exe} (docs/kde.md)"
+         its applications names by path, and none names {exe}; in your Plasma session, run \
+         `shuttle setup kde`, then log out and in (docs/kde.md)"
     )]
     Unauthorised { what: String, exe: String },
     /// A request was refused or failed inside KWin.
@@ -120,6 +124,8 @@ struct Answers {
     secret: String,
     pending: Mutex<HashMap<u64, Sender<String>>>,
     log: Arc<Mutex<WindowLog>>,
+    /// What a press of the kill hotkey calls, once grabbed.
+    pressed: Mutex<Option<Box<dyn Fn() + Send + Sync>>>,
 }
 
 impl Answers {
@@ -183,11 +189,13 @@ pub struct KWin {
     next: AtomicU64,
     /// KWin's version, as it reports it.
     version: String,
+    /// The scripts kept loaded (the window news, the hotkey), unloaded when this goes.
+    kept: Mutex<Vec<&'static str>>,
 }
 
 impl KWin {
     /// Connects to KWin on the session bus at `address` (the environment's when `None`),
-    /// writing its scripts under `dir`, and starts the window news.
+    /// writing its scripts under `dir`, a directory of the daemon's alone.
     pub fn connect(address: Option<&str>, dir: &Path) -> Result<Self, KdeError> {
         let connection = session_bus(address)?;
         let kwin = owner(&connection).map_err(|_| KdeError::NoKWin)?;
@@ -201,6 +209,7 @@ impl KWin {
             secret: secret()?,
             pending: Mutex::new(HashMap::new()),
             log: Arc::new(Mutex::new(WindowLog::new())),
+            pressed: Mutex::new(None),
         });
         connection
             .object_server()
@@ -212,8 +221,8 @@ impl KWin {
             dir: dir.to_path_buf(),
             next: AtomicU64::new(1),
             version,
+            kept: Mutex::new(Vec::new()),
         };
-        kwin.start_news()?;
         Ok(kwin)
     }
 
@@ -366,18 +375,57 @@ impl KWin {
     }
 
     /// Loads the window news, in place of one a killed daemon may have left.
-    fn start_news(&self) -> Result<(), KdeError> {
-        let _ = self.unload(EVENTS_PLUGIN);
-        let path = self.dir.join("window-news.js");
-        std::fs::write(&path, self.source(EVENTS, 0, Value::Null))
+    pub fn start_news(&self) -> Result<(), KdeError> {
+        self.keep(EVENTS_PLUGIN, EVENTS, Value::Null)
+    }
+
+    /// Has KWin grab `shortcut` (as Qt spells a key sequence) for as long as this connection
+    /// lives, calling `pressed` on each press; in place of a grab a killed daemon may have left.
+    pub fn grab(
+        &self,
+        shortcut: &str,
+        pressed: Box<dyn Fn() + Send + Sync>,
+    ) -> Result<(), KdeError> {
+        *self
+            .answers
+            .pressed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(pressed);
+        self.keep(HOTKEY_PLUGIN, HOTKEY, json!({"shortcut": shortcut}))
+    }
+
+    /// Whether KWin still runs the scripts kept loaded.
+    pub fn alive(&self) -> bool {
+        let kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.iter().all(|plugin| {
+            self.scripting("isScriptLoaded", &(*plugin,))
+                .ok()
+                .and_then(|m| m.body().deserialize::<bool>().ok())
+                .unwrap_or(false)
+        })
+    }
+
+    /// Loads `template` with `request` as `plugin`, kept loaded until this connection goes.
+    fn keep(&self, plugin: &'static str, template: &str, request: Value) -> Result<(), KdeError> {
+        let _ = self.unload(plugin);
+        let path = self.dir.join(format!("{plugin}.js"));
+        std::fs::write(&path, self.source(template, 0, request))
             .map_err(|e| KdeError::Broken(format!("cannot write {}: {e}", path.display())))?;
-        self.run_script(&path, EVENTS_PLUGIN)
+        self.run_script(&path, plugin)?;
+        self.kept
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(plugin);
+        Ok(())
     }
 }
 
 impl Drop for KWin {
     fn drop(&mut self) {
-        let _ = self.unload(EVENTS_PLUGIN);
+        let kept = std::mem::take(&mut *self.kept.lock().unwrap_or_else(PoisonError::into_inner));
+        for plugin in kept {
+            let _ = self.unload(plugin);
+        }
         let _ = std::fs::remove_dir_all(&self.dir);
         let _ = self
             .connection
@@ -397,6 +445,21 @@ impl ArcAnswers {
 
     fn event(&self, #[zbus(header)] header: Header<'_>, token: String, kind: String, id: String) {
         self.0.event(&header, &token, &kind, id);
+    }
+
+    fn pressed(&self, #[zbus(header)] header: Header<'_>, token: String) {
+        if self.0.sent_by_our_script(&header, &token).is_none() {
+            tracing::warn!(sender = ?header.sender(), "refused a hotkey press that did not come from shuttle's script in KWin");
+            return;
+        }
+        if let Some(pressed) = &*self
+            .0
+            .pressed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+        {
+            pressed();
+        }
     }
 }
 

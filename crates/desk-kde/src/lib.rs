@@ -9,6 +9,7 @@
 //! - [`keymap`]: which key of KWin's layout gives each character.
 //! - [`im`]: exact text committed through KWin's input method protocol, by an input method of
 //!   shuttle's that KWin starts.
+//! - [`hotkey`]: the kill hotkey, a global shortcut a KWin script registers.
 //! - [`backend`]: `KdeBackend`, the desk's `Display` and `Input` over them.
 //!
 //! KWin authorises a program by a desktop file whose `Exec` is the program's own path;
@@ -16,6 +17,7 @@
 
 pub mod backend;
 pub mod fake;
+pub mod hotkey;
 pub mod im;
 pub mod keymap;
 pub mod kwin;

@@ -20,6 +20,7 @@ mod xvfb;
 
 pub use gnome::{Extension, gnome_requirements};
 pub use kde::kde_requirements;
+pub use sway::fresh_dir;
 pub use xvfb::xvfb_requirements;
 
 use std::os::unix::process::CommandExt;

@@ -188,13 +188,19 @@ fn sway_home(dir: &Path, user: Option<(u32, u32)>) -> Result<PathBuf, DisplayErr
         })?;
         return Ok(home);
     }
+    fresh_dir("shuttle-sway", 0o755)
+}
+
+/// A new directory in the system's temporary directory, named `prefix` and 16 random hex
+/// digits (never one made beforehand), with `mode`.
+pub fn fresh_dir(prefix: &str, mode: u32) -> Result<PathBuf, DisplayError> {
     let mut last = None;
     for _ in 0..8 {
-        let home = std::env::temp_dir().join(format!("shuttle-sway-{}", random_name()?));
-        match make_dir(&home, 0o755) {
-            Ok(()) => return Ok(home),
+        let dir = std::env::temp_dir().join(format!("{prefix}-{}", random_name()?));
+        match make_dir(&dir, mode) {
+            Ok(()) => return Ok(dir),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
-            Err(source) => return Err(DisplayError::Dir { dir: home, source }),
+            Err(source) => return Err(DisplayError::Dir { dir, source }),
         }
     }
     Err(DisplayError::Dir {

@@ -70,8 +70,9 @@ enum Command {
     /// Keeps the rest of each file as it was, comments included. A file that does not parse is
     /// left alone and named with its line.
     Setup {
-        /// The clients: claude-code, codex, cursor, vscode, gemini, claude-desktop; or gnome,
-        /// which installs shuttle's GNOME Shell extension
+        /// The clients: claude-code, codex, cursor, vscode, gemini, claude-desktop; gnome, which
+        /// installs shuttle's GNOME Shell extension; or kde, which installs the desktop file
+        /// that has KWin grant shuttle input and screenshots
         #[arg(value_enum)]
         clients: Vec<shuttle::setup::Target>,
         /// Print the entry instead of writing it

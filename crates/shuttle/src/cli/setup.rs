@@ -1,5 +1,6 @@
 //! `shuttle setup [CLIENT...] [--print | --remove]`: shuttle's entry in MCP clients' configs,
-//! and `shuttle setup gnome`: shuttle's GNOME Shell extension.
+//! `shuttle setup gnome`: shuttle's GNOME Shell extension, and `shuttle setup kde`: the desktop
+//! file that has KWin grant shuttle fake input and screenshots.
 
 use std::process::ExitCode;
 
@@ -28,13 +29,19 @@ pub fn run(targets: &[Target], action: Action) -> anyhow::Result<ExitCode> {
         .iter()
         .filter_map(|t| match t {
             Target::Client(client) => Some(*client),
-            Target::Gnome => None,
+            Target::Gnome | Target::Kde => None,
         })
         .collect();
     if targets.contains(&Target::Gnome)
         && let Err(e) = gnome(action)
     {
         eprintln!("shuttle setup gnome: {e}");
+        failed = true;
+    }
+    if targets.contains(&Target::Kde)
+        && let Err(e) = kde(action)
+    {
+        eprintln!("shuttle setup kde: {e}");
         failed = true;
     }
     if clients.is_empty() {
@@ -154,6 +161,49 @@ fn gnome(action: Action) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Writes (or with `Remove` takes out) the desktop file that has KWin grant this binary fake
+/// input and screenshots; KWin reads it when it starts.
+fn kde(action: Action) -> anyhow::Result<()> {
+    let file = crate::platform::desktop_file_path(&data_dir()?);
+    let text = crate::platform::desktop_file()
+        .ok_or_else(|| anyhow::anyhow!("cannot read this program's own path (/proc/self/exe)"))?;
+    match action {
+        Action::Print => {
+            println!("# kde: this goes in {}", file.display());
+            print!("{text}");
+        }
+        Action::Add => {
+            if let Some(dir) = file.parent() {
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| anyhow::anyhow!("cannot make {}: {e}", dir.display()))?;
+            }
+            std::fs::write(&file, &text)
+                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", file.display()))?;
+            println!(
+                "kde: wrote {}, which has KWin grant this shuttle fake input and screenshots; log \
+                 out and in for KWin to read it",
+                file.display()
+            );
+        }
+        Action::Remove => {
+            let existed = file.exists();
+            if existed {
+                std::fs::remove_file(&file)
+                    .map_err(|e| anyhow::anyhow!("cannot remove {}: {e}", file.display()))?;
+            }
+            println!(
+                "kde: {}",
+                if existed {
+                    format!("took out {}", file.display())
+                } else {
+                    format!("{} does not exist; nothing to take out", file.display())
+                }
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Adds shuttle's extension to (or takes it off) GNOME's list of enabled extensions, with
 /// `gsettings`; answers whether the list changed.
 fn enable(on: bool) -> anyhow::Result<bool> {
@@ -234,6 +284,16 @@ fn list() {
             format!("not installed: no {}", dir.display())
         };
         println!("{:<15} {line}", "gnome");
+        let file = crate::platform::desktop_file_path(&data);
+        let line = match (
+            std::fs::read_to_string(&file),
+            crate::platform::desktop_file(),
+        ) {
+            (Ok(held), Some(wanted)) if held == wanted => format!("installed: {}", file.display()),
+            (Ok(_), _) => format!("names another shuttle: {}", file.display()),
+            (Err(_), _) => format!("not installed: no {}", file.display()),
+        };
+        println!("{:<15} {line}", "kde");
     }
     println!(
         "\nshuttle setup CLIENT adds shuttle to a client; --print shows the entry, --remove takes it out."

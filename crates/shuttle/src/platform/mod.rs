@@ -6,7 +6,8 @@
 //! - [`x11`]: `LinuxX11`, an X display driven by `desk_x11` with `desk_linux`.
 //! - [`wayland`]: `LinuxWayland`, a sway session driven by `desk_wayland`.
 //! - [`gnome`]: `LinuxGnome`, a GNOME session on Wayland driven by `desk_gnome`.
-//! - [`kde`]: `LinuxKde`, a headless KWin driven by `desk_kde`.
+//! - [`kde`]: `LinuxKde`, a KDE Plasma session on Wayland (or a headless KWin) driven by
+//!   `desk_kde`.
 //! - [`seat`]: the kinds of private seat, a file each, and the seats started of them.
 //! - [`finding`]: what doctor reports of the person's session, each backend writing its own.
 //!
@@ -24,7 +25,7 @@ mod x11;
 
 pub use finding::{Finding, Level, PER_AGENT_FIX};
 pub use gnome::{EXTENSION, GnomeSession, LinuxGnome, extension_dir, install_extension};
-pub use kde::kwin_input_method;
+pub use kde::{KdeSession, LinuxKde, desktop_file, desktop_file_path, kwin_input_method};
 pub use person::{Person, PersonsDesk, PersonsSession, persons_room};
 pub use seat::{PrivateSeat, PrivateSeats, SeatKind, reap_seats};
 pub use wayland::{LinuxWayland, WaylandSession};

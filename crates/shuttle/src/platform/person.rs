@@ -1,4 +1,4 @@
-//! Where the person is, and their own desktop: the display and the sway or GNOME session the
+//! Where the person is, and their own desktop: the display and the sway, GNOME or KDE session the
 //! daemon found at start, which backend drives it under `inherit`, what its sandboxed apps
 //! reach, and how the person is asked and heard (the confirm dialog, the kill hotkey).
 
@@ -10,6 +10,7 @@ use desk_core::geometry::Rect;
 
 use super::finding::Finding;
 use super::gnome::{GnomeSession, LinuxGnome};
+use super::kde::{KdeSession, LinuxKde};
 use super::{LinuxWayland, LinuxX11, Room, WaylandSession};
 use crate::config::InputSetting;
 
@@ -23,6 +24,8 @@ pub struct PersonsSession {
     sway: Option<WaylandSession>,
     /// Their GNOME session on Wayland, which the daemon drives natively.
     gnome: Option<GnomeSession>,
+    /// Their KDE Plasma session on Wayland, which the daemon drives natively.
+    kde: Option<KdeSession>,
 }
 
 /// The person's own desktop, as the daemon drives it under `inherit`.
@@ -37,13 +40,18 @@ pub struct PersonsDesk {
 
 impl PersonsSession {
     /// The session the daemon's environment names: `DISPLAY`, and a sway session
-    /// (`WAYLAND_DISPLAY` and `SWAYSOCK`) or a GNOME one (`WAYLAND_DISPLAY`, and GNOME in
-    /// `XDG_CURRENT_DESKTOP`).
+    /// (`WAYLAND_DISPLAY` and `SWAYSOCK`), a GNOME one or a KDE one (`WAYLAND_DISPLAY`, and
+    /// GNOME or KDE in `XDG_CURRENT_DESKTOP`).
     pub fn from_env() -> Self {
         let sway = WaylandSession::from_env();
+        let gnome = sway.is_none().then(GnomeSession::from_env).flatten();
+        let kde = (sway.is_none() && gnome.is_none())
+            .then(KdeSession::from_env)
+            .flatten();
         Self {
             display: std::env::var("DISPLAY").ok().filter(|d| !d.is_empty()),
-            gnome: sway.is_none().then(GnomeSession::from_env).flatten(),
+            gnome,
+            kde,
             sway,
         }
     }
@@ -54,13 +62,21 @@ impl PersonsSession {
             display: self.display.clone(),
             sway: self.sway.as_ref().map(|s| s.ipc.clone()),
             gnome: self.gnome.clone(),
+            kde: self.kde.clone(),
         }
     }
 
-    /// Their desktop, driven natively: their sway or GNOME session when they work in one
+    /// Their desktop, driven natively: their sway, GNOME or KDE session when they work in one
     /// (its native windows are beyond XWayland's reach), else their X display; its sandboxed
     /// apps reach `room`.
     pub fn desk(&self, room: Room) -> PersonsDesk {
+        if let Some(session) = &self.kde {
+            return PersonsDesk {
+                platform: Arc::new(LinuxKde::new(session.clone(), self.person(), room)),
+                name: Some(session.name.clone()),
+                system: "wayland",
+            };
+        }
         match (&self.sway, &self.gnome) {
             (Some(session), _) => PersonsDesk {
                 platform: Arc::new(LinuxWayland::new(session.clone(), self.person(), room)),
@@ -86,10 +102,10 @@ impl PersonsSession {
         Arc::new(LinuxX11::new(None, self.person(), Room::default()))
     }
 
-    /// Whether the person's session is driven natively on Wayland (sway, GNOME) rather than
-    /// through X11.
+    /// Whether the person's session is driven natively on Wayland (sway, GNOME, KDE) rather
+    /// than through X11.
     pub fn native(&self) -> bool {
-        self.sway.is_some() || self.gnome.is_some()
+        self.sway.is_some() || self.gnome.is_some() || self.kde.is_some()
     }
 
     /// How the person's Wayland session stands for the desk that would drive it, for doctor;
@@ -98,9 +114,10 @@ impl PersonsSession {
         let name = std::env::var("WAYLAND_DISPLAY")
             .ok()
             .filter(|n| !n.is_empty())?;
-        Some(match &self.gnome {
-            Some(_) => super::gnome::finding(&name, inherit),
-            None => super::wayland::finding(self.sway.is_some(), &name, inherit, input),
+        Some(match (&self.gnome, &self.kde) {
+            (Some(_), _) => super::gnome::finding(&name, inherit),
+            (None, Some(_)) => super::kde::finding(&name, inherit),
+            (None, None) => super::wayland::finding(self.sway.is_some(), &name, inherit, input),
         })
     }
 }
@@ -116,6 +133,8 @@ pub struct Person {
     pub sway: Option<PathBuf>,
     /// Their GNOME session, whose Shell grabs the hotkey through shuttle's extension.
     pub gnome: Option<GnomeSession>,
+    /// Their KDE session, whose KWin grabs the hotkey through a script of shuttle's.
+    pub kde: Option<KdeSession>,
 }
 
 /// What apps on the person's own display reach from a sandbox, from the daemon's environment:
@@ -225,7 +244,7 @@ pub(super) fn ask_where_the_person_is(
 }
 
 /// Grabs the kill hotkey `combo` where `person` is: a binding in their sway, a grab by their
-/// GNOME Shell, else a grab on their X display.
+/// GNOME Shell or their KWin, else a grab on their X display.
 pub(super) fn grab_where_the_person_is(
     person: &Person,
     combo: &str,
@@ -242,6 +261,10 @@ pub(super) fn grab_where_the_person_is(
             combo,
             pressed,
         )?));
+    }
+    if let Some(kde) = &person.kde {
+        return LinuxKde::new(kde.clone(), person.clone(), Room::default())
+            .grab_hotkey(combo, pressed);
     }
     let display = person
         .display

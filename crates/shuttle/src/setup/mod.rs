@@ -33,16 +33,18 @@ pub enum Client {
     ClaudeDesktop,
 }
 
-/// What `shuttle setup` sets up: an MCP client, or GNOME (shuttle's Shell extension).
+/// What `shuttle setup` sets up: an MCP client, GNOME (shuttle's Shell extension), or KDE
+/// (the desktop file that has KWin grant shuttle its interfaces).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
     Client(Client),
     Gnome,
+    Kde,
 }
 
 impl clap::ValueEnum for Target {
     fn value_variants<'a>() -> &'a [Self] {
-        const ALL: [Target; 7] = [
+        const ALL: [Target; 8] = [
             Target::Client(Client::ClaudeCode),
             Target::Client(Client::Codex),
             Target::Client(Client::Cursor),
@@ -50,6 +52,7 @@ impl clap::ValueEnum for Target {
             Target::Client(Client::Gemini),
             Target::Client(Client::ClaudeDesktop),
             Target::Gnome,
+            Target::Kde,
         ];
         &ALL
     }
@@ -61,6 +64,10 @@ impl clap::ValueEnum for Target {
                 clap::builder::PossibleValue::new("gnome")
                     .help("GNOME Shell on Wayland: shuttle's extension, for the GNOME desk"),
             ),
+            Target::Kde => Some(clap::builder::PossibleValue::new("kde").help(
+                "KDE Plasma on Wayland: the desktop file that has KWin grant shuttle input \
+                     and screenshots, for the KDE desk",
+            )),
         }
     }
 }

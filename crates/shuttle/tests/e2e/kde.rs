@@ -292,3 +292,302 @@ fn save_as_in_mousepad(mcp: &mut Mcp, scratch: &common::Scratch) {
         json!({"verb": "quit", "window": launched["window"]["id"]}),
     );
 }
+
+/// A person's Plasma session on Wayland, as a login would start it: a headless KWin with a
+/// session bus and the AT-SPI bus, after `shuttle setup kde` put the desktop file that grants
+/// shuttle fake input and screenshots among the person's applications. It leads a process
+/// group of its own, which is ended when dropped.
+struct PersonsKde {
+    scratch: common::Scratch,
+    leader: std::process::Child,
+    bus: String,
+    accessibility: String,
+}
+
+impl PersonsKde {
+    const SOCKET: &str = "person-kde";
+
+    /// A session whose person ran `shuttle setup kde` before logging in.
+    fn start() -> Self {
+        Self::start_set_up(true)
+    }
+
+    /// A session with shuttle's desktop file installed (`set_up`) or not.
+    fn start_set_up(set_up: bool) -> Self {
+        use std::os::unix::process::CommandExt;
+        let scratch = common::Scratch::new("persons-kde");
+        let (home, run) = (scratch.path("home"), scratch.path("run"));
+        std::fs::create_dir_all(&run).unwrap();
+        std::fs::set_permissions(&run, std::os::unix::fs::PermissionsExt::from_mode(0o700))
+            .unwrap();
+        let session_env = [
+            ("HOME", home.clone()),
+            ("XDG_CONFIG_HOME", home.join(".config")),
+            ("XDG_DATA_HOME", home.join(".local/share")),
+            ("XDG_CACHE_HOME", home.join(".cache")),
+            ("XDG_RUNTIME_DIR", run.clone()),
+        ];
+        // The person sets shuttle up, then logs in.
+        if set_up {
+            let setup = std::process::Command::new(common::SHUTTLE)
+                .args(["setup", "kde"])
+                .envs(session_env.iter().map(|(k, v)| (k, v)))
+                .output()
+                .unwrap();
+            assert!(setup.status.success(), "{setup:?}");
+            assert!(
+                home.join(".local/share/applications/dev.shuttle.desk.desktop")
+                    .is_file()
+            );
+        }
+        // A copy without the file capability a container may refuse (docs/kde.md).
+        let bin = scratch.path("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::copy("/usr/bin/kwin_wayland", bin.join("kwin_wayland")).unwrap();
+        let script = format!(
+            "exec dbus-run-session -- sh -c 'echo \"$DBUS_SESSION_BUS_ADDRESS\" > \"{bus}.new\"; \
+             mv \"{bus}.new\" \"{bus}\"; \
+             /usr/libexec/at-spi-bus-launcher --launch-immediately & \
+             exec \"{kwin}\" --virtual --no-lockscreen --no-kactivities --socket {socket} \
+             --width 1280 --height 800'",
+            bus = scratch.path("bus").display(),
+            kwin = bin.join("kwin_wayland").display(),
+            socket = Self::SOCKET,
+        );
+        let log = std::fs::File::create(scratch.path("kwin.log")).unwrap();
+        let leader = std::process::Command::new("sh")
+            .args(["-c", &script])
+            .envs(session_env.iter().map(|(k, v)| (k, v)))
+            .env("XDG_SESSION_TYPE", "wayland")
+            .env("XDG_CURRENT_DESKTOP", "KDE")
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .env_remove("DBUS_SESSION_BUS_ADDRESS")
+            .env_remove("AT_SPI_BUS_ADDRESS")
+            .process_group(0)
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        let mut session = Self {
+            scratch,
+            leader,
+            bus: String::new(),
+            accessibility: String::new(),
+        };
+        session.bus = wait_for("the session bus", Duration::from_secs(20), || {
+            std::fs::read_to_string(session.scratch.path("bus"))
+                .ok()
+                .map(|b| b.trim().to_string())
+                .filter(|b| !b.is_empty())
+        });
+        wait_for("KWin to serve", Duration::from_secs(20), || {
+            let owned = session
+                .gdbus(&[
+                    "org.freedesktop.DBus",
+                    "/org/freedesktop/DBus",
+                    "org.freedesktop.DBus.NameHasOwner",
+                    "org.kde.KWin",
+                ])
+                .contains("true");
+            (owned && session.scratch.path("run").join(Self::SOCKET).exists()).then_some(())
+        });
+        let address = session.gdbus(&["org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus.GetAddress"]);
+        session.accessibility = address
+            .trim()
+            .trim_start_matches("('")
+            .trim_end_matches("',)")
+            .to_string();
+        session
+    }
+
+    /// A call on the session bus with gdbus: destination, object, method, then arguments.
+    fn gdbus(&self, call: &[&str]) -> String {
+        let out = std::process::Command::new("gdbus")
+            .args([
+                "call",
+                "--address",
+                &self.bus,
+                "--dest",
+                call[0],
+                "--object-path",
+                call[1],
+                "--method",
+                call[2],
+            ])
+            .args(&call[3..])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// What a daemon started in this session has in its environment.
+    fn env(&self) -> Vec<(&'static str, String)> {
+        let run = self.scratch.path("run");
+        vec![
+            ("WAYLAND_DISPLAY", Self::SOCKET.into()),
+            ("XDG_RUNTIME_DIR", run.display().to_string()),
+            ("XDG_CURRENT_DESKTOP", "KDE".into()),
+            ("XDG_SESSION_TYPE", "wayland".into()),
+            // GTK's and Qt's own order, over the virtual desktop's X11 for the other tests.
+            ("GDK_BACKEND", "wayland,x11".into()),
+            ("QT_QPA_PLATFORM", "wayland".into()),
+            ("DBUS_SESSION_BUS_ADDRESS", self.bus.clone()),
+            ("AT_SPI_BUS_ADDRESS", self.accessibility.clone()),
+            (
+                "XDG_DATA_HOME",
+                self.scratch.path("home/.local/share").display().to_string(),
+            ),
+        ]
+    }
+}
+
+impl Drop for PersonsKde {
+    fn drop(&mut self) {
+        // The session's whole process group: the one this test started.
+        let group = self.leader.id() as i32;
+        // SAFETY: signals the process group whose leader is our own child.
+        unsafe { libc::kill(-group, libc::SIGTERM) };
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while std::time::Instant::now() < deadline
+            && self.leader.try_wait().ok().flatten().is_none()
+        {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // SAFETY: as above; whatever of it outlived SIGTERM.
+        unsafe { libc::kill(-group, libc::SIGKILL) };
+    }
+}
+
+/// How many pixels of the marker's red the top right corner of a 1280-wide screen shows.
+fn red_in_corner(mcp: &mut Mcp) -> usize {
+    let (_, _, pixels) = result_png(&mcp.call(
+        "desk",
+        json!({"verb": "shot", "x": 1280 - 40, "y": 0, "w": 40, "h": 40}),
+    ));
+    pixels
+        .chunks(3)
+        .filter(|p| p[0] > 200 && p[1] < 60 && p[2] < 60)
+        .count()
+}
+
+#[test]
+fn an_agent_works_in_the_persons_own_kde_session_and_the_person_stops_it_with_the_hotkey() {
+    let session = PersonsKde::start();
+    let env = session.env();
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let daemon = common::Daemon::start_configured(Some("[daemon]\ndisplay = \"inherit\"\n"), &env);
+    let scratch = common::Scratch::new("persons-kde-apps");
+    let file = |name: &str| scratch.path(name);
+    let path = |name: &str| file(name).display().to_string();
+    let mut mcp = Mcp::start(&daemon.socket, &[]);
+    mcp.initialize("2025-06-18");
+    let entry = fixture("wayland_entry.py");
+
+    launch(
+        &mut mcp,
+        &[entry.clone(), "pk bystander".into(), path("bystander")],
+    );
+    launch(&mut mcp, &[entry.clone(), "pk entry".into(), path("entry")]);
+    launch(
+        &mut mcp,
+        &[
+            entry.clone(),
+            "pk button".into(),
+            path("clicks"),
+            "button".into(),
+        ],
+    );
+    let status = daemon.call("status", json!({})).json();
+    assert_eq!(status["display"]["system"], "wayland", "{status}");
+    assert_eq!(status["desk"]["capture"], "kwin-screenshot2", "{status}");
+    assert_eq!(status["safety"]["kill_hotkey"]["grabbed"], true, "{status}");
+
+    // KWin runs the person's own input method here, so text goes as keys of their layout.
+    let text = "Hello, World! (a_b) ~@#";
+    desk(
+        &mut mcp,
+        json!({"verb": "type", "window": "pk entry", "text": text}),
+    );
+    until_file("the entry to hold the text", &file("entry"), |held| {
+        held == text
+    });
+
+    desk(&mut mcp, json!({"verb": "focus", "window": "pk button"}));
+    let (x, y) = centre(&mut mcp, "pk button", "pk button", "button");
+    desk(&mut mcp, json!({"verb": "click", "x": x, "y": y}));
+    until_file("the click to land", &file("clicks"), |held| {
+        held == "clicked\n"
+    });
+
+    // The marker shows while the agent acts, then goes.
+    assert!(red_in_corner(&mut mcp) > 100, "the marker after an action");
+    wait_for("the marker to go", Duration::from_secs(5), || {
+        (red_in_corner(&mut mcp) == 0).then_some(())
+    });
+
+    // The person's shortcut, as KWin's global shortcuts run it: the daemon stops.
+    session.gdbus(&[
+        "org.kde.kglobalaccel",
+        "/component/kwin",
+        "org.kde.kglobalaccel.Component.invokeShortcut",
+        "shuttle-stop",
+    ]);
+    wait_for("the daemon to stop", Duration::from_secs(5), || {
+        (daemon.call("status", json!({})).json()["stopped"] == true).then_some(())
+    });
+    let refused = mcp.call(
+        "desk",
+        json!({"verb": "type", "window": "pk entry", "text": "x"}),
+    );
+    assert_eq!(refused["isError"], true, "{}", result_text(&refused));
+    assert_eq!(read(&file("entry")), text, "nothing typed after the stop");
+    assert_eq!(read(&file("bystander")), "", "the bystander got input");
+}
+
+#[test]
+fn a_kde_session_that_does_not_grant_shuttle_input_is_refused_with_the_fix() {
+    let session = PersonsKde::start_set_up(false);
+    let env = session.env();
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let daemon = common::Daemon::start_configured(Some("[daemon]\ndisplay = \"inherit\"\n"), &env);
+    let windows = daemon.call("desk_windows", json!({}));
+    assert!(windows.is_error, "{}", windows.text);
+    assert!(
+        windows.text.contains("org_kde_kwin_fake_input")
+            && windows.text.contains("shuttle setup kde"),
+        "{}",
+        windows.text
+    );
+    // The daemon stays up and says the same again; nothing fell back to XWayland.
+    let again = daemon.call("desk_windows", json!({}));
+    assert!(again.text.contains("shuttle setup kde"), "{}", again.text);
+
+    let out = std::process::Command::new(common::SHUTTLE)
+        .args(["doctor", "--json"])
+        .env("SHUTTLE_SOCKET", &daemon.socket)
+        .env("SHUTTLE_CONFIG", daemon.config_path())
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let check = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "wayland")
+        .unwrap_or_else(|| panic!("a wayland check in {report:#}"))
+        .clone();
+    assert_eq!(check["status"], "fail", "{check}");
+    assert!(
+        check["detail"]
+            .as_str()
+            .unwrap()
+            .contains("no desktop file grants shuttle"),
+        "{check}"
+    );
+    assert!(
+        check["fix"].as_str().unwrap().contains("shuttle setup kde"),
+        "{check}"
+    );
+}
