@@ -28,6 +28,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import gi
@@ -99,18 +100,28 @@ class Peer:
     def shot(self, size):
         read, write = os.pipe()
         fds = Gio.UnixFDList.new_from_array([write])
+        chunks = []
+        # 32 bits a pixel, rows unpadded at this width: read that much, not to the end, which
+        # would wait for every copy of the write end to close.
+        wanted = size[0] * size[1] * 4
+
+        def drain():
+            got = 0
+            while got < wanted and (chunk := os.read(read, 1 << 20)):
+                chunks.append(chunk)
+                got += len(chunk)
+
+        # KWin writes before it answers: the pipe is drained meanwhile, as shuttle does.
+        reader = threading.Thread(target=drain)
+        reader.start()
         options = {"native-resolution": GLib.Variant("b", False)}
         results, _ = self.kwin("/org/kde/KWin/ScreenShot2", "org.kde.KWin.ScreenShot2",
                                "CaptureArea",
                                GLib.Variant("(iiuua{sv}h)", (0, 0, size[0], size[1], options, 0)),
                                "(a{sv})", fds)
-        data = b""
-        while True:
-            chunk = os.read(read, 1 << 20)
-            if not chunk:
-                break
-            data += chunk
+        reader.join()
         os.close(read)
+        data = b"".join(chunks)
         info = results[0]
         if len(data) < info["stride"] * info["height"]:
             sys.exit(f"ScreenShot2 wrote {len(data)} bytes for {info}")
