@@ -112,7 +112,7 @@ class Peer:
                 got += len(chunk)
 
         # KWin writes before it answers: the pipe is drained meanwhile, as shuttle does.
-        reader = threading.Thread(target=drain)
+        reader = threading.Thread(target=drain, daemon=True)
         reader.start()
         options = {"native-resolution": GLib.Variant("b", False)}
         results, _ = self.kwin("/org/kde/KWin/ScreenShot2", "org.kde.KWin.ScreenShot2",
@@ -126,7 +126,19 @@ class Peer:
         if len(data) < info["stride"] * info["height"]:
             sys.exit(f"ScreenShot2 wrote {len(data)} bytes for {info}")
 
+    def authorised(self, size):
+        """Waits until KWin has read the desktop file written after it started."""
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                self.shot(size)
+                return
+            except GLib.Error as e:
+                if "NoAuthorized" not in e.message or time.monotonic() > deadline:
+                    raise
+
     def measure(self, size):
+        self.authorised(size)
         return {
             "windows": timed(self.windows),
             "shot": timed(lambda: self.shot(size)),
