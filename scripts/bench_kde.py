@@ -7,8 +7,8 @@ Each side is timed in one long-lived process, call after call, RUNS times (defau
 shuttle's verbs over the desk wire (one connection, as `shuttle mcp` keeps one), the peer's
 calls over the seat's session bus with GLib's D-Bus (python3-gi):
 - shot: org.kde.KWin.ScreenShot2's CaptureArea of the whole screen, read raw from a pipe (what
-  Spectacle calls), by this script, which KWin authorises by a desktop file it puts beside
-  shuttle's in the seat's data directory;
+  Spectacle calls), by this script, which KWin authorises by a desktop file of the script's
+  in a data directory the daemon's environment names, so the seat's KWin reads it too;
 - windows: a KWin script that lists the windows and calls back with them, loaded, run and
   unloaded over /Scripting (what kdotool does: KWin gives D-Bus clients no window list);
 - click, key, typing: no peer. KWin takes input only from the clients it authorises for fake
@@ -126,43 +126,36 @@ class Peer:
         if len(data) < info["stride"] * info["height"]:
             sys.exit(f"ScreenShot2 wrote {len(data)} bytes for {info}")
 
-    def authorised(self, size):
-        """Waits until KWin has read the desktop file written after it started."""
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                self.shot(size)
-                return
-            except GLib.Error as e:
-                if "NoAuthorized" not in e.message or time.monotonic() > deadline:
-                    raise
-
     def measure(self, size):
-        self.authorised(size)
         return {
             "windows": timed(self.windows),
             "shot": timed(lambda: self.shot(size)),
         }
 
 
-def authorise_peer(seat_dir):
-    """A desktop file that has the seat's KWin grant this Python ScreenShot2."""
-    applications = os.path.join(seat_dir, "kde", "data", "applications")
-    with open(os.path.join(applications, "bench-peer.desktop"), "w") as f:
+def authorise_peer(work):
+    """A desktop file that has KWin grant this Python ScreenShot2, in a data directory the
+    daemon's environment names, where the seat's KWin looks when it starts (it does not see a
+    file added later)."""
+    data = os.path.join(work, "peer-data")
+    os.makedirs(os.path.join(data, "applications"))
+    with open(os.path.join(data, "applications", "bench-peer.desktop"), "w") as f:
         f.write("[Desktop Entry]\nType=Application\nName=bench peer\nNoDisplay=true\n"
                 f"Exec={os.path.realpath(sys.executable)}\n"
                 "X-KDE-DBUS-Restricted-Interfaces=org.kde.KWin.ScreenShot2\n")
+    dirs = os.environ.get("XDG_DATA_DIRS") or "/usr/local/share:/usr/share"
+    os.environ["XDG_DATA_DIRS"] = f"{data}:{dirs}"
 
 
 def main():
     work = tempfile.mkdtemp(prefix="shuttle-bench-kde-")
     os.chmod(work, 0o700)
+    authorise_peer(work)
     kde = Daemon(work, "kde")
     seat = kde.status()["agents"]["agents"][0]["display"]
     seat_dir = os.path.dirname(os.path.dirname(seat))
     ours, ours_exact = kde.measure()
     screen = kde.call("desk_screen", {})
-    authorise_peer(seat_dir)
     peer = Peer("unix:path=" + os.path.join(seat_dir, "bus"), work)
     theirs = peer.measure((screen["width"], screen["height"]))
     kde.end()
