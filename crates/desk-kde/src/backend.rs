@@ -23,6 +23,7 @@ use desk_core::call::{Button, ClipFormat, Direction};
 use desk_core::geometry::Rect;
 use desk_core::window::{Window, role};
 
+use crate::credit::{Credited, Helper};
 use crate::fake::{FakeInput, Missing, button};
 use crate::im::{Commit, InputMethod};
 use crate::kwin::{KWin, KdeError, KdeWindow};
@@ -41,25 +42,31 @@ pub struct KdeBackend {
     input: FakeInput,
     /// shuttle's input method in KWin, where KWin runs it.
     text: Option<InputMethod>,
+    /// The process KWin credits the desk's sockets to, kept while they are.
+    _helper: Helper,
     /// The screen, as KWin last said.
     screen: Mutex<Rect>,
 }
 
 impl KdeBackend {
-    /// Connects to the KWin whose Wayland socket is `socket` and whose session bus is `bus`
-    /// (the environment's when `None`), named `name` in replies; its scripts are written under
+    /// Connects to the KWin whose Wayland socket and session bus `sockets` are connected to
+    /// (by a helper KWin can identify), named `name` in replies; its scripts are written under
     /// `scripts`, a directory of the daemon's own. Text is committed through the input method
     /// listening at `input_method`, where KWin runs shuttle's.
     pub fn connect(
         name: &str,
-        socket: &Path,
-        bus: Option<&str>,
+        sockets: Credited,
         scripts: &Path,
         input_method: Option<PathBuf>,
     ) -> Result<Self, DeskError> {
-        let kwin = KWin::connect(bus, scripts).map_err(unreachable)?;
+        let Credited {
+            wayland,
+            bus,
+            helper,
+        } = sockets;
+        let kwin = KWin::over_stream(bus, scripts).map_err(unreachable)?;
         kwin.start_news().map_err(unreachable)?;
-        let input = FakeInput::connect(socket).map_err(unreachable)?;
+        let input = FakeInput::over(wayland).map_err(unreachable)?;
         let listing = kwin.windows().map_err(unreachable)?;
         // The first event of a new device primes it; a move to where the pointer is.
         input
@@ -70,6 +77,7 @@ impl KdeBackend {
             kwin,
             input,
             text: input_method.map(InputMethod::at),
+            _helper: helper,
             screen: Mutex::new(Rect {
                 x: 0,
                 y: 0,

@@ -9,7 +9,6 @@
 use std::os::fd::OwnedFd;
 use std::os::unix::fs::FileExt;
 use std::os::unix::net::UnixStream;
-use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
 use wayland_client::globals::{GlobalListContents, registry_queue_init};
@@ -55,12 +54,10 @@ struct Inner {
 }
 
 impl FakeInput {
-    /// Connects to the compositor listening at `socket`, makes the device and reads the keymap.
-    pub fn connect(socket: &Path) -> Result<Self, KdeError> {
-        let broken = |e: &dyn std::fmt::Display| {
-            KdeError::Broken(format!("KWin's Wayland socket {}: {e}", socket.display()))
-        };
-        let stream = UnixStream::connect(socket).map_err(|e| broken(&e))?;
+    /// Makes the device on the compositor connection `stream` and reads the keymap.
+    pub fn over(stream: UnixStream) -> Result<Self, KdeError> {
+        let broken =
+            |e: &dyn std::fmt::Display| KdeError::Broken(format!("KWin's Wayland socket: {e}"));
         let conn = Connection::from_socket(stream).map_err(|e| broken(&e))?;
         let (globals, mut queue) = registry_queue_init::<State>(&conn).map_err(|e| broken(&e))?;
         let qh = queue.handle();

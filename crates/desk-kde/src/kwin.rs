@@ -197,7 +197,25 @@ impl KWin {
     /// Connects to KWin on the session bus at `address` (the environment's when `None`),
     /// writing its scripts under `dir`, a directory of the daemon's alone.
     pub fn connect(address: Option<&str>, dir: &Path) -> Result<Self, KdeError> {
-        let connection = session_bus(address)?;
+        Self::over(session_bus(address)?, dir)
+    }
+
+    /// Connects to KWin over the session bus connection `stream`, writing its scripts under
+    /// `dir`.
+    pub fn over_stream(
+        stream: std::os::unix::net::UnixStream,
+        dir: &Path,
+    ) -> Result<Self, KdeError> {
+        let connection = zbus::blocking::connection::Builder::async_io_unix_stream(stream)
+            .build()
+            .map_err(|e| KdeError::Bus {
+                address: "shuttle's KWin helper's socket".into(),
+                reason: e.to_string(),
+            })?;
+        Self::over(connection, dir)
+    }
+
+    fn over(connection: Connection, dir: &Path) -> Result<Self, KdeError> {
         let kwin = owner(&connection).map_err(|_| KdeError::NoKWin)?;
         let version = version(&connection)?;
         if major(&version) != Some(MAJOR) {

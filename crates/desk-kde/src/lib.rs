@@ -9,6 +9,8 @@
 //! - [`keymap`]: which key of KWin's layout gives each character.
 //! - [`im`]: exact text committed through KWin's input method protocol, by an input method of
 //!   shuttle's that KWin starts.
+//! - [`credit`]: the desk's sockets to KWin, connected by a helper KWin can identify (the
+//!   daemon is not dumpable, so KWin cannot read its path).
 //! - [`hotkey`]: the kill hotkey, a global shortcut a KWin script registers.
 //! - [`backend`]: `KdeBackend`, the desk's `Display` and `Input` over them.
 //!
@@ -16,6 +18,7 @@
 //! [`desktop_file`] writes the one shuttle needs.
 
 pub mod backend;
+pub mod credit;
 pub mod fake;
 pub mod hotkey;
 pub mod im;

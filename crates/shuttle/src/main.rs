@@ -88,6 +88,12 @@ enum Command {
     /// The input method a KDE seat's KWin starts, which commits the daemon's text (docs/kde.md)
     #[command(hide = true)]
     KwinInputMethod,
+    /// Connects the daemon's sockets to KWin, which credits them to this process (docs/kde.md)
+    #[command(hide = true)]
+    KwinConnect {
+        wayland: std::path::PathBuf,
+        bus: String,
+    },
     /// Show what agents did: the journal, one call per line
     Journal {
         /// Only actions (input to the desktop)
@@ -136,6 +142,9 @@ fn main() -> ExitCode {
         Command::Config(ConfigCommand::Check { file }) => cli::config::check(file),
         Command::KwinInputMethod => {
             shuttle::platform::kwin_input_method().map(|()| ExitCode::SUCCESS)
+        }
+        Command::KwinConnect { wayland, bus } => {
+            shuttle::platform::kwin_connect(&wayland, &bus).map(|()| ExitCode::SUCCESS)
         }
         Command::Doctor { json, fix } => cli::doctor::run(json, fix),
         Command::Setup {

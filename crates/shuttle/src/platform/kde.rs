@@ -135,10 +135,27 @@ impl LinuxKde {
 
 impl Platform for LinuxKde {
     fn connect(&self) -> Result<Backend, DeskError> {
+        let unreachable = |reason: String| DeskError::Unreachable {
+            system: "wayland",
+            reason,
+        };
+        let bus = self
+            .session
+            .bus
+            .clone()
+            .or_else(|| std::env::var("DBUS_SESSION_BUS_ADDRESS").ok())
+            .ok_or_else(|| {
+                unreachable("no session bus: DBUS_SESSION_BUS_ADDRESS is not set".into())
+            })?;
+        let exe = std::env::current_exe()
+            .map_err(|e| unreachable(format!("cannot find this program's path: {e}")))?;
+        let mut helper = std::process::Command::new(exe);
+        helper.arg("kwin-connect").env_clear();
+        let sockets = desk_kde::credit::connect(helper, &self.session.socket, &bus)
+            .map_err(desk_kde::backend::desk_error)?;
         let kde = Arc::new(KdeBackend::connect(
             &self.session.name,
-            &self.session.socket,
-            self.session.bus.as_deref(),
+            sockets,
             &self.scripts("scripts")?,
             self.private.as_ref().map(|seat| seat.input_method.clone()),
         )?);
@@ -205,6 +222,14 @@ impl Platform for LinuxKde {
     fn ask_person(&self, question: &Question, cancel: &Cancel) -> Result<Answer, DeskError> {
         ask_where_the_person_is(&self.person, question, cancel)
     }
+}
+
+/// `shuttle kwin-connect WAYLAND BUS`: connects the sockets the daemon hands over to KWin's
+/// Wayland socket and the session bus, so that KWin credits them to a process it can identify
+/// (the daemon is not dumpable), and stays while the daemon keeps its stdin open.
+pub fn kwin_connect(wayland: &Path, bus: &str) -> anyhow::Result<()> {
+    desk_kde::credit::serve(wayland, bus)?;
+    Ok(())
 }
 
 /// `shuttle kwin-input-method`: the input method a seat's KWin starts, serving the daemon on
