@@ -43,7 +43,7 @@ pub struct KdeBackend {
     /// shuttle's input method in KWin, where KWin runs it.
     text: Option<InputMethod>,
     /// The process KWin credits the desk's sockets to, kept while they are.
-    _helper: Helper,
+    helper: Mutex<Helper>,
     /// The screen, as KWin last said.
     screen: Mutex<Rect>,
 }
@@ -77,7 +77,7 @@ impl KdeBackend {
             kwin,
             input,
             text: input_method.map(InputMethod::at),
-            _helper: helper,
+            helper: Mutex::new(helper),
             screen: Mutex::new(Rect {
                 x: 0,
                 y: 0,
@@ -156,6 +156,25 @@ impl KdeBackend {
             }
             .unsent()
         })
+    }
+
+    /// The desk's error for a screenshot KWin refused or failed: KWin checks each one against
+    /// the helper its sockets are credited to, so a helper that ended breaks the connection.
+    fn shot_error(&self, e: KdeError) -> DeskError {
+        if self
+            .helper
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .running()
+        {
+            return desk_error(e);
+        }
+        DeskError::Disconnected {
+            system: SYSTEM,
+            reason: "shuttle's KWin helper (shuttle kwin-connect), which KWin credits the \
+                     desk's sockets to, has ended"
+                .into(),
+        }
     }
 
     /// Types `run` as keys of KWin's layout, refused as a whole where it lacks one.
@@ -345,7 +364,7 @@ impl Display for KdeBackend {
     }
 
     fn capture(&self, rect: Rect) -> Result<RgbImage, DeskError> {
-        shot::area(self.kwin.connection(), rect).map_err(desk_error)
+        shot::area(self.kwin.connection(), rect).map_err(|e| self.shot_error(e))
     }
 
     fn capture_scaled(&self, rect: Rect, width: u32) -> Result<RgbImage, DeskError> {
@@ -354,7 +373,8 @@ impl Display for KdeBackend {
 
     fn capture_window(&self, id: &str, area: Rect) -> Result<Option<RgbImage>, DeskError> {
         let window = self.find(id)?;
-        let image = shot::window(self.kwin.connection(), &window.id).map_err(desk_error)?;
+        let image =
+            shot::window(self.kwin.connection(), &window.id).map_err(|e| self.shot_error(e))?;
         // KWin's image starts at the buffer, shadows and all, or at the frame; `area` counts
         // from the app's own area.
         let content = window.content();

@@ -33,6 +33,13 @@ pub struct Credited {
 /// The helper that connected them, which ends when this is dropped.
 pub struct Helper(Child);
 
+impl Helper {
+    /// Whether it still runs: KWin credits the sockets to it only while it does.
+    pub fn running(&mut self) -> bool {
+        matches!(self.0.try_wait(), Ok(None))
+    }
+}
+
 impl Drop for Helper {
     fn drop(&mut self) {
         // Its stdin closes, and it exits.
