@@ -457,23 +457,9 @@ impl Input for GnomeBackend {
             ))
             .unsent());
         }
-        let mut pressed = Vec::new();
-        let mut result = Ok(());
-        for &keysym in keysyms {
-            result = self.remote.keysym(keysym, true).map_err(desk_error);
-            if result.is_err() {
-                break;
-            }
-            pressed.push(keysym);
-        }
-        // Released in reverse order, whatever happened on the way.
-        for &keysym in pressed.iter().rev() {
-            let released = self.remote.keysym(keysym, false).map_err(desk_error);
-            if result.is_ok() {
-                result = released;
-            }
-        }
-        result
+        desk::keys::chord(keysyms, |keysym, down| {
+            self.remote.keysym(keysym, down).map_err(desk_error)
+        })
     }
 
     fn type_text(
@@ -516,17 +502,9 @@ impl Input for GnomeBackend {
             Direction::Left => (Axis::Horizontal, -1),
             Direction::Right => (Axis::Horizontal, 1),
         };
-        let mut done = 0;
-        while done < amount && !cancel.is_cancelled() {
-            self.remote.wheel(axis, step).map_err(desk_error)?;
-            done += 1;
-        }
-        if done < amount {
-            return Err(DeskError::Cancelled {
-                done: format!("{done} of {amount} notches were scrolled"),
-            });
-        }
-        Ok(())
+        desk::wheel::in_notches(amount, cancel, || {
+            self.remote.wheel(axis, step).map_err(desk_error)
+        })
     }
 
     fn drag(&self, from: (i32, i32), to: (i32, i32), cancel: &Cancel) -> Result<(), DeskError> {

@@ -461,29 +461,18 @@ impl Input for KdeBackend {
         }
         let names: Vec<String> = keysyms.iter().map(|&k| describe(k)).collect();
         let keys = self.keys_for(keysyms, &names.join("+"))?;
-        // Each key with the modifiers its level needs, held in order and released in reverse,
-        // whatever happened on the way.
-        let mut pressed = Vec::new();
-        let mut result = Ok(());
-        'keys: for (code, held) in &keys {
+        // Each key with the modifiers its level needs, a modifier two keys share held once.
+        let mut codes = Vec::new();
+        for (code, held) in &keys {
             for &c in held.iter().chain(std::iter::once(code)) {
-                if pressed.contains(&c) {
-                    continue;
+                if !codes.contains(&c) {
+                    codes.push(c);
                 }
-                result = self.input.key(c, true).map_err(desk_error);
-                if result.is_err() {
-                    break 'keys;
-                }
-                pressed.push(c);
             }
         }
-        for &c in pressed.iter().rev() {
-            let released = self.input.key(c, false).map_err(desk_error);
-            if result.is_ok() {
-                result = released;
-            }
-        }
-        result
+        desk::keys::chord(&codes, |code, down| {
+            self.input.key(code, down).map_err(desk_error)
+        })
     }
 
     fn type_text(
@@ -526,17 +515,9 @@ impl Input for KdeBackend {
             Direction::Left => (false, -1),
             Direction::Right => (false, 1),
         };
-        let mut done = 0;
-        while done < amount && !cancel.is_cancelled() {
-            self.input.wheel(vertical, step).map_err(desk_error)?;
-            done += 1;
-        }
-        if done < amount {
-            return Err(DeskError::Cancelled {
-                done: format!("{done} of {amount} notches were scrolled"),
-            });
-        }
-        Ok(())
+        desk::wheel::in_notches(amount, cancel, || {
+            self.input.wheel(vertical, step).map_err(desk_error)
+        })
     }
 
     fn drag(&self, from: (i32, i32), to: (i32, i32), cancel: &Cancel) -> Result<(), DeskError> {

@@ -197,6 +197,31 @@ fn suggestions(name: &str) -> Option<String> {
     }
 }
 
+/// Presses `keys` together, in order, then releases them in reverse, with `send` (a key and
+/// whether it goes down). A key that fails to go down stops the pressing; every key that went
+/// down is released whatever happened, and the first error is the answer.
+pub fn chord<K: Copy>(
+    keys: &[K],
+    mut send: impl FnMut(K, bool) -> Result<(), DeskError>,
+) -> Result<(), DeskError> {
+    let mut pressed = Vec::new();
+    let mut result = Ok(());
+    for &key in keys {
+        result = send(key, true);
+        if result.is_err() {
+            break;
+        }
+        pressed.push(key);
+    }
+    for &key in pressed.iter().rev() {
+        let released = send(key, false);
+        if result.is_ok() {
+            result = released;
+        }
+    }
+    result
+}
+
 /// The character a keysym types; named keys (Return, F1, shift) type none.
 pub fn keysym_char(keysym: u32) -> Option<char> {
     Keysym::new(keysym).key_char().filter(|ch| !ch.is_control())
@@ -214,6 +239,37 @@ pub fn char_keysym(ch: char) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_chord_releases_in_reverse_what_went_down_whatever_failed() {
+        let mut sent = Vec::new();
+        chord(&[1, 2, 3], |k, down| {
+            sent.push((k, down));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(
+            sent,
+            [
+                (1, true),
+                (2, true),
+                (3, true),
+                (3, false),
+                (2, false),
+                (1, false)
+            ]
+        );
+        let mut sent = Vec::new();
+        let failed = chord(&[1, 2, 3], |k, down| {
+            sent.push((k, down));
+            if k == 2 && down {
+                return Err(DeskError::Invalid("no".into()));
+            }
+            Ok(())
+        });
+        assert!(failed.is_err());
+        assert_eq!(sent, [(1, true), (2, true), (1, false)]);
+    }
 
     #[test]
     fn a_keysym_is_a_character_where_it_types_one() {

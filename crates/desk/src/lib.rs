@@ -33,6 +33,7 @@ pub mod trees;
 pub mod typing;
 mod verbs;
 pub mod vision;
+pub mod wheel;
 pub mod window_log;
 
 pub use accessibility::Accessibility;

@@ -12,7 +12,7 @@ use std::time::Duration;
 use common::{Mcp, result_png, result_text, wait_for};
 use serde_json::{Value, json};
 
-fn fixture(name: &str) -> String {
+pub(crate) fn fixture(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/fixture")
         .join(name)
@@ -20,12 +20,12 @@ fn fixture(name: &str) -> String {
         .to_string()
 }
 
-fn read(file: &Path) -> String {
+pub(crate) fn read(file: &Path) -> String {
     std::fs::read_to_string(file).unwrap_or_default()
 }
 
 /// Waits until `file` holds what `done` wants; fails showing what it holds.
-fn until_file(what: &str, file: &Path, done: impl Fn(&str) -> bool) {
+pub(crate) fn until_file(what: &str, file: &Path, done: impl Fn(&str) -> bool) {
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
     while !done(&read(file)) {
         assert!(
@@ -38,12 +38,12 @@ fn until_file(what: &str, file: &Path, done: impl Fn(&str) -> bool) {
     }
 }
 
-fn desk(mcp: &mut Mcp, args: Value) -> Value {
+pub(crate) fn desk(mcp: &mut Mcp, args: Value) -> Value {
     common::desk_tool(mcp, args.clone()).unwrap_or_else(|text| panic!("{args}: {text}"))
 }
 
 /// Launches `args` (a fixture on python3) on the agent's seat; answers its window.
-fn launch(mcp: &mut Mcp, args: &[String]) -> Value {
+pub(crate) fn launch(mcp: &mut Mcp, args: &[String]) -> Value {
     let launched = desk(
         mcp,
         json!({"verb": "launch", "app": "/usr/bin/python3", "args": args}),
@@ -52,7 +52,7 @@ fn launch(mcp: &mut Mcp, args: &[String]) -> Value {
 }
 
 /// The centre of the first node named `name` of role `role` in window `title`.
-fn centre(mcp: &mut Mcp, title: &str, name: &str, role: &str) -> (i64, i64) {
+pub(crate) fn centre(mcp: &mut Mcp, title: &str, name: &str, role: &str) -> (i64, i64) {
     let found = desk(
         mcp,
         json!({"verb": "find", "window": title, "name": name, "role": role}),
@@ -446,22 +446,7 @@ impl PersonsGnome {
 
     /// A call on the session bus with gdbus: destination, object, method, then arguments.
     fn gdbus(&self, call: &[&str]) -> String {
-        let out = std::process::Command::new("gdbus")
-            .args([
-                "call",
-                "--address",
-                &self.bus,
-                "--dest",
-                call[0],
-                "--object-path",
-                call[1],
-                "--method",
-                call[2],
-            ])
-            .args(&call[3..])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        gdbus(&self.bus, call)
     }
 
     /// What a daemon started in this session has in its environment.
@@ -533,7 +518,27 @@ impl Drop for PersonsGnome {
     }
 }
 
-fn wait_for_exit(child: &mut std::process::Child) -> bool {
+/// A call on the session bus at `bus` with gdbus: destination, object, method, then arguments.
+pub(crate) fn gdbus(bus: &str, call: &[&str]) -> String {
+    let out = std::process::Command::new("gdbus")
+        .args([
+            "call",
+            "--address",
+            bus,
+            "--dest",
+            call[0],
+            "--object-path",
+            call[1],
+            "--method",
+            call[2],
+        ])
+        .args(&call[3..])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub(crate) fn wait_for_exit(child: &mut std::process::Child) -> bool {
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
     while std::time::Instant::now() < deadline {
         if child.try_wait().ok().flatten().is_some() {
@@ -545,7 +550,7 @@ fn wait_for_exit(child: &mut std::process::Child) -> bool {
 }
 
 /// How many pixels of the marker's red the top right corner of a 1280-wide screen shows.
-fn red_in_corner(mcp: &mut Mcp) -> usize {
+pub(crate) fn red_in_corner(mcp: &mut Mcp) -> usize {
     let (_, _, pixels) = result_png(&mcp.call(
         "desk",
         json!({"verb": "shot", "x": 1280 - 40, "y": 0, "w": 40, "h": 40}),

@@ -5,6 +5,9 @@
 //! its process ended), with a bystander window that must get nothing.
 
 use crate::common;
+use crate::gnome::{
+    centre, desk, fixture, gdbus, launch, read, red_in_corner, until_file, wait_for_exit,
+};
 use crate::private_display::{per_agent, seats};
 
 use std::path::Path;
@@ -12,60 +15,6 @@ use std::time::Duration;
 
 use common::{Mcp, result_png, result_text, wait_for};
 use serde_json::{Value, json};
-
-fn fixture(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixture")
-        .join(name)
-        .display()
-        .to_string()
-}
-
-fn read(file: &Path) -> String {
-    std::fs::read_to_string(file).unwrap_or_default()
-}
-
-/// Waits until `file` holds what `done` wants; fails showing what it holds.
-fn until_file(what: &str, file: &Path, done: impl Fn(&str) -> bool) {
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    while !done(&read(file)) {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "timed out waiting for {what}: {} holds {:?}",
-            file.display(),
-            read(file)
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn desk(mcp: &mut Mcp, args: Value) -> Value {
-    common::desk_tool(mcp, args.clone()).unwrap_or_else(|text| panic!("{args}: {text}"))
-}
-
-/// Launches `args` (a fixture on python3) on the agent's seat; answers its window.
-fn launch(mcp: &mut Mcp, args: &[String]) -> Value {
-    let launched = desk(
-        mcp,
-        json!({"verb": "launch", "app": "/usr/bin/python3", "args": args}),
-    );
-    launched["window"].clone()
-}
-
-/// The centre of the first node named `name` of role `role` in window `title`.
-fn centre(mcp: &mut Mcp, title: &str, name: &str, role: &str) -> (i64, i64) {
-    let found = desk(
-        mcp,
-        json!({"verb": "find", "window": title, "name": name, "role": role}),
-    );
-    let bounds = &found["nodes"][0]["bounds"];
-    let at = |i: usize| {
-        bounds[i]
-            .as_i64()
-            .unwrap_or_else(|| panic!("bounds in {found}"))
-    };
-    (at(0) + at(2) / 2, at(1) + at(3) / 2)
-}
 
 #[test]
 fn an_agent_works_native_gtk_and_qt_apps_on_a_kde_seat_and_the_seat_ends_with_the_daemon() {
@@ -403,22 +352,7 @@ impl PersonsKde {
 
     /// A call on the session bus with gdbus: destination, object, method, then arguments.
     fn gdbus(&self, call: &[&str]) -> String {
-        let out = std::process::Command::new("gdbus")
-            .args([
-                "call",
-                "--address",
-                &self.bus,
-                "--dest",
-                call[0],
-                "--object-path",
-                call[1],
-                "--method",
-                call[2],
-            ])
-            .args(&call[3..])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        gdbus(&self.bus, call)
     }
 
     /// What a daemon started in this session has in its environment.
@@ -448,27 +382,10 @@ impl Drop for PersonsKde {
         let group = self.leader.id() as i32;
         // SAFETY: signals the process group whose leader is our own child.
         unsafe { libc::kill(-group, libc::SIGTERM) };
-        let deadline = std::time::Instant::now() + Duration::from_secs(5);
-        while std::time::Instant::now() < deadline
-            && self.leader.try_wait().ok().flatten().is_none()
-        {
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        let _ = wait_for_exit(&mut self.leader);
         // SAFETY: as above; whatever of it outlived SIGTERM.
         unsafe { libc::kill(-group, libc::SIGKILL) };
     }
-}
-
-/// How many pixels of the marker's red the top right corner of a 1280-wide screen shows.
-fn red_in_corner(mcp: &mut Mcp) -> usize {
-    let (_, _, pixels) = result_png(&mcp.call(
-        "desk",
-        json!({"verb": "shot", "x": 1280 - 40, "y": 0, "w": 40, "h": 40}),
-    ));
-    pixels
-        .chunks(3)
-        .filter(|p| p[0] > 200 && p[1] < 60 && p[2] < 60)
-        .count()
 }
 
 #[test]
