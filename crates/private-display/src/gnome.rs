@@ -222,7 +222,13 @@ impl PrivateDisplay {
             .find(|(k, _)| k == "DBUS_SESSION_BUS_ADDRESS")
             .map(|(_, v)| v.clone())
             .unwrap_or_default();
-        display.wait_for_shell(dir, &socket, &bus, &extension.bus_name)?;
+        display.wait_for_compositor(
+            "GNOME Shell",
+            &dir.join("gnome-shell.log"),
+            &socket,
+            &bus,
+            (&extension.bus_name, "its extension"),
+        )?;
 
         display.env.extend([
             ("WAYLAND_DISPLAY".into(), socket.display().to_string()),
@@ -240,46 +246,48 @@ impl PrivateDisplay {
         Ok(display)
     }
 
-    /// Waits until the Shell serves its Wayland socket and `extension` owns its name on the
-    /// session bus at `bus`; a Shell that exits is reported with its last words.
-    fn wait_for_shell(
+    /// Waits until the display's compositor, its last child (`part`, logging to `log`), serves
+    /// its Wayland socket and `name` is owned on the session bus at `bus` (by `owner`, in the
+    /// words of the error); one that exits is reported with its last words.
+    pub(crate) fn wait_for_compositor(
         &mut self,
-        dir: &Path,
+        part: &'static str,
+        log: &Path,
         socket: &Path,
         bus: &str,
-        extension: &str,
+        (name, owner): (&str, &str),
     ) -> Result<(), DisplayError> {
-        let failed = |reason: String| DisplayError::Start {
-            part: "GNOME Shell",
-            reason,
-        };
+        let failed = |reason: String| DisplayError::Start { part, reason };
         let connection = zbus::blocking::connection::Builder::address(bus)
             .and_then(|b| b.build())
             .map_err(|e| failed(format!("cannot connect to its session bus: {e}")))?;
         let dbus =
             zbus::blocking::fdo::DBusProxy::new(&connection).map_err(|e| failed(e.to_string()))?;
-        let name = zbus::names::BusName::try_from(extension.to_string())
-            .map_err(|e| failed(e.to_string()))?;
+        let bus_name =
+            zbus::names::BusName::try_from(name.to_string()).map_err(|e| failed(e.to_string()))?;
         let deadline = Instant::now() + START_TIMEOUT * 2;
         let last_words = || {
-            let said = std::fs::read_to_string(dir.join("gnome-shell.log")).unwrap_or_default();
+            let said = std::fs::read_to_string(log).unwrap_or_default();
             let mut last: Vec<&str> = said.lines().rev().take(5).collect();
             last.reverse();
             last.join(" / ")
         };
         loop {
-            let shell = self.children.last_mut().expect("the Shell was started");
-            if let Ok(Some(status)) = shell.try_wait() {
+            let compositor = self
+                .children
+                .last_mut()
+                .expect("the compositor was started");
+            if let Ok(Some(status)) = compositor.try_wait() {
                 return Err(failed(format!("it exited ({status}): {}", last_words())));
             }
             let serving = std::os::unix::net::UnixStream::connect(socket).is_ok();
-            if serving && dbus.name_has_owner(name.clone()).unwrap_or(false) {
+            if serving && dbus.name_has_owner(bus_name.clone()).unwrap_or(false) {
                 return Ok(());
             }
             if Instant::now() >= deadline {
                 return Err(failed(if serving {
                     format!(
-                        "its extension never took the bus name {extension}; it said: {}",
+                        "{owner} never took the bus name {name}; it said: {}",
                         last_words()
                     )
                 } else {

@@ -12,12 +12,9 @@
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::Instant;
 
 use crate::reap::Record;
-use crate::{
-    DisplayError, PrivateDisplay, Requirement, START_TIMEOUT, Screen, buses, create_dir, on_path,
-};
+use crate::{DisplayError, PrivateDisplay, Requirement, Screen, buses, create_dir, on_path};
 
 /// The Wayland socket's name, in the display's runtime directory.
 const SOCKET: &str = "wayland-kde";
@@ -149,7 +146,13 @@ impl PrivateDisplay {
             .find(|(k, _)| k == "DBUS_SESSION_BUS_ADDRESS")
             .map(|(_, v)| v.clone())
             .unwrap_or_default();
-        display.wait_for_kwin(dir, &socket, &bus)?;
+        display.wait_for_compositor(
+            "KWin",
+            &dir.join("kwin.log"),
+            &socket,
+            &bus,
+            (KWIN, "KWin"),
+        )?;
 
         display.env.extend([
             ("WAYLAND_DISPLAY".into(), socket.display().to_string()),
@@ -162,46 +165,6 @@ impl PrivateDisplay {
         let group = display.record.group;
         tracing::info!(socket = %socket.display(), group, "private KWin ready");
         Ok(display)
-    }
-
-    /// Waits until KWin serves its Wayland socket and owns its name on the session bus at
-    /// `bus`; a KWin that exits is reported with its last words.
-    fn wait_for_kwin(&mut self, dir: &Path, socket: &Path, bus: &str) -> Result<(), DisplayError> {
-        let failed = |reason: String| DisplayError::Start {
-            part: "KWin",
-            reason,
-        };
-        let connection = zbus::blocking::connection::Builder::address(bus)
-            .and_then(|b| b.build())
-            .map_err(|e| failed(format!("cannot connect to its session bus: {e}")))?;
-        let dbus =
-            zbus::blocking::fdo::DBusProxy::new(&connection).map_err(|e| failed(e.to_string()))?;
-        let name = zbus::names::BusName::try_from(KWIN).map_err(|e| failed(e.to_string()))?;
-        let deadline = Instant::now() + START_TIMEOUT * 2;
-        let last_words = || {
-            let said = std::fs::read_to_string(dir.join("kwin.log")).unwrap_or_default();
-            let mut last: Vec<&str> = said.lines().rev().take(5).collect();
-            last.reverse();
-            last.join(" / ")
-        };
-        loop {
-            let kwin = self.children.last_mut().expect("KWin was started");
-            if let Ok(Some(status)) = kwin.try_wait() {
-                return Err(failed(format!("it exited ({status}): {}", last_words())));
-            }
-            let serving = std::os::unix::net::UnixStream::connect(socket).is_ok();
-            if serving && dbus.name_has_owner(name.clone()).unwrap_or(false) {
-                return Ok(());
-            }
-            if Instant::now() >= deadline {
-                return Err(failed(format!(
-                    "not ready within {} s (socket: {serving}); it said: {}",
-                    (START_TIMEOUT * 2).as_secs(),
-                    last_words()
-                )));
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
     }
 }
 
