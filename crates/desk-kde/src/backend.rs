@@ -1,12 +1,12 @@
 //! The role traits of the desk ([`desk::Display`], [`desk::Input`]) over a KDE Plasma session on
 //! Wayland: windows and window requests through KWin scripts, pixels through ScreenShot2,
-//! keys, the pointer and the wheel through fake input, and text committed through shuttle's
-//! input method where KWin runs it and the focused field takes it (exact whatever the
-//! layout), else typed as the keys of KWin's layout.
+//! keys, the pointer and the wheel through fake input, text committed through shuttle's input
+//! method where KWin runs it and the focused field takes it (exact whatever the layout), else
+//! typed as the keys of KWin's layout, and the clipboard through wlr-data-control.
 //!
 //! What KWin cannot tell is said, not guessed: an app cannot be asked whether it has read its
-//! input (`settle` answers `false`); typed as keys, what the layout lacks is refused before
-//! anything is sent; the clipboard is not served yet.
+//! input (`settle` answers `false`), and typed as keys, what the layout lacks is refused
+//! before anything is sent.
 
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -22,6 +22,7 @@ use desk::{
 use desk_core::call::{Button, ClipFormat, Direction};
 use desk_core::geometry::Rect;
 use desk_core::window::{Window, role};
+use desk_wayland::Clipboard;
 
 use crate::credit::{Credited, Helper};
 use crate::fake::{FakeInput, Missing, button};
@@ -44,6 +45,7 @@ pub struct KdeBackend {
     text: Option<InputMethod>,
     /// The process KWin credits the desk's sockets to, kept while they are.
     helper: Mutex<Helper>,
+    clipboard: Clipboard,
     /// The screen, as KWin last said.
     screen: Mutex<Rect>,
 }
@@ -52,12 +54,13 @@ impl KdeBackend {
     /// Connects to the KWin whose Wayland socket and session bus `sockets` are connected to
     /// (by a helper KWin can identify), named `name` in replies; its scripts are written under
     /// `scripts`, a directory of the daemon's own. Text is committed through the input method
-    /// listening at `input_method`, where KWin runs shuttle's.
+    /// listening at `input_method`, where KWin runs shuttle's; the clipboard is `clipboard`.
     pub fn connect(
         name: &str,
         sockets: Credited,
         scripts: &Path,
         input_method: Option<PathBuf>,
+        clipboard: Clipboard,
     ) -> Result<Self, DeskError> {
         let Credited {
             wayland,
@@ -78,6 +81,7 @@ impl KdeBackend {
             input,
             text: input_method.map(InputMethod::at),
             helper: Mutex::new(helper),
+            clipboard,
             screen: Mutex::new(Rect {
                 x: 0,
                 y: 0,
@@ -331,14 +335,11 @@ impl Display for KdeBackend {
             capture: "kwin-screenshot2",
             window_pixels: true,
             confirms: false,
-            lacking: vec![
-                format!(
-                    "text goes through shuttle's input method into a field that takes it, else \
+            lacking: vec![format!(
+                "text goes through shuttle's input method into a field that takes it, else \
                      as keys of KWin's layout, which refuse the characters it lacks (KWin {})",
-                    self.kwin.version()
-                ),
-                "the clipboard is not served on KDE yet".into(),
-            ],
+                self.kwin.version()
+            )],
         }
     }
 
@@ -426,17 +427,9 @@ impl Display for KdeBackend {
         Ok(window.outer().insets(&window.content()))
     }
 
-    fn read_clipboard(&self, _format: ClipFormat) -> Result<Option<Clip>, DeskError> {
-        Err(no_clipboard())
+    fn read_clipboard(&self, format: ClipFormat) -> Result<Option<Clip>, DeskError> {
+        self.clipboard.read(format)
     }
-}
-
-fn no_clipboard() -> DeskError {
-    DeskError::Unsupported(
-        "the clipboard is not served on KDE yet; copy and paste with keys (ctrl+c, ctrl+v), or \
-         read a field with `read`"
-            .into(),
-    )
 }
 
 impl Input for KdeBackend {
@@ -560,8 +553,8 @@ impl Input for KdeBackend {
         }
     }
 
-    fn write_clipboard(&self, _clip: Clip) -> Result<(), DeskError> {
-        Err(no_clipboard().unsent())
+    fn write_clipboard(&self, clip: Clip) -> Result<(), DeskError> {
+        self.clipboard.write(clip)
     }
 }
 

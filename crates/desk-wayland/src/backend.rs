@@ -1,10 +1,11 @@
 //! The role traits of the desk ([`desk::Display`], [`desk::Input`]) over a sway session: the
 //! layout and the window requests through sway's IPC, pixels through screencopy, keys and
-//! text through the virtual keyboard, the pointer through the virtual pointer.
+//! text through the virtual keyboard, the pointer through the virtual pointer, the clipboard
+//! through wlr-data-control.
 //!
 //! What Wayland cannot tell is said, not guessed: an app cannot be asked whether it has read
-//! the input (`ping` answers unasked, so replies carry `app_answer: "unknown"`), a window's own
-//! pixels cannot be told from what covers it, and the clipboard is not served yet.
+//! the input (`ping` answers unasked, so replies carry `app_answer: "unknown"`), and a window's
+//! own pixels cannot be told from what covers it.
 
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -22,6 +23,7 @@ use desk_core::geometry::Rect;
 use desk_core::window::{Window, role};
 
 use crate::capture::OutputCopy;
+use crate::clipboard::Clipboard;
 use crate::events::WindowStream;
 use crate::keyboard::Keyboard;
 use crate::marker::Marker;
@@ -34,10 +36,11 @@ pub const SYSTEM: &str = "wayland";
 
 /// The protocols this desk uses (sway's IPC stands in for the toplevel list, which carries no
 /// positions).
-const USED: [&str; 3] = [
+const USED: [&str; 4] = [
     "zwlr_screencopy_manager_v1",
     "zwp_virtual_keyboard_manager_v1",
     "zwlr_virtual_pointer_manager_v1",
+    "zwlr_data_control_manager_v1",
 ];
 
 /// How long apps get to bind the keyboard and pointer a seat gains with ours.
@@ -59,6 +62,7 @@ pub struct WaylandBackend {
     /// one).
     marker_obstacle: Option<String>,
     socket: Option<PathBuf>,
+    clipboard: Clipboard,
     /// Made on first use; `None` inside when the compositor cannot show it.
     marker: OnceLock<Option<Marker>>,
 }
@@ -103,6 +107,7 @@ impl WaylandBackend {
             lacking,
             marker_obstacle,
             socket: socket.map(Path::to_path_buf),
+            clipboard: Clipboard::at(socket),
             marker: OnceLock::new(),
         })
     }
@@ -377,17 +382,9 @@ impl Display for WaylandBackend {
         Ok(frame.insets(&content))
     }
 
-    fn read_clipboard(&self, _format: ClipFormat) -> Result<Option<Clip>, DeskError> {
-        Err(no_clipboard())
+    fn read_clipboard(&self, format: ClipFormat) -> Result<Option<Clip>, DeskError> {
+        self.clipboard.read(format)
     }
-}
-
-fn no_clipboard() -> DeskError {
-    DeskError::Unsupported(
-        "the clipboard is not served on Wayland yet (it needs wlr-data-control); copy and paste \
-         with keys (ctrl+c, ctrl+v) instead"
-            .into(),
-    )
 }
 
 /// The image of layout rectangle `rect` from the `copies` of `outputs`: each copy at one pixel
@@ -604,8 +601,8 @@ impl Input for WaylandBackend {
         self.sway.command(&command).map_err(desk_error)
     }
 
-    fn write_clipboard(&self, _clip: Clip) -> Result<(), DeskError> {
-        Err(no_clipboard())
+    fn write_clipboard(&self, clip: Clip) -> Result<(), DeskError> {
+        self.clipboard.write(clip)
     }
 }
 
@@ -653,6 +650,7 @@ mod tests {
         let no_pointer = lacking(&offered(&[
             "zwlr_screencopy_manager_v1",
             "zwp_virtual_keyboard_manager_v1",
+            "zwlr_data_control_manager_v1",
         ]));
         assert_eq!(
             no_pointer,

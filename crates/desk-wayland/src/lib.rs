@@ -8,6 +8,7 @@
 //!   the desk builds on are there (`shuttle doctor` reports them).
 //! - [`toplevels`]: the windows as `zwlr_foreign_toplevel_manager_v1` lists them.
 //! - [`capture`]: an output's pixels, copied into shared memory.
+//! - [`clipboard`]: the clipboard through wlr-data-control, on sway and on KWin.
 //! - [`keyboard`]: exact text typed on a virtual keyboard with a keymap of its own.
 //! - [`pointer`](mod@pointer): clicks, drags and the wheel through a virtual pointer.
 //! - [`hotkey`] and [`marker`]: the kill hotkey as a sway binding, and the acting marker.
@@ -31,6 +32,7 @@ macro_rules! ignore_events {
 
 pub mod backend;
 pub mod capture;
+pub mod clipboard;
 mod device;
 pub mod events;
 pub mod hotkey;
@@ -43,6 +45,7 @@ pub mod sway;
 pub mod toplevels;
 
 pub use backend::WaylandBackend;
+pub use clipboard::Clipboard;
 pub use session::{DeskProtocol, Session, WaylandError, desk_protocols};
 pub use sway::Sway;
 pub use toplevels::Toplevel;

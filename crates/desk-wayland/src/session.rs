@@ -135,7 +135,7 @@ pub(crate) fn timestamp() -> u32 {
 }
 
 /// The protocols the Wayland desk builds on, and what each is for.
-const DESK_PROTOCOLS: [(&str, &str); 4] = [
+const DESK_PROTOCOLS: [(&str, &str); 5] = [
     (
         "zwlr_foreign_toplevel_manager_v1",
         "listing, focusing and closing windows",
@@ -146,6 +146,7 @@ const DESK_PROTOCOLS: [(&str, &str); 4] = [
         "zwlr_virtual_pointer_manager_v1",
         "clicks, scrolls and drags",
     ),
+    ("zwlr_data_control_manager_v1", "clipboard reads and writes"),
 ];
 
 /// A protocol the Wayland desk builds on, and whether the compositor offers it.
@@ -198,6 +199,7 @@ mod tests {
                 ("zwlr_screencopy_manager_v1", Some(3)),
                 ("zwp_virtual_keyboard_manager_v1", Some(1)),
                 ("zwlr_virtual_pointer_manager_v1", None),
+                ("zwlr_data_control_manager_v1", None),
             ]
         );
     }

@@ -7,8 +7,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use desk::clip::{file_lists, limit, paths_of_uris, too_big};
 use desk::{Clip, DeskError};
-use desk_core::call::{ClipFormat, MAX_CLIPBOARD_FILES, MAX_CLIPBOARD_PNG, MAX_CLIPBOARD_TEXT};
+use desk_core::call::ClipFormat;
 use x11rb::connection::Connection;
 use x11rb::protocol::Event;
 use x11rb::protocol::xproto::{
@@ -208,12 +209,6 @@ impl Client {
     }
 }
 
-fn too_big(len: usize, limit: usize) -> DeskError {
-    DeskError::Invalid(format!(
-        "the clipboard holds {len} bytes or more, over the {limit} the clipboard verbs take"
-    ))
-}
-
 /// What the clipboard of `display` holds in `format`.
 pub(crate) fn read(display: &str, format: ClipFormat) -> Result<Option<Clip>, DeskError> {
     let client = Client::new(display)?;
@@ -228,17 +223,14 @@ pub(crate) fn read(display: &str, format: ClipFormat) -> Result<Option<Clip>, De
     if owner == x11rb::NONE {
         return Ok(None);
     }
-    let (wanted, limit): (Vec<Atom>, usize) = match format {
-        ClipFormat::Text => (
-            vec![
-                a.UTF8_STRING,
-                a.TEXT_PLAIN_UTF8,
-                u32::from(AtomEnum::STRING),
-            ],
-            MAX_CLIPBOARD_TEXT,
-        ),
-        ClipFormat::Image => (vec![a.IMAGE_PNG], MAX_CLIPBOARD_PNG),
-        ClipFormat::Files => (vec![a.URI_LIST, a.GNOME_FILES], MAX_CLIPBOARD_FILES * 4096),
+    let wanted: Vec<Atom> = match format {
+        ClipFormat::Text => vec![
+            a.UTF8_STRING,
+            a.TEXT_PLAIN_UTF8,
+            u32::from(AtomEnum::STRING),
+        ],
+        ClipFormat::Image => vec![a.IMAGE_PNG],
+        ClipFormat::Files => vec![a.URI_LIST, a.GNOME_FILES],
     };
     let offered = client.targets()?;
     let Some(target) = wanted
@@ -248,7 +240,7 @@ pub(crate) fn read(display: &str, format: ClipFormat) -> Result<Option<Clip>, De
     else {
         return Ok(None);
     };
-    let Some((_, bytes)) = client.convert(target, limit)? else {
+    let Some((_, bytes)) = client.convert(target, limit(format))? else {
         return Ok(None);
     };
     Ok(Some(match format {
@@ -259,53 +251,6 @@ pub(crate) fn read(display: &str, format: ClipFormat) -> Result<Option<Clip>, De
         ClipFormat::Image => Clip::Png(bytes),
         ClipFormat::Files => Clip::Files(paths_of_uris(&String::from_utf8_lossy(&bytes))),
     }))
-}
-
-/// The local paths of a `text/uri-list` (or GNOME's list, whose first line says copy or cut).
-pub(crate) fn paths_of_uris(list: &str) -> Vec<String> {
-    list.lines()
-        .map(str::trim)
-        .filter_map(|line| line.strip_prefix("file://"))
-        .map(|rest| rest.strip_prefix("localhost").unwrap_or(rest))
-        .map(percent_decode)
-        .collect()
-}
-
-fn percent_decode(text: &str) -> String {
-    let hex = |b: u8| char::from(b).to_digit(16).map(|d| d as u8);
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let escaped = (bytes[i] == b'%' && i + 2 < bytes.len())
-            .then(|| Some(hex(bytes[i + 1])? * 16 + hex(bytes[i + 2])?))
-            .flatten();
-        match escaped {
-            Some(byte) => {
-                out.push(byte);
-                i += 3;
-            }
-            None => {
-                out.push(bytes[i]);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// `file://` URI of an absolute path, with everything but unreserved characters and `/`
-/// percent-encoded.
-pub(crate) fn uri_of(path: &str) -> String {
-    let mut uri = String::from("file://");
-    for byte in path.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
-            uri.push(char::from(byte));
-        } else {
-            uri.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    uri
 }
 
 /// The formats an agent's clip is offered in, with their bytes.
@@ -324,9 +269,7 @@ fn offers(atoms: &Atoms, clip: &Clip) -> Vec<(Atom, Arc<Vec<u8>>)> {
         }
         Clip::Png(png) => vec![(atoms.IMAGE_PNG, Arc::new(png.clone()))],
         Clip::Files(files) => {
-            let uris: Vec<String> = files.iter().map(|f| uri_of(f)).collect();
-            let list = uris.iter().map(|u| format!("{u}\r\n")).collect::<String>();
-            let gnome = format!("copy\n{}", uris.join("\n"));
+            let (list, gnome) = file_lists(files);
             vec![
                 (atoms.URI_LIST, Arc::new(list.into_bytes())),
                 (atoms.GNOME_FILES, Arc::new(gnome.into_bytes())),
@@ -521,23 +464,5 @@ fn serve(client: Client, time: u32, offers: Vec<(Atom, Arc<Vec<u8>>)>) {
             }
             _ => {}
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn file_uris_round_trip_with_odd_characters() {
-        let path = "/tmp/a b/ünï%cödé#1.txt";
-        let uri = uri_of(path);
-        assert!(uri.starts_with("file:///tmp/a%20b/"), "{uri}");
-        assert!(!uri.contains(' ') && !uri.contains('#'));
-        assert_eq!(paths_of_uris(&format!("{uri}\r\n")), [path]);
-        assert_eq!(
-            paths_of_uris("copy\nfile:///x/y\nfile://localhost/z\n# comment\nhttp://no"),
-            ["/x/y", "/z"]
-        );
     }
 }

@@ -8,14 +8,15 @@
 //!   come filtered, and input needs the [`guard::Admitted`] that admission hands back.
 //! - [`verbs`]: the verbs, written once against [`guard::Desk`]; [`run`] runs one call.
 //! - [`intent`]: what an action is about to do, as the safety controls and the person read it.
-//! - [`keys`], [`image`], [`cancel`], [`error`], [`done`]: key names, pixels, cancellation,
-//!   errors and results.
+//! - [`keys`], [`image`], [`cancel`], [`error`], [`done`], [`clip`]: key names, pixels,
+//!   cancellation, errors, results and what the clipboard backends share.
 //! - [`fake`] (feature `fake`): an in-memory desktop for tests without a display.
 //!
 //! Everything here is blocking: the daemon runs desk calls on its blocking thread pool.
 
 pub mod accessibility;
 pub mod cancel;
+pub mod clip;
 pub mod done;
 pub mod drag;
 pub mod error;

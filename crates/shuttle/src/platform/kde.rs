@@ -158,6 +158,7 @@ impl Platform for LinuxKde {
             sockets,
             &self.scripts("scripts")?,
             self.private.as_ref().map(|seat| seat.input_method.clone()),
+            desk_wayland::Clipboard::at(Some(&self.session.socket)),
         )?);
         let asker = desk_x11::AskThePerson {
             person: self.person.display.clone(),

@@ -1,6 +1,7 @@
 //! End to end: `clipboard_read` and `clipboard_write` over the X CLIPBOARD selection, with a
 //! real GTK app on the other side (its entry copies and pastes), judged by the fixture's log,
-//! the selection's owner on the person's display, and the journal.
+//! the selection's owner on the person's display, and the journal; and [`both_ways`], which
+//! the Wayland desks' tests run on their own apps.
 
 use crate::common;
 
@@ -11,6 +12,46 @@ use serde_json::json;
 use x11rb::protocol::xproto::ConnectionExt;
 
 pub(crate) const ON: &str = "[safety]\nclipboard = \"on\"\n";
+
+/// The clipboard both ways through the `desk` tool: what the app copies from its entry, which
+/// holds `held` and saves its text to `saved`, is read back, and what the agent writes is what
+/// the app pastes.
+pub(crate) fn both_ways(mcp: &mut Mcp, window: &str, saved: &std::path::Path, held: &str) {
+    let desk = |mcp: &mut Mcp, args: serde_json::Value| {
+        desk_tool(mcp, args.clone()).unwrap_or_else(|text| panic!("{args}: {text}"))
+    };
+    desk(
+        mcp,
+        json!({"verb": "key", "window": window, "keys": "ctrl+a"}),
+    );
+    desk(
+        mcp,
+        json!({"verb": "key", "window": window, "keys": "ctrl+c"}),
+    );
+    wait_for(
+        "the app's copy on the clipboard",
+        Duration::from_secs(5),
+        || {
+            let read = desk(mcp, json!({"verb": "clipboard_read"}));
+            (read["text"] == held).then_some(())
+        },
+    );
+    let written = "clipped ✓ Zoë 東京";
+    desk(mcp, json!({"verb": "clipboard_write", "text": written}));
+    desk(
+        mcp,
+        json!({"verb": "key", "window": window, "keys": "ctrl+a"}),
+    );
+    desk(
+        mcp,
+        json!({"verb": "key", "window": window, "keys": "ctrl+v"}),
+    );
+    wait_for(
+        "the app to paste what was written",
+        Duration::from_secs(5),
+        || (std::fs::read_to_string(saved).unwrap_or_default() == written).then_some(()),
+    );
+}
 
 /// Presses `keys` in `window`, failing the test if the call failed.
 fn press(daemon: &Daemon, window: &str, keys: &str) {

@@ -101,6 +101,7 @@ fn an_agent_works_native_gtk_and_qt_apps_on_a_kde_seat_and_the_seat_ends_with_th
         &file("gtk3"),
         |held| held == "new",
     );
+    crate::clipboard::both_ways(&mut mcp, "kd entry", &file("gtk3"), "new");
 
     // Qt: typed into its focused field, saved with the button found by accessibility.
     desk(

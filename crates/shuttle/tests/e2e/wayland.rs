@@ -189,12 +189,18 @@ fn the_daemon_in_a_sway_session_lists_its_native_windows_as_sway_does() {
 }
 
 #[test]
-fn exact_unicode_and_shortcuts_land_in_a_native_window_and_nowhere_else() {
+fn exact_unicode_shortcuts_and_the_clipboard_land_in_a_native_window_and_nowhere_else() {
     let scratch = Scratch::new("wayland-type");
     let (field, bystander_log) = (scratch.path("field"), scratch.path("bystander"));
     let bystander = Native::button("wl bystander", &bystander_log);
     let _entry = Native::entry("wl typing", &field);
-    let daemon = sway_daemon();
+    let daemon = Daemon::start_configured(
+        Some(crate::clipboard::ON),
+        &[
+            ("WAYLAND_DISPLAY", &rig("SHUTTLE_RIG_WAYLAND")),
+            ("SWAYSOCK", &rig("SHUTTLE_RIG_SWAYSOCK")),
+        ],
+    );
     let mut mcp = Mcp::start(&daemon.socket, &[]);
     mcp.initialize("2025-06-18");
 
@@ -223,6 +229,7 @@ fn exact_unicode_and_shortcuts_land_in_a_native_window_and_nowhere_else() {
         Duration::from_secs(5),
         || (read(&field) == "Z").then_some(()),
     );
+    crate::clipboard::both_ways(&mut mcp, "wl typing", &field, "Z");
     assert_eq!(read(&bystander_log), "", "the bystander got a click");
     drop(bystander);
 }
