@@ -4,8 +4,9 @@
 #   packaging/deb.sh target/dist/shuttle-VERSION-x86_64-linux.tar.gz
 #
 # It installs /usr/lib/shuttle/shuttle with the pinned Node beside it (node/bin/node), links
-# /usr/bin/shuttle, and puts the demo in /usr/share/shuttle and the docs and licences in
-# /usr/share/doc/shuttle. It depends on what private displays and accessibility need (Xvfb,
+# /usr/bin/shuttle, puts the demo in /usr/share/shuttle and the docs and licences in
+# /usr/share/doc/shuttle, and installs the desktop file that has KWin grant the installed
+# binary fake input and screenshots (/usr/share/applications, read at login). It depends on what private displays and accessibility need (Xvfb,
 # openbox, D-Bus, the AT-SPI bus, xdg-utils), and on no browser or office app. Before an upgrade
 # or a removal it stops every daemon running its binary. Packed repeatably as the archive
 # is: every time is the archive's, and dpkg-deb orders the entries itself.
@@ -32,6 +33,13 @@ ln -s ../lib/shuttle/shuttle "$pkg/usr/bin/shuttle"
 install -m 0755 "$src/demo.sh" "$pkg/usr/share/shuttle/demo.sh"
 install -m 0644 "$src/demo.mjs" "$pkg/usr/share/shuttle/demo.mjs"
 cp -r "$src/runtime" "$pkg/usr/share/shuttle/runtime"
+# What `shuttle setup kde` writes for a binary elsewhere, made by the binary itself and naming
+# where the package installs it.
+mkdir -p "$pkg/usr/share/applications"
+desktop="$pkg/usr/share/applications/dev.shuttle.desk.desktop"
+"$src/shuttle" setup kde --print | sed -e '1{/^#/d}' -e 's|^Exec=.*|Exec=/usr/lib/shuttle/shuttle|' >"$desktop"
+chmod 0644 "$desktop"
+grep -qx 'Exec=/usr/lib/shuttle/shuttle' "$desktop" || { echo "deb.sh: the desktop file names no Exec: $desktop" >&2; exit 1; }
 for f in "$src/README.md" "$src/THIRD-PARTY-LICENSES.md" "$src"/docs/*.md; do
   gzip -n -9 -c "$f" >"$doc/$(basename "$f").gz"
 done

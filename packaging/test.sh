@@ -7,6 +7,8 @@
 # - install.sh refuses a damaged archive, a changed file and a Node that is not the pinned one,
 #   naming the file, and installs nothing;
 # - installs the .deb on this machine, runs shuttle doctor and the demo through /usr/bin/shuttle,
+#   has the installed daemon take a screenshot in a Plasma session (a headless KWin, whose
+#   grant comes from the desktop file the package installs, with no `shuttle setup kde`),
 #   upgrades it and removes it while a daemon runs (the daemon must go each time), purges it
 #   and checks that none of its files is left.
 #
@@ -24,8 +26,10 @@ fail() {
 
 scratch=$(mktemp -d -t shuttle-packaging-XXXXXX)
 started_pids=()
+started_groups=()
 cleanup() {
   for pid in "${started_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for group in "${started_groups[@]}"; do kill -- "-$group" 2>/dev/null || true; done
   if dpkg-query -W -f='${Status}' shuttle 2>/dev/null | grep -q "install ok"; then
     "${sudo[@]}" dpkg -P shuttle >/dev/null 2>&1 || true
   fi
@@ -123,6 +127,43 @@ TMPDIR="$scratch" HOME="$scratch/home" /usr/share/shuttle/demo.sh >"$scratch/dem
 shot="$scratch/shuttle-demo-screenshot.png"
 [ "$(head -c 8 "$shot" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "the demo saved no PNG"
 [ "$(stat -c %s "$shot")" -gt 10000 ] || fail "the demo's screenshot is nearly empty"
+
+step "the .deb: a Plasma session grants the installed binary its interfaces"
+kde="$scratch/kde"
+mkdir -p "$kde/home/.config/loomhand/shuttle" "$kde/bin"
+mkdir -m 700 "$kde/run" "$kde/sock"
+printf '[daemon]\ndisplay = "inherit"\n' >"$kde/home/.config/loomhand/shuttle/config.toml"
+# A copy without the file capability a container may refuse (docs/kde.md).
+cp /usr/bin/kwin_wayland "$kde/bin/kwin_wayland"
+session=(env -u DISPLAY -u WAYLAND_DISPLAY -u DBUS_SESSION_BUS_ADDRESS -u AT_SPI_BUS_ADDRESS
+  HOME="$kde/home" XDG_CONFIG_HOME="$kde/home/.config" XDG_DATA_HOME="$kde/home/.local/share"
+  XDG_CACHE_HOME="$kde/home/.cache" XDG_RUNTIME_DIR="$kde/run" XDG_CURRENT_DESKTOP=KDE
+  XDG_SESSION_TYPE=wayland)
+# The login: a session bus, and KWin in it, a process group of their own.
+"${session[@]}" setsid dbus-run-session -- sh -c 'echo "$DBUS_SESSION_BUS_ADDRESS" >"$0.new"
+  mv "$0.new" "$0"
+  exec "$1" --virtual --no-lockscreen --no-kactivities --socket wayland-pkg --width 800 --height 600' \
+  "$kde/bus" "$kde/bin/kwin_wayland" </dev/null >"$kde/kwin.log" 2>&1 &
+started_groups+=("$!")
+wait_until "[ -s '$kde/bus' ] && [ -S '$kde/run/wayland-pkg' ]" 20 ||
+  fail "KWin did not start: $(cat "$kde/kwin.log")"
+bus=$(cat "$kde/bus")
+wait_until "DBUS_SESSION_BUS_ADDRESS='$bus' gdbus call --session -d org.kde.KWin -o /KWin -m org.kde.KWin.supportInformation >/dev/null 2>&1" 20 ||
+  fail "KWin did not answer on its bus: $(cat "$kde/kwin.log")"
+"${session[@]}" WAYLAND_DISPLAY=wayland-pkg DBUS_SESSION_BUS_ADDRESS="$bus" \
+  SHUTTLE_SOCKET="$kde/sock/desk.sock" setsid /usr/bin/shuttle serve --foreground \
+  </dev/null >"$kde/daemon.log" 2>&1 &
+started_pids+=("$!")
+wait_until "[ -S '$kde/sock/desk.sock' ]" 10 || fail "the daemon did not listen: $(cat "$kde/daemon.log")"
+"${session[@]}" WAYLAND_DISPLAY=wayland-pkg DBUS_SESSION_BUS_ADDRESS="$bus" \
+  /usr/bin/shuttle doctor >"$kde/doctor.log" 2>&1 || true
+grep -q "shuttle's desktop file grants it fake input and screenshots; driven natively" "$kde/doctor.log" ||
+  fail "doctor does not find the package's desktop file: $(cat "$kde/doctor.log")"
+SHUTTLE_SOCKET="$kde/sock/desk.sock" /usr/bin/shuttle desk shot --image "$kde/shot.png" >"$kde/shot.json" 2>&1 ||
+  fail "the installed daemon could not take a screenshot in the Plasma session: $(cat "$kde/shot.json") $(cat "$kde/daemon.log")"
+[ "$(head -c 8 "$kde/shot.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "the Plasma session's shot is no PNG"
+kill "${started_pids[-1]}"
+kill -- "-${started_groups[-1]}"
 
 step "the .deb: an upgrade stops the running daemon"
 pid=$(start_daemon /usr/bin/shuttle)

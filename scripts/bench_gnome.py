@@ -81,9 +81,9 @@ def read(path):
 
 class Daemon:
     """A daemon whose agents get private seats of `seat`, with a GTK 3 entry open on the
-    agent's seat."""
+    agent's seat, and `env` added to its environment."""
 
-    def __init__(self, work, seat):
+    def __init__(self, work, seat, env=None):
         self.dir = os.path.join(work, seat)
         home = os.path.join(self.dir, "home")
         os.makedirs(os.path.join(home, "shared"))
@@ -94,7 +94,8 @@ class Daemon:
         self.socket_path = os.path.join(self.dir, "desk.sock")
         env = dict(os.environ, HOME=home, SHUTTLE_SOCKET=self.socket_path,
                    SHUTTLE_CONFIG=os.path.join(self.dir, "config.toml"),
-                   XDG_STATE_HOME=os.path.join(self.dir, "state"), SHUTTLE_LOG="warn")
+                   XDG_STATE_HOME=os.path.join(self.dir, "state"), SHUTTLE_LOG="warn",
+                   **(env or {}))
         self.process = subprocess.Popen([SHUTTLE, "serve", "--foreground"], env=env,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait("the daemon", lambda: os.path.exists(self.socket_path))

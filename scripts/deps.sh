@@ -29,8 +29,8 @@ PACKAGES=(
   # the GNOME tests: headless GNOME Shell, PipeWire (Mutter's screen casts, which its
   # RemoteDesktop input needs), Qt's Wayland platform, and gdbus and gsettings
   gnome-shell pipewire qtwayland5 libglib2.0-bin
-  # the KDE tests: headless KWin
-  kwin-wayland
+  # the KDE tests: headless KWin, and Konsole on it
+  kwin-wayland konsole
   # the sandbox of the apps agents launch
   bubblewrap
   # `open`: the XDG MIME associations

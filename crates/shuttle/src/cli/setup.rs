@@ -284,14 +284,20 @@ fn list() {
             format!("not installed: no {}", dir.display())
         };
         println!("{:<15} {line}", "gnome");
-        let file = crate::platform::desktop_file_path(&data);
-        let line = match (
-            std::fs::read_to_string(&file),
-            crate::platform::desktop_file(),
-        ) {
-            (Ok(held), Some(wanted)) if held == wanted => format!("installed: {}", file.display()),
-            (Ok(_), _) => format!("names another shuttle: {}", file.display()),
-            (Err(_), _) => format!("not installed: no {}", file.display()),
+        let line = match crate::platform::desktop_file_found() {
+            Some(file) => match (
+                std::fs::read_to_string(&file),
+                crate::platform::desktop_file(),
+            ) {
+                (Ok(held), Some(wanted)) if held == wanted => {
+                    format!("installed: {}", file.display())
+                }
+                _ => format!("names another shuttle: {}", file.display()),
+            },
+            None => format!(
+                "not installed: no {}",
+                crate::platform::desktop_file_path(&data).display()
+            ),
         };
         println!("{:<15} {line}", "kde");
     }

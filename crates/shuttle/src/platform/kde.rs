@@ -290,13 +290,17 @@ pub(super) fn finding(name: &str, inherit: bool) -> Finding {
         }
         Err(e) => return Finding::not_driven(&format!("KDE session {name}: {e}")),
     };
-    let installed = desktop_file_installed();
+    let found = desktop_file_found();
+    let installed = found.as_deref().is_some_and(names_this_binary);
     let detail = format!(
         "KDE session {name}: KWin {version} answers; {}",
-        if installed {
-            "shuttle's desktop file grants it fake input and screenshots"
-        } else {
-            "no desktop file grants shuttle fake input and screenshots"
+        match &found {
+            _ if installed => "shuttle's desktop file grants it fake input and screenshots".into(),
+            Some(file) => format!(
+                "the desktop file KWin reads, {}, names another shuttle binary",
+                file.display()
+            ),
+            None => "no desktop file grants shuttle fake input and screenshots".into(),
         }
     );
     if !inherit {
@@ -323,17 +327,28 @@ pub fn desktop_file() -> Option<String> {
     desk_kde::own_exe().map(|exe| desk_kde::desktop_file(&exe))
 }
 
-/// Whether a desktop file among the person's applications names this binary.
-fn desktop_file_installed() -> bool {
-    let data = std::env::var_os("XDG_DATA_HOME")
+/// Whether the desktop file at `file` is the one this binary needs.
+fn names_this_binary(file: &Path) -> bool {
+    desktop_file()
+        .is_some_and(|wanted| std::fs::read_to_string(file).is_ok_and(|held| held == wanted))
+}
+
+/// The desktop file KWin finds for shuttle: in `$XDG_DATA_HOME` (else `~/.local/share`), then
+/// in each of `$XDG_DATA_DIRS` (else `/usr/local/share:/usr/share`). The first found hides the
+/// others: the person's (`shuttle setup kde`), then the system's (the .deb).
+pub fn desktop_file_found() -> Option<PathBuf> {
+    let home = std::env::var_os("XDG_DATA_HOME")
+        .filter(|d| !d.is_empty())
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")));
-    match (data, desktop_file()) {
-        (Some(data), Some(wanted)) => {
-            std::fs::read_to_string(desktop_file_path(&data)).is_ok_and(|held| held == wanted)
-        }
-        _ => false,
-    }
+    let dirs = std::env::var("XDG_DATA_DIRS")
+        .ok()
+        .filter(|d| !d.is_empty())
+        .unwrap_or_else(|| "/usr/local/share:/usr/share".into());
+    home.into_iter()
+        .chain(dirs.split(':').filter(|d| !d.is_empty()).map(PathBuf::from))
+        .map(|data| desktop_file_path(&data))
+        .find(|file| file.is_file())
 }
 
 /// Where KWin shows a process's windows: its app's own area, and the buffer around it.

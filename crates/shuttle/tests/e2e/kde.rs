@@ -167,6 +167,23 @@ fn an_agent_works_native_gtk_and_qt_apps_on_a_kde_seat_and_the_seat_ends_with_th
 
     save_as_in_mousepad(&mut mcp, &scratch);
 
+    // Konsole, native on Wayland: a command typed and run, judged by what it wrote.
+    let launched = desk(&mut mcp, json!({"verb": "launch", "app": "konsole"}));
+    let terminal = launched["window"]["id"].as_str().unwrap().to_string();
+    let ran = file("terminal");
+    desk(
+        &mut mcp,
+        json!({"verb": "type", "window": terminal,
+               "text": format!("echo 'Zoë ✓ 東京' > {}", ran.display())}),
+    );
+    desk(
+        &mut mcp,
+        json!({"verb": "key", "window": terminal, "keys": "Return"}),
+    );
+    until_file("the command typed in Konsole to run", &ran, |held| {
+        held == "Zoë ✓ 東京\n"
+    });
+
     // Closing a window ends its app.
     let pid = wheel["pid"].as_i64().unwrap();
     desk(&mut mcp, json!({"verb": "close", "window": "kd wheel"}));
