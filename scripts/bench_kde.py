@@ -10,7 +10,9 @@ calls over the seat's session bus with GLib's D-Bus (python3-gi):
   from the pipe (no PNG made, where shuttle's reply carries one). KWin grants ScreenShot2 to
   the programs a desktop file among its applications names: this script writes one naming its
   Python into a data directory of its own, which the daemon passes on to the seat's KWin in
-  XDG_DATA_DIRS, before KWin starts and reads its applications;
+  XDG_DATA_DIRS, before KWin starts and reads its applications. It is named as Debian's own
+  file for that Python (python3.11.desktop), which it hides: KWin asks the first file that
+  names the program, and Debian's grants nothing;
 - windows: a KWin script that lists the windows and calls back with them, loaded, run and
   unloaded over /Scripting (what kdotool does: KWin gives D-Bus clients no window list);
 - click, key, typing: no peer. KWin takes input only from the clients it authorises for fake
@@ -127,9 +129,10 @@ def main():
     # The desktop file that has KWin grant this script's Python ScreenShot2.
     applications = os.path.join(work, "peer-data", "applications")
     os.makedirs(applications)
-    with open(os.path.join(applications, "dev.shuttle.bench-peer.desktop"), "w") as f:
+    python = os.path.realpath(sys.executable)
+    with open(os.path.join(applications, f"{os.path.basename(python)}.desktop"), "w") as f:
         f.write("[Desktop Entry]\nType=Application\nName=shuttle's benchmark peer\n"
-                f"Exec={os.path.realpath(sys.executable)}\nNoDisplay=true\n"
+                f"Exec={python}\nNoDisplay=true\n"
                 "X-KDE-DBUS-Restricted-Interfaces=org.kde.KWin.ScreenShot2\n")
     data_dirs = os.environ.get("XDG_DATA_DIRS") or "/usr/local/share:/usr/share"
     kde = Daemon(work, "kde", {"XDG_DATA_DIRS": f"{os.path.dirname(applications)}:{data_dirs}"})
