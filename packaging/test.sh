@@ -153,7 +153,7 @@ wait_until "DBUS_SESSION_BUS_ADDRESS='$bus' gdbus call --session -d org.kde.KWin
 "${session[@]}" WAYLAND_DISPLAY=wayland-pkg DBUS_SESSION_BUS_ADDRESS="$bus" \
   SHUTTLE_SOCKET="$kde/sock/desk.sock" setsid /usr/bin/shuttle serve --foreground \
   </dev/null >"$kde/daemon.log" 2>&1 &
-started_pids+=("$!")
+started_groups+=("$!")
 wait_until "[ -S '$kde/sock/desk.sock' ]" 10 || fail "the daemon did not listen: $(cat "$kde/daemon.log")"
 "${session[@]}" WAYLAND_DISPLAY=wayland-pkg DBUS_SESSION_BUS_ADDRESS="$bus" \
   /usr/bin/shuttle doctor >"$kde/doctor.log" 2>&1 || true
@@ -162,8 +162,9 @@ grep -q "shuttle's desktop file grants it fake input and screenshots; driven nat
 SHUTTLE_SOCKET="$kde/sock/desk.sock" /usr/bin/shuttle desk shot --image "$kde/shot.png" >"$kde/shot.json" 2>&1 ||
   fail "the installed daemon could not take a screenshot in the Plasma session: $(cat "$kde/shot.json") $(cat "$kde/daemon.log")"
 [ "$(head -c 8 "$kde/shot.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "the Plasma session's shot is no PNG"
-kill "${started_pids[-1]}"
-kill -- "-${started_groups[-1]}"
+# The daemon, then the session; each group once, so no later cleanup meets a reused id.
+for group in "${started_groups[@]}"; do kill -- "-$group" 2>/dev/null || true; done
+started_groups=()
 
 step "the .deb: an upgrade stops the running daemon"
 pid=$(start_daemon /usr/bin/shuttle)

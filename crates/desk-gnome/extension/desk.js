@@ -2,7 +2,7 @@
 // (id, title, app, pid, frames, focus, stacking), acts on one (activate, close, minimize,
 // maximize, restore, move and resize), captures the screen or one window's own pixels as PNG,
 // reports window events as signals, commits text through the input method, reads and writes
-// the clipboard's text, grabs the kill hotkey and shows the acting marker. It answers only the process that claimed it first (on
+// the clipboard (text, and any type by its MIME name), grabs the kill hotkey and shows the acting marker. It answers only the process that claimed it first (on
 // any of its bus connections), until that process leaves the bus.
 //
 // The body below is the same for every GNOME version; shuttle wraps it in the form the Shell
@@ -10,7 +10,7 @@
 
 const BUS_NAME = 'dev.shuttle.Gnome';
 const OBJECT_PATH = '/dev/shuttle/Gnome';
-const VERSION = 1;
+const VERSION = 2;
 const COMMIT_DELAY_MS = 20;
 const COMMIT_FOCUS_MS = 500;
 const COMMIT_REFOCUS_MS = 100;
@@ -42,6 +42,18 @@ const INTERFACE = `<node>
     </method>
     <method name="ClipboardWrite">
       <arg type="s" direction="in" name="text"/>
+    </method>
+    <method name="ClipboardTypes">
+      <arg type="as" direction="out" name="types"/>
+    </method>
+    <method name="ClipboardContent">
+      <arg type="s" direction="in" name="type"/>
+      <arg type="b" direction="out" name="present"/>
+      <arg type="ay" direction="out" name="bytes"/>
+    </method>
+    <method name="ClipboardSetContent">
+      <arg type="s" direction="in" name="type"/>
+      <arg type="ay" direction="in" name="bytes"/>
     </method>
     <method name="Commit">
       <arg type="s" direction="in" name="text"/>
@@ -313,6 +325,46 @@ class Desk {
         this._serve(invocation, () => {
             const [text] = params;
             St.Clipboard.get_default().set_text(St.ClipboardType.CLIPBOARD, text);
+        });
+    }
+
+    // The MIME types the clipboard's owner offers.
+    ClipboardTypesAsync(_params, invocation) {
+        this._serve(invocation, () => new GLib.Variant('(as)',
+            [St.Clipboard.get_default().get_mimetypes(St.ClipboardType.CLIPBOARD)]));
+    }
+
+    // The clipboard's content as `type`: not present when its owner does not offer the type,
+    // an error when it does and the transfer fails.
+    ClipboardContentAsync(params, invocation) {
+        if (!this._allowed(invocation))
+            return;
+        try {
+            const [type] = params;
+            const clipboard = St.Clipboard.get_default();
+            if (!clipboard.get_mimetypes(St.ClipboardType.CLIPBOARD).includes(type)) {
+                invocation.return_value(new GLib.Variant('(bay)', [false, new Uint8Array(0)]));
+                return;
+            }
+            clipboard.get_content(St.ClipboardType.CLIPBOARD, type, (_clipboard, bytes) => {
+                if (bytes === null) {
+                    invocation.return_dbus_error('dev.shuttle.Gnome1.Error.Failed',
+                        `the app that holds the clipboard did not send it as ${type}`);
+                    return;
+                }
+                const data = bytes.get_data() ?? new Uint8Array(0);
+                invocation.return_value(new GLib.Variant('(bay)', [true, data]));
+            });
+        } catch (e) {
+            invocation.return_dbus_error('dev.shuttle.Gnome1.Error.Failed', `${e.message}`);
+        }
+    }
+
+    ClipboardSetContentAsync(params, invocation) {
+        this._serve(invocation, () => {
+            const [type, bytes] = params;
+            St.Clipboard.get_default().set_content(St.ClipboardType.CLIPBOARD, type,
+                new GLib.Bytes(bytes));
         });
     }
 

@@ -1,10 +1,11 @@
 //! The role traits of the desk ([`desk::Display`], [`desk::Input`]) over a GNOME session: the
 //! windows, window requests and pixels through shuttle's Shell extension, keys, the pointer
 //! and the wheel through a RemoteDesktop session, and text committed through the input method
-//! where the focused field takes it (exact whatever the keyboard layout), else typed as keys.
+//! where the focused field takes it (exact whatever the keyboard layout), else typed as keys;
+//! the clipboard through the extension too.
 //!
 //! What GNOME cannot tell is said, not guessed: an app cannot be asked whether it has read its
-//! input (`settle` answers `false`), and the clipboard serves text only.
+//! input (`settle` answers `false`).
 
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
@@ -12,6 +13,7 @@ use std::sync::mpsc::{Sender, channel};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
+use desk::clip;
 use desk::drag::Step;
 use desk::image::{RgbImage, shrink};
 use desk::{
@@ -286,9 +288,7 @@ impl Display for GnomeBackend {
             },
             window_pixels: true,
             confirms: false,
-            lacking: vec![
-                "the clipboard holds only text here: images and files are refused".into(),
-            ],
+            lacking: Vec::new(),
         }
     }
 
@@ -397,23 +397,34 @@ impl Display for GnomeBackend {
     }
 
     fn read_clipboard(&self, format: ClipFormat) -> Result<Option<Clip>, DeskError> {
-        match format {
-            ClipFormat::Text => Ok(self
+        if format == ClipFormat::Text {
+            return Ok(self
                 .shell
                 .clipboard_text()
                 .map_err(desk_error)?
-                .map(Clip::Text)),
-            _ => Err(text_only()),
+                .map(Clip::Text));
         }
+        let offered = self.shell.clipboard_types().map_err(desk_error)?;
+        let Some(kind) = clip::types(format)
+            .iter()
+            .find(|w| offered.iter().any(|o| o == *w))
+        else {
+            return Ok(None);
+        };
+        let bytes = self
+            .shell
+            .clipboard_content(kind)
+            .map_err(desk_error)?
+            .filter(|bytes| !bytes.is_empty());
+        let Some(bytes) = bytes else {
+            return Ok(None);
+        };
+        let limit = clip::limit(format);
+        if bytes.len() > limit {
+            return Err(clip::too_big(bytes.len(), limit));
+        }
+        Ok(Some(clip::decode(format, false, bytes)))
     }
-}
-
-fn text_only() -> DeskError {
-    DeskError::Unsupported(
-        "the clipboard holds only text on GNOME here (images and file lists are not served \
-         yet); copy and paste them with keys (ctrl+c, ctrl+v) instead"
-            .into(),
-    )
 }
 
 impl Input for GnomeBackend {
@@ -546,11 +557,16 @@ impl Input for GnomeBackend {
         }
     }
 
-    fn write_clipboard(&self, clip: Clip) -> Result<(), DeskError> {
-        match clip {
-            Clip::Text(text) => self.shell.set_clipboard_text(&text).map_err(desk_error),
-            _ => Err(text_only().unsent()),
+    fn write_clipboard(&self, held: Clip) -> Result<(), DeskError> {
+        match held {
+            Clip::Text(text) => self.shell.set_clipboard_text(&text),
+            Clip::Png(png) => self.shell.set_clipboard_content(clip::PNG, &png),
+            // The Shell offers one type per content: the list every toolkit reads.
+            Clip::Files(files) => self
+                .shell
+                .set_clipboard_content(clip::URI_LIST, clip::file_lists(&files).0.as_bytes()),
         }
+        .map_err(desk_error)
     }
 }
 

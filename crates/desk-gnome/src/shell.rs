@@ -17,7 +17,7 @@ pub const OBJECT: &str = "/dev/shuttle/Gnome";
 pub const INTERFACE: &str = "dev.shuttle.Gnome1";
 
 /// The version of the extension's interface this desk speaks.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// What went wrong on the GNOME side.
 #[derive(Debug, thiserror::Error)]
@@ -290,6 +290,24 @@ impl Shell {
     /// Puts `text` on the clipboard (the Shell serves it until another client takes it).
     pub fn set_clipboard_text(&self, text: &str) -> Result<(), GnomeError> {
         self.call::<_, ()>("ClipboardWrite", &(text,))
+    }
+
+    /// The MIME types the clipboard's owner offers.
+    pub fn clipboard_types(&self) -> Result<Vec<String>, GnomeError> {
+        let (types,): (Vec<String>,) = self.call("ClipboardTypes", &())?;
+        Ok(types)
+    }
+
+    /// The clipboard's content as MIME type `kind`; `None` when its owner gave none.
+    pub fn clipboard_content(&self, kind: &str) -> Result<Option<Vec<u8>>, GnomeError> {
+        let (present, bytes): (bool, Vec<u8>) = self.call("ClipboardContent", &(kind,))?;
+        Ok(present.then_some(bytes))
+    }
+
+    /// Puts `bytes` on the clipboard as MIME type `kind` (the Shell serves them until another
+    /// client takes it).
+    pub fn set_clipboard_content(&self, kind: &str, bytes: &[u8]) -> Result<(), GnomeError> {
+        self.call::<_, ()>("ClipboardSetContent", &(kind, bytes))
     }
 
     /// Where the pointer is.

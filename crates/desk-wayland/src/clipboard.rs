@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use desk::clip::{file_lists, limit, paths_of_uris, too_big};
+use desk::clip::{
+    GNOME_FILES, PNG, TEXT_TYPES, URI_LIST, decode, file_lists, limit, too_big, types,
+};
 use desk::{Clip, DeskError};
 use desk_core::call::ClipFormat;
 use wayland_client::backend::ObjectId;
@@ -31,18 +33,8 @@ pub const PROTOCOL: &str = "zwlr_data_control_manager_v1";
 
 /// How long the clipboard's owner gets to send what a read asks for.
 const READ_WAIT: Duration = Duration::from_secs(3);
-
-/// The text types, preferred first; `STRING` is Latin-1, the others UTF-8.
-const TEXT: [&str; 5] = [
-    "text/plain;charset=utf-8",
-    "UTF8_STRING",
-    "text/plain",
-    "TEXT",
-    "STRING",
-];
-const PNG: &str = "image/png";
-const URI_LIST: &str = "text/uri-list";
-const GNOME_FILES: &str = "x-special/gnome-copied-files";
+/// How long an app that asked for the clipboard may take no byte before it is given up on.
+const SEND_STALL: Duration = Duration::from_secs(10);
 
 fn failed(what: &str, e: impl std::fmt::Display) -> DeskError {
     DeskError::Unreachable {
@@ -78,12 +70,10 @@ impl Clipboard {
             .types
             .get(&offer.id())
             .map_or(&[][..], Vec::as_slice);
-        let wanted: &[&str] = match format {
-            ClipFormat::Text => &TEXT,
-            ClipFormat::Image => &[PNG],
-            ClipFormat::Files => &[URI_LIST, GNOME_FILES],
-        };
-        let Some(&kind) = wanted.iter().find(|w| offered.iter().any(|o| o == *w)) else {
+        let Some(&kind) = types(format)
+            .iter()
+            .find(|w| offered.iter().any(|o| o == *w))
+        else {
             return Ok(None);
         };
         let (from, to) = pipe()?;
@@ -95,20 +85,17 @@ impl Clipboard {
         // Only the owner may hold the writing end now, or the read never ends.
         drop(to);
         let bytes = read_all(from, limit(format))?;
-        Ok(Some(match format {
-            ClipFormat::Text if kind == "STRING" => {
-                Clip::Text(bytes.iter().map(|&b| char::from(b)).collect())
-            }
-            ClipFormat::Text => Clip::Text(String::from_utf8_lossy(&bytes).into_owned()),
-            ClipFormat::Image => Clip::Png(bytes),
-            ClipFormat::Files => Clip::Files(paths_of_uris(&String::from_utf8_lossy(&bytes))),
-        }))
+        if bytes.is_empty() {
+            // The owner offered the type and sent nothing of it.
+            return Ok(None);
+        }
+        Ok(Some(decode(format, kind == "STRING", bytes)))
     }
 
     /// Sets the clipboard to `clip`, served by a thread of its own until another client takes
     /// the clipboard.
     pub fn write(&self, clip: Clip) -> Result<(), DeskError> {
-        let mut client = Client::connect(self.socket.as_deref())?;
+        let mut client = Client::connect(self.socket.as_deref()).map_err(DeskError::unsent)?;
         let qh = client.queue.handle();
         let source = client.manager.create_data_source(&qh, ());
         client.state.serving = offers(&clip);
@@ -145,7 +132,10 @@ fn offers(clip: &Clip) -> Vec<(&'static str, Arc<Vec<u8>>)> {
         Clip::Text(text) => {
             // STRING (Latin-1) is made when asked for, as few apps ask.
             let utf8 = Arc::new(text.clone().into_bytes());
-            TEXT.iter().map(|&kind| (kind, utf8.clone())).collect()
+            TEXT_TYPES
+                .iter()
+                .map(|&kind| (kind, utf8.clone()))
+                .collect()
         }
         Clip::Png(png) => vec![(PNG, Arc::new(png.clone()))],
         Clip::Files(files) => {
@@ -190,18 +180,20 @@ impl Client {
         let (globals, queue) =
             registry_queue_init::<State>(&conn).map_err(|e| failed("the globals", e))?;
         let qh = queue.handle();
-        let manager: ZwlrDataControlManagerV1 = globals.bind(&qh, 1..=2, ()).map_err(|_| {
-            failed(
-                "the compositor does not offer it",
-                format!(
-                    "{PROTOCOL} is missing (sway and KWin offer it); copy and paste with keys \
-                     (ctrl+c, ctrl+v) instead"
-                ),
+        // Version 1: the clipboard alone, with no primary selection to follow.
+        let manager: ZwlrDataControlManagerV1 = globals.bind(&qh, 1..=1, ()).map_err(|_| {
+            DeskError::Unsupported(format!(
+                "the compositor does not offer {PROTOCOL}, which the clipboard needs (sway and \
+                 KWin do); copy and paste with keys (ctrl+c, ctrl+v) instead"
+            ))
+        })?;
+        let seat: WlSeat = globals.bind(&qh, 1..=7, ()).map_err(|_| {
+            DeskError::Unsupported(
+                "the compositor offers no wl_seat, which has the clipboard; copy and paste with \
+                 keys (ctrl+c, ctrl+v) instead"
+                    .into(),
             )
         })?;
-        let seat: WlSeat = globals
-            .bind(&qh, 1..=7, ())
-            .map_err(|_| failed("no seat", "the compositor offers no wl_seat"))?;
         let device = manager.get_data_device(&seat, &qh, ());
         let mut client = Self {
             conn,
@@ -248,6 +240,13 @@ fn read_all(from: OwnedFd, limit: usize) -> Result<Vec<u8>, DeskError> {
         };
         // SAFETY: one live pollfd, for at most the time left.
         let ready = unsafe { libc::poll(&mut fd, 1, left.as_millis() as i32) };
+        if ready < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(failed("reading", e));
+        }
         if ready == 0 {
             return Err(failed(
                 "reading",
@@ -270,29 +269,49 @@ fn read_all(from: OwnedFd, limit: usize) -> Result<Vec<u8>, DeskError> {
 }
 
 /// Writes `bytes` to an app that asked for the clipboard, on a thread of its own so that a
-/// slow reader holds up nobody.
+/// slow reader holds up nobody, and gives up on one that takes no byte for [`SEND_STALL`].
 fn send(to: OwnedFd, bytes: Arc<Vec<u8>>, latin1: bool) {
     let _ = std::thread::Builder::new()
         .name("clipboard-send".into())
         .spawn(move || {
-            // The app may have made its end non-blocking; this thread waits instead.
+            let text;
+            let data: &[u8] = if latin1 {
+                text = String::from_utf8_lossy(&bytes)
+                    .chars()
+                    .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
+                    .collect::<Vec<u8>>();
+                &text
+            } else {
+                &bytes
+            };
             // SAFETY: F_GETFL and F_SETFL on a descriptor we own.
             unsafe {
                 let flags = libc::fcntl(to.as_raw_fd(), libc::F_GETFL);
-                if flags >= 0 {
-                    libc::fcntl(to.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK);
-                }
+                libc::fcntl(to.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
             }
             let mut file = std::fs::File::from(to);
-            let _ = if latin1 {
-                let text: Vec<u8> = String::from_utf8_lossy(&bytes)
-                    .chars()
-                    .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
-                    .collect();
-                file.write_all(&text)
-            } else {
-                file.write_all(&bytes)
-            };
+            let mut sent = 0;
+            while sent < data.len() {
+                let mut fd = libc::pollfd {
+                    fd: file.as_raw_fd(),
+                    events: libc::POLLOUT,
+                    revents: 0,
+                };
+                // SAFETY: one live pollfd.
+                let ready = unsafe { libc::poll(&mut fd, 1, SEND_STALL.as_millis() as i32) };
+                if ready == 0 {
+                    return;
+                }
+                match file.write(&data[sent..]) {
+                    Ok(n) => sent += n,
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            std::io::ErrorKind::Interrupted | std::io::ErrorKind::WouldBlock
+                        ) => {}
+                    Err(_) => return,
+                }
+            }
         });
 }
 
@@ -389,7 +408,7 @@ mod tests {
     #[test]
     fn text_is_offered_in_every_text_type_and_files_in_both_lists() {
         let kinds = |clip: &Clip| offers(clip).iter().map(|(k, _)| *k).collect::<Vec<_>>();
-        assert_eq!(kinds(&Clip::Text("é".into())), TEXT);
+        assert_eq!(kinds(&Clip::Text("é".into())), TEXT_TYPES);
         assert_eq!(kinds(&Clip::Png(vec![1])), [PNG]);
         let files = offers(&Clip::Files(vec!["/a b".into()]));
         assert_eq!(files[0].0, URI_LIST);

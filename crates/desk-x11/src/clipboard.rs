@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use desk::clip::{file_lists, limit, paths_of_uris, too_big};
+use desk::clip::{decode, file_lists, limit, too_big};
 use desk::{Clip, DeskError};
 use desk_core::call::ClipFormat;
 use x11rb::connection::Connection;
@@ -243,14 +243,11 @@ pub(crate) fn read(display: &str, format: ClipFormat) -> Result<Option<Clip>, De
     let Some((_, bytes)) = client.convert(target, limit(format))? else {
         return Ok(None);
     };
-    Ok(Some(match format {
-        ClipFormat::Text if target == u32::from(AtomEnum::STRING) => {
-            Clip::Text(bytes.iter().map(|&b| char::from(b)).collect())
-        }
-        ClipFormat::Text => Clip::Text(String::from_utf8_lossy(&bytes).into_owned()),
-        ClipFormat::Image => Clip::Png(bytes),
-        ClipFormat::Files => Clip::Files(paths_of_uris(&String::from_utf8_lossy(&bytes))),
-    }))
+    Ok(Some(decode(
+        format,
+        target == u32::from(AtomEnum::STRING),
+        bytes,
+    )))
 }
 
 /// The formats an agent's clip is offered in, with their bytes.

@@ -2,7 +2,43 @@
 //! read is held to, and the refusal when a clipboard holds more than they allow.
 
 use crate::error::DeskError;
+use crate::system::Clip;
 use desk_core::call::{ClipFormat, MAX_CLIPBOARD_FILES, MAX_CLIPBOARD_PNG, MAX_CLIPBOARD_TEXT};
+
+/// The MIME type of an image on the clipboard.
+pub const PNG: &str = "image/png";
+/// The MIME type of a file list: a URI per line.
+pub const URI_LIST: &str = "text/uri-list";
+/// GNOME's file list: `copy` or `cut`, then a URI per line.
+pub const GNOME_FILES: &str = "x-special/gnome-copied-files";
+/// The text types, preferred first; `STRING` is Latin-1, the others UTF-8.
+pub const TEXT_TYPES: [&str; 5] = [
+    "text/plain;charset=utf-8",
+    "UTF8_STRING",
+    "text/plain",
+    "TEXT",
+    "STRING",
+];
+
+/// The MIME types a read in `format` takes, preferred first.
+pub fn types(format: ClipFormat) -> &'static [&'static str] {
+    match format {
+        ClipFormat::Text => &TEXT_TYPES,
+        ClipFormat::Image => &[PNG],
+        ClipFormat::Files => &[URI_LIST, GNOME_FILES],
+    }
+}
+
+/// What `bytes`, read in `format`, hold; `latin1` when they are text in Latin-1 (X11's
+/// `STRING`) rather than UTF-8.
+pub fn decode(format: ClipFormat, latin1: bool, bytes: Vec<u8>) -> Clip {
+    match format {
+        ClipFormat::Text if latin1 => Clip::Text(bytes.iter().map(|&b| char::from(b)).collect()),
+        ClipFormat::Text => Clip::Text(String::from_utf8_lossy(&bytes).into_owned()),
+        ClipFormat::Image => Clip::Png(bytes),
+        ClipFormat::Files => Clip::Files(paths_of_uris(&String::from_utf8_lossy(&bytes))),
+    }
+}
 
 /// The most bytes a read in `format` takes.
 pub fn limit(format: ClipFormat) -> usize {
@@ -90,6 +126,14 @@ mod tests {
         assert_eq!(
             paths_of_uris("copy\nfile:///x/y\nfile://localhost/z\n# comment\nhttp://no"),
             ["/x/y", "/z"]
+        );
+    }
+
+    #[test]
+    fn latin1_and_utf8_text_decode_alike() {
+        assert_eq!(
+            decode(ClipFormat::Text, true, vec![0x63, 0x61, 0x66, 0xE9]),
+            decode(ClipFormat::Text, false, "café".into())
         );
     }
 

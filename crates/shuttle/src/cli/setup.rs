@@ -285,15 +285,10 @@ fn list() {
         };
         println!("{:<15} {line}", "gnome");
         let line = match crate::platform::desktop_file_found() {
-            Some(file) => match (
-                std::fs::read_to_string(&file),
-                crate::platform::desktop_file(),
-            ) {
-                (Ok(held), Some(wanted)) if held == wanted => {
-                    format!("installed: {}", file.display())
-                }
-                _ => format!("names another shuttle: {}", file.display()),
-            },
+            Some(file) if crate::platform::names_this_binary(&file) => {
+                format!("installed: {}", file.display())
+            }
+            Some(file) => format!("not this shuttle's: {}", file.display()),
             None => format!(
                 "not installed: no {}",
                 crate::platform::desktop_file_path(&data).display()

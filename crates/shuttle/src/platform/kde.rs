@@ -297,7 +297,8 @@ pub(super) fn finding(name: &str, inherit: bool) -> Finding {
         match &found {
             _ if installed => "shuttle's desktop file grants it fake input and screenshots".into(),
             Some(file) => format!(
-                "the desktop file KWin reads, {}, names another shuttle binary",
+                "the desktop file KWin reads, {}, is not the one this shuttle writes (it names \
+                 another binary, or an older shuttle wrote it)",
                 file.display()
             ),
             None => "no desktop file grants shuttle fake input and screenshots".into(),
@@ -328,7 +329,7 @@ pub fn desktop_file() -> Option<String> {
 }
 
 /// Whether the desktop file at `file` is the one this binary needs.
-fn names_this_binary(file: &Path) -> bool {
+pub fn names_this_binary(file: &Path) -> bool {
     desktop_file()
         .is_some_and(|wanted| std::fs::read_to_string(file).is_ok_and(|held| held == wanted))
 }

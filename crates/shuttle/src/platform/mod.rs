@@ -27,7 +27,7 @@ pub use finding::{Finding, Level, PER_AGENT_FIX};
 pub use gnome::{EXTENSION, GnomeSession, LinuxGnome, extension_dir, install_extension};
 pub use kde::{
     KdeSession, LinuxKde, desktop_file, desktop_file_found, desktop_file_path, kwin_connect,
-    kwin_input_method,
+    kwin_input_method, names_this_binary,
 };
 pub use person::{Person, PersonsDesk, PersonsSession, persons_room};
 pub use seat::{PrivateSeat, PrivateSeats, SeatKind, reap_seats};

@@ -17,9 +17,7 @@ pub(crate) const ON: &str = "[safety]\nclipboard = \"on\"\n";
 /// holds `held` and saves its text to `saved`, is read back, and what the agent writes is what
 /// the app pastes.
 pub(crate) fn both_ways(mcp: &mut Mcp, window: &str, saved: &std::path::Path, held: &str) {
-    let desk = |mcp: &mut Mcp, args: serde_json::Value| {
-        desk_tool(mcp, args.clone()).unwrap_or_else(|text| panic!("{args}: {text}"))
-    };
+    use crate::gnome::desk;
     desk(
         mcp,
         json!({"verb": "key", "window": window, "keys": "ctrl+a"}),
@@ -51,6 +49,54 @@ pub(crate) fn both_ways(mcp: &mut Mcp, window: &str, saved: &std::path::Path, he
         Duration::from_secs(5),
         || (std::fs::read_to_string(saved).unwrap_or_default() == written).then_some(()),
     );
+
+    // An image and files: what the app pastes (the fixture writes it on ctrl+i and ctrl+u),
+    // and what the clipboard reads back.
+    let dir = saved.parent().unwrap();
+    let pasted = std::path::PathBuf::from(format!("{}.clip", saved.display()));
+    let png = dir.join("clip.png");
+    write_png(&png, 120, 80);
+    desk(mcp, json!({"verb": "clipboard_write", "image": png}));
+    desk(
+        mcp,
+        json!({"verb": "key", "window": window, "keys": "ctrl+i"}),
+    );
+    wait_for("the app to paste the image", Duration::from_secs(5), || {
+        (std::fs::read_to_string(&pasted).unwrap_or_default() == "image 120x80 [0, 1, 2]")
+            .then_some(())
+    });
+    let shown = mcp.call("desk", json!({"verb": "clipboard_read", "format": "image"}));
+    let (width, height, pixels) = result_png(&shown);
+    assert_eq!((width, height), (120, 80));
+    assert_eq!(pixels, decode_png(&std::fs::read(&png).unwrap()).2);
+    let (a, b) = (dir.join("a clip.txt"), dir.join("ünï #2.txt"));
+    std::fs::write(&a, "a").unwrap();
+    std::fs::write(&b, "b").unwrap();
+    let files = json!([a, b]);
+    desk(mcp, json!({"verb": "clipboard_write", "files": files}));
+    desk(
+        mcp,
+        json!({"verb": "key", "window": window, "keys": "ctrl+u"}),
+    );
+    let paths = format!("files {}", serde_json::to_string(&files).unwrap());
+    wait_for("the app to paste the files", Duration::from_secs(5), || {
+        (std::fs::read_to_string(&pasted).unwrap_or_default() == paths).then_some(())
+    });
+    let back = desk(mcp, json!({"verb": "clipboard_read", "format": "files"}));
+    assert_eq!(back["files"], files, "{back}");
+}
+
+/// A `width` x `height` PNG of varied pixels at `path`.
+fn write_png(path: &std::path::Path, width: u32, height: u32) {
+    let file = std::fs::File::create(path).unwrap();
+    let mut encoder = png::Encoder::new(file, width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    let pixels: Vec<u8> = (0..width * height * 3).map(|i| (i % 251) as u8).collect();
+    encoder
+        .write_header()
+        .unwrap()
+        .write_image_data(&pixels)
+        .unwrap();
 }
 
 /// Presses `keys` in `window`, failing the test if the call failed.
@@ -173,17 +219,7 @@ fn large_text_files_and_images_round_trip_and_bad_input_changes_nothing() {
     assert_eq!(back["files"], files, "{back}");
 
     let png = scratch.path("picture.png");
-    {
-        let file = std::fs::File::create(&png).unwrap();
-        let mut encoder = png::Encoder::new(file, 300, 200);
-        encoder.set_color(png::ColorType::Rgb);
-        let pixels: Vec<u8> = (0..300 * 200 * 3).map(|i| (i % 251) as u8).collect();
-        encoder
-            .write_header()
-            .unwrap()
-            .write_image_data(&pixels)
-            .unwrap();
-    }
+    write_png(&png, 300, 200);
     let wrote = daemon.call("desk_clipboard_write", json!({"image": png}));
     assert!(!wrote.is_error, "{}", wrote.text);
     let back = daemon.call("desk_clipboard_read", json!({"format": "image"}));
@@ -250,17 +286,7 @@ fn an_image_written_is_pasted_into_a_gtk_app() {
     let daemon = Daemon::start_configured(Some(ON), &[]);
     let scratch = Scratch::new("clipboard-image");
     let png = scratch.path("picture.png");
-    {
-        let file = std::fs::File::create(&png).unwrap();
-        let mut encoder = png::Encoder::new(file, 120, 80);
-        encoder.set_color(png::ColorType::Rgb);
-        let pixels: Vec<u8> = (0..120 * 80 * 3).map(|i| (i % 251) as u8).collect();
-        encoder
-            .write_header()
-            .unwrap()
-            .write_image_data(&pixels)
-            .unwrap();
-    }
+    write_png(&png, 120, 80);
     let fixture = Fixture::start("Image Taker", &["--paste-image"]);
     let wrote = daemon.call("desk_clipboard_write", json!({"image": png}));
     assert!(!wrote.is_error, "{}", wrote.text);

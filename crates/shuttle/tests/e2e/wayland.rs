@@ -26,10 +26,18 @@ fn rig(name: &str) -> String {
 /// A daemon started as it would be inside the person's sway session: WAYLAND_DISPLAY and
 /// SWAYSOCK set, and XWayland's DISPLAY beside them.
 fn sway_daemon() -> Daemon {
-    Daemon::start_with(&[
-        ("WAYLAND_DISPLAY", &rig("SHUTTLE_RIG_WAYLAND")),
-        ("SWAYSOCK", &rig("SHUTTLE_RIG_SWAYSOCK")),
-    ])
+    sway_daemon_configured(None)
+}
+
+/// The same, with `config` as its config.toml.
+fn sway_daemon_configured(config: Option<&str>) -> Daemon {
+    Daemon::start_configured(
+        config,
+        &[
+            ("WAYLAND_DISPLAY", &rig("SHUTTLE_RIG_WAYLAND")),
+            ("SWAYSOCK", &rig("SHUTTLE_RIG_SWAYSOCK")),
+        ],
+    )
 }
 
 fn swaymsg(args: &[&str]) -> String {
@@ -194,13 +202,7 @@ fn exact_unicode_shortcuts_and_the_clipboard_land_in_a_native_window_and_nowhere
     let (field, bystander_log) = (scratch.path("field"), scratch.path("bystander"));
     let bystander = Native::button("wl bystander", &bystander_log);
     let _entry = Native::entry("wl typing", &field);
-    let daemon = Daemon::start_configured(
-        Some(crate::clipboard::ON),
-        &[
-            ("WAYLAND_DISPLAY", &rig("SHUTTLE_RIG_WAYLAND")),
-            ("SWAYSOCK", &rig("SHUTTLE_RIG_SWAYSOCK")),
-        ],
-    );
+    let daemon = sway_daemon_configured(Some(crate::clipboard::ON));
     let mut mcp = Mcp::start(&daemon.socket, &[]);
     mcp.initialize("2025-06-18");
 
