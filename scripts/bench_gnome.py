@@ -19,6 +19,7 @@ Prints a markdown table headed by the commit, the date and the machine.
 
 Usage: bench_gnome.py SHUTTLE (a built shuttle binary; needs gnome-shell, pipewire, xvfb,
 openbox, dbus, at-spi2-core, bubblewrap and python3-gi with GTK 3)."""
+import atexit
 import json
 import os
 import platform
@@ -98,6 +99,9 @@ class Daemon:
                    **(env or {}))
         self.process = subprocess.Popen([SHUTTLE, "serve", "--foreground"], env=env,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # A run that fails midway still ends its daemon, which would otherwise keep its seat
+        # and its hotkey grab on the person's display.
+        atexit.register(self.process.terminate)
         wait("the daemon", lambda: os.path.exists(self.socket_path))
         self.sock = socket.socket(socket.AF_UNIX)
         self.sock.connect(self.socket_path)
