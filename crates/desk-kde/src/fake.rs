@@ -11,8 +11,8 @@ use std::os::unix::fs::FileExt;
 use std::os::unix::net::UnixStream;
 use std::sync::{Mutex, PoisonError};
 
-use wayland_client::globals::{GlobalListContents, registry_queue_init};
-use wayland_client::protocol::{wl_keyboard, wl_registry, wl_seat};
+use wayland_client::globals::registry_queue_init;
+use wayland_client::protocol::{wl_keyboard, wl_seat};
 use wayland_client::{Connection, Dispatch, EventQueue, QueueHandle, WEnum};
 use wayland_protocols_plasma::fake_input::client::org_kde_kwin_fake_input::OrgKdeKwinFakeInput;
 
@@ -182,17 +182,7 @@ pub enum Missing {
     Key(u32),
 }
 
-impl Dispatch<wl_registry::WlRegistry, GlobalListContents> for State {
-    fn event(
-        _: &mut Self,
-        _: &wl_registry::WlRegistry,
-        _: wl_registry::Event,
-        _: &GlobalListContents,
-        _: &Connection,
-        _: &QueueHandle<Self>,
-    ) {
-    }
-}
+desk_wayland::ignore_registry!(State);
 
 impl Dispatch<OrgKdeKwinFakeInput, ()> for State {
     fn event(

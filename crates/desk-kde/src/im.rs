@@ -13,8 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use wayland_client::globals::{GlobalListContents, registry_queue_init};
-use wayland_client::protocol::wl_registry;
+use wayland_client::globals::registry_queue_init;
 use wayland_client::{Connection, Dispatch, EventQueue, QueueHandle};
 use wayland_protocols::wp::input_method::zv1::client::zwp_input_method_context_v1::{
     self, ZwpInputMethodContextV1,
@@ -152,17 +151,7 @@ fn commit(queue: &mut EventQueue<State>, state: &mut State, text: &str) -> &'sta
     }
 }
 
-impl Dispatch<wl_registry::WlRegistry, GlobalListContents> for State {
-    fn event(
-        _: &mut Self,
-        _: &wl_registry::WlRegistry,
-        _: wl_registry::Event,
-        _: &GlobalListContents,
-        _: &Connection,
-        _: &QueueHandle<Self>,
-    ) {
-    }
-}
+desk_wayland::ignore_registry!(State);
 
 impl Dispatch<ZwpInputMethodV1, ()> for State {
     fn event(

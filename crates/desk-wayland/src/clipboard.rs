@@ -13,13 +13,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use desk::clip::{
-    GNOME_FILES, PNG, TEXT_TYPES, URI_LIST, decode, file_lists, limit, too_big, types,
+    GNOME_FILES, PNG, TEXT_TYPES, URI_LIST, decode, file_lists, latin1, limit, too_big, types,
 };
 use desk::{Clip, DeskError};
 use desk_core::call::ClipFormat;
 use wayland_client::backend::ObjectId;
-use wayland_client::globals::{GlobalListContents, registry_queue_init};
-use wayland_client::protocol::{wl_registry, wl_seat::WlSeat};
+use wayland_client::globals::registry_queue_init;
+use wayland_client::protocol::wl_seat::WlSeat;
 use wayland_client::{Connection, Dispatch, EventQueue, Proxy, QueueHandle, event_created_child};
 use wayland_protocols_wlr::data_control::v1::client::{
     zwlr_data_control_device_v1::{self, ZwlrDataControlDeviceV1},
@@ -270,16 +270,13 @@ fn read_all(from: OwnedFd, limit: usize) -> Result<Vec<u8>, DeskError> {
 
 /// Writes `bytes` to an app that asked for the clipboard, on a thread of its own so that a
 /// slow reader holds up nobody, and gives up on one that takes no byte for [`SEND_STALL`].
-fn send(to: OwnedFd, bytes: Arc<Vec<u8>>, latin1: bool) {
+fn send(to: OwnedFd, bytes: Arc<Vec<u8>>, as_latin1: bool) {
     let _ = std::thread::Builder::new()
         .name("clipboard-send".into())
         .spawn(move || {
             let text;
-            let data: &[u8] = if latin1 {
-                text = String::from_utf8_lossy(&bytes)
-                    .chars()
-                    .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
-                    .collect::<Vec<u8>>();
+            let data: &[u8] = if as_latin1 {
+                text = latin1(&bytes);
                 &text
             } else {
                 &bytes
@@ -315,17 +312,7 @@ fn send(to: OwnedFd, bytes: Arc<Vec<u8>>, latin1: bool) {
         });
 }
 
-impl Dispatch<wl_registry::WlRegistry, GlobalListContents> for State {
-    fn event(
-        _: &mut Self,
-        _: &wl_registry::WlRegistry,
-        _: wl_registry::Event,
-        _: &GlobalListContents,
-        _: &Connection,
-        _: &QueueHandle<Self>,
-    ) {
-    }
-}
+crate::ignore_registry!(State);
 
 ignore_events!(State: WlSeat, ZwlrDataControlManagerV1);
 

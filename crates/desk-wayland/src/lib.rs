@@ -30,6 +30,31 @@ macro_rules! ignore_events {
     )*};
 }
 
+/// Implements `Dispatch` for the registry of a queue made by `registry_queue_init`, whose
+/// events `$state` has no use for: the global list it keeps is enough. Exported for the other
+/// Wayland desks.
+#[macro_export]
+macro_rules! ignore_registry {
+    ($state:ty) => {
+        impl
+            wayland_client::Dispatch<
+                wayland_client::protocol::wl_registry::WlRegistry,
+                wayland_client::globals::GlobalListContents,
+            > for $state
+        {
+            fn event(
+                _: &mut Self,
+                _: &wayland_client::protocol::wl_registry::WlRegistry,
+                _: wayland_client::protocol::wl_registry::Event,
+                _: &wayland_client::globals::GlobalListContents,
+                _: &wayland_client::Connection,
+                _: &wayland_client::QueueHandle<Self>,
+            ) {
+            }
+        }
+    };
+}
+
 pub mod backend;
 pub mod capture;
 pub mod clipboard;

@@ -4,9 +4,8 @@ use std::os::unix::net::UnixStream;
 use std::path::Path;
 
 use std::sync::{Mutex, PoisonError};
-use wayland_client::globals::{GlobalList, GlobalListContents, registry_queue_init};
-use wayland_client::protocol::wl_registry;
-use wayland_client::{Connection, Dispatch, EventQueue, QueueHandle};
+use wayland_client::globals::{GlobalList, registry_queue_init};
+use wayland_client::{Connection, EventQueue};
 
 /// Why the Wayland desk cannot do what was asked. Every message names what failed and what
 /// to do.
@@ -47,17 +46,7 @@ pub struct Session {
 /// holds.
 pub(crate) struct Registry;
 
-impl Dispatch<wl_registry::WlRegistry, GlobalListContents> for Registry {
-    fn event(
-        _: &mut Self,
-        _: &wl_registry::WlRegistry,
-        _: wl_registry::Event,
-        _: &GlobalListContents,
-        _: &Connection,
-        _: &QueueHandle<Self>,
-    ) {
-    }
-}
+crate::ignore_registry!(Registry);
 
 impl Session {
     /// Connects to the compositor of `WAYLAND_DISPLAY` and lists its globals.

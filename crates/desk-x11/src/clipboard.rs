@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use desk::clip::{decode, file_lists, limit, too_big};
+use desk::clip::{decode, file_lists, latin1, limit, too_big};
 use desk::{Clip, DeskError};
 use desk_core::call::ClipFormat;
 use x11rb::connection::Connection;
@@ -322,14 +322,6 @@ pub(crate) fn write(display: &str, clip: Clip) -> Result<(), DeskError> {
         .spawn(move || serve(client, time, offers))
         .map_err(|e| failed("a thread", e))?;
     Ok(())
-}
-
-/// UTF-8 text as Latin-1, what it cannot say as `?`.
-fn latin1(utf8: &[u8]) -> Vec<u8> {
-    String::from_utf8_lossy(utf8)
-        .chars()
-        .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
-        .collect()
 }
 
 /// An INCR transfer in progress: what is left to send to a requestor's property.

@@ -29,6 +29,14 @@ pub fn types(format: ClipFormat) -> &'static [&'static str] {
     }
 }
 
+/// UTF-8 text as Latin-1 (X11's `STRING`), what Latin-1 cannot say as `?`.
+pub fn latin1(utf8: &[u8]) -> Vec<u8> {
+    String::from_utf8_lossy(utf8)
+        .chars()
+        .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
+        .collect()
+}
+
 /// What `bytes`, read in `format`, hold; `latin1` when they are text in Latin-1 (X11's
 /// `STRING`) rather than UTF-8.
 pub fn decode(format: ClipFormat, latin1: bool, bytes: Vec<u8>) -> Clip {
@@ -135,6 +143,7 @@ mod tests {
             decode(ClipFormat::Text, true, vec![0x63, 0x61, 0x66, 0xE9]),
             decode(ClipFormat::Text, false, "café".into())
         );
+        assert_eq!(latin1("café ✓".as_bytes()), b"caf\xe9 ?");
     }
 
     #[test]

@@ -18,14 +18,9 @@ pub(crate) const ON: &str = "[safety]\nclipboard = \"on\"\n";
 /// the app pastes.
 pub(crate) fn both_ways(mcp: &mut Mcp, window: &str, saved: &std::path::Path, held: &str) {
     use crate::gnome::desk;
-    desk(
-        mcp,
-        json!({"verb": "key", "window": window, "keys": "ctrl+a"}),
-    );
-    desk(
-        mcp,
-        json!({"verb": "key", "window": window, "keys": "ctrl+c"}),
-    );
+    for keys in ["ctrl+a", "ctrl+c"] {
+        desk(mcp, json!({"verb": "key", "window": window, "keys": keys}));
+    }
     wait_for(
         "the app's copy on the clipboard",
         Duration::from_secs(5),
@@ -36,14 +31,9 @@ pub(crate) fn both_ways(mcp: &mut Mcp, window: &str, saved: &std::path::Path, he
     );
     let written = "clipped ✓ Zoë 東京";
     desk(mcp, json!({"verb": "clipboard_write", "text": written}));
-    desk(
-        mcp,
-        json!({"verb": "key", "window": window, "keys": "ctrl+a"}),
-    );
-    desk(
-        mcp,
-        json!({"verb": "key", "window": window, "keys": "ctrl+v"}),
-    );
+    for keys in ["ctrl+a", "ctrl+v"] {
+        desk(mcp, json!({"verb": "key", "window": window, "keys": keys}));
+    }
     wait_for(
         "the app to paste what was written",
         Duration::from_secs(5),
