@@ -14,6 +14,10 @@
 #
 #   packaging/archive.sh           build and print the archive's path
 #   packaging/archive.sh --stage   also leave the staged tree in target/dist/stage (deb.sh uses it)
+#
+# SHUTTLE_BINARY=PATH packs that binary, stripped, instead of building the dist profile: the
+# test suite (scripts/test.sh) passes the one its tests ran, so that CI compiles every crate
+# twice (clippy, the tests) and not three times. An archive to hand out is built without it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -28,13 +32,19 @@ export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct)}"
 
 step() { echo "== archive: $*" >&2; }
 
-step "building the binary (profile dist)"
-cargo_home="${CARGO_HOME:-$HOME/.cargo}"
-rustup_home="${RUSTUP_HOME:-$HOME/.rustup}"
-# The remapping keeps the build machine's paths (and so its user name) out of panic messages.
-RUSTFLAGS="--remap-path-prefix=$root=/shuttle --remap-path-prefix=$cargo_home=/cargo --remap-path-prefix=$rustup_home=/rustup" \
-  cargo build --locked --profile dist -p shuttle --target-dir target/dist-build
-binary=target/dist-build/dist/shuttle
+if [ -n "${SHUTTLE_BINARY:-}" ]; then
+  binary=$SHUTTLE_BINARY
+  [ -x "$binary" ] || { echo "archive: SHUTTLE_BINARY=$binary is not an executable file" >&2; exit 1; }
+  step "packing $binary (SHUTTLE_BINARY), not a build of the dist profile"
+else
+  step "building the binary (profile dist)"
+  cargo_home="${CARGO_HOME:-$HOME/.cargo}"
+  rustup_home="${RUSTUP_HOME:-$HOME/.rustup}"
+  # The remapping keeps the build machine's paths (and so its user name) out of panic messages.
+  RUSTFLAGS="--remap-path-prefix=$root=/shuttle --remap-path-prefix=$cargo_home=/cargo --remap-path-prefix=$rustup_home=/rustup" \
+    cargo build --locked --profile dist -p shuttle --target-dir target/dist-build
+  binary=target/dist-build/dist/shuttle
+fi
 
 step "Node $NODE_VERSION"
 node=$(scripts/node.sh)
@@ -46,7 +56,9 @@ fi
 step "staging $stage"
 rm -rf "$dist/stage"
 mkdir -p "$stage/node/bin" "$stage/runtime" "$stage/docs"
-install -m 0755 "$binary" "$stage/shuttle"
+# The dist profile strips already; a binary handed in may carry symbols and line tables.
+strip --strip-all -o "$stage/shuttle" "$binary"
+chmod 0755 "$stage/shuttle"
 install -m 0755 "$node" "$stage/node/bin/node"
 install -m 0644 "$(dirname "$node")/../LICENSE" "$stage/node/LICENSE"
 install -m 0644 runtime/lib/*.mts "$stage/runtime/"

@@ -12,7 +12,9 @@
 #   upgrades it and removes it while a daemon runs (the daemon must go each time), purges it
 #   and checks that none of its files is left.
 #
-# Needs root or sudo (dpkg). Run by scripts/test.sh; alone: packaging/test.sh
+# Needs root or sudo (dpkg). Run by scripts/test.sh, with SHUTTLE_BINARY naming the binary its
+# tests ran (packaging/archive.sh packs that one rather than building the dist profile);
+# alone, packaging/test.sh builds the dist profile as a release does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sudo=()
