@@ -1,9 +1,10 @@
 // shuttle's GNOME Shell extension: what Mutter gives no ordinary client. It lists the windows
 // (id, title, app, pid, frames, focus, stacking), acts on one (activate, close, minimize,
 // maximize, restore, move and resize), captures the screen or one window's own pixels as PNG,
-// reports window events as signals, commits text through the input method, reads and writes
-// the clipboard (text, and any type by its MIME name), grabs the kill hotkey and shows the acting marker. It answers only the process that claimed it first (on
-// any of its bus connections), until that process leaves the bus.
+// reports window events as signals, commits text through the input method, reads (bounded)
+// and writes the clipboard in any type by its MIME name, grabs the kill hotkey and shows the
+// acting marker. It answers only the process that claimed it first (on any of its bus
+// connections), until that process leaves the bus.
 //
 // The body below is the same for every GNOME version; shuttle wraps it in the form the Shell
 // in use loads (a script up to 44, an ES module from 45: see legacy.js and module.js).
@@ -17,6 +18,11 @@ const COMMIT_REFOCUS_MS = 100;
 // The acting marker: a red square this far from the screen's top right corner.
 const MARKER_SIDE = 24;
 const MARKER_MARGIN = 8;
+// The most of one clipboard read the Shell holds: the daemon's largest limit (a file list's,
+// 10,000 paths of up to 4096 bytes) and a byte, so that the daemon can tell a clipboard over its
+// limit. Without a bound the Shell would take in whatever an app sends before the daemon could
+// refuse it.
+const CLIPBOARD_READ_MOST = 10000 * 4096 + 1;
 
 const INTERFACE = `<node>
   <interface name="dev.shuttle.Gnome1">
@@ -35,10 +41,6 @@ const INTERFACE = `<node>
     <method name="Pointer">
       <arg type="i" direction="out" name="x"/>
       <arg type="i" direction="out" name="y"/>
-    </method>
-    <method name="ClipboardRead">
-      <arg type="b" direction="out" name="present"/>
-      <arg type="s" direction="out" name="text"/>
     </method>
     <method name="ClipboardWrite">
       <arg type="s" direction="in" name="text"/>
@@ -312,15 +314,6 @@ class Desk {
         });
     }
 
-    // The clipboard's text, when it holds text.
-    ClipboardReadAsync(_params, invocation) {
-        if (!this._allowed(invocation))
-            return;
-        St.Clipboard.get_default().get_text(St.ClipboardType.CLIPBOARD, (_clipboard, text) => {
-            invocation.return_value(new GLib.Variant('(bs)', [text !== null, text ?? '']));
-        });
-    }
-
     ClipboardWriteAsync(params, invocation) {
         this._serve(invocation, () => {
             const [text] = params;
@@ -334,27 +327,32 @@ class Desk {
             [St.Clipboard.get_default().get_mimetypes(St.ClipboardType.CLIPBOARD)]));
     }
 
-    // The clipboard's content as `type`: not present when its owner does not offer the type,
-    // an error when it does and the transfer fails.
+    // The clipboard's content as `type`, at most CLIPBOARD_READ_MOST bytes of it: not present
+    // when its owner does not offer the type, an error when it does and the transfer fails.
+    // St.Clipboard's reads take no bound, so this asks Mutter's selection directly.
     ClipboardContentAsync(params, invocation) {
         if (!this._allowed(invocation))
             return;
         try {
             const [type] = params;
-            const clipboard = St.Clipboard.get_default();
-            if (!clipboard.get_mimetypes(St.ClipboardType.CLIPBOARD).includes(type)) {
+            if (!St.Clipboard.get_default().get_mimetypes(St.ClipboardType.CLIPBOARD).includes(type)) {
                 invocation.return_value(new GLib.Variant('(bay)', [false, new Uint8Array(0)]));
                 return;
             }
-            clipboard.get_content(St.ClipboardType.CLIPBOARD, type, (_clipboard, bytes) => {
-                if (bytes === null) {
-                    invocation.return_dbus_error('dev.shuttle.Gnome1.Error.Failed',
-                        `the app that holds the clipboard did not send it as ${type}`);
-                    return;
-                }
-                const data = bytes.get_data() ?? new Uint8Array(0);
-                invocation.return_value(new GLib.Variant('(bay)', [true, data]));
-            });
+            const selection = global.display.get_selection();
+            const output = Gio.MemoryOutputStream.new_resizable();
+            selection.transfer_async(Meta.SelectionType.SELECTION_CLIPBOARD, type,
+                CLIPBOARD_READ_MOST, output, null, (_selection, result) => {
+                    try {
+                        selection.transfer_finish(result);
+                        output.close(null);
+                        const data = output.steal_as_bytes().get_data() ?? new Uint8Array(0);
+                        invocation.return_value(new GLib.Variant('(bay)', [true, data]));
+                    } catch (e) {
+                        invocation.return_dbus_error('dev.shuttle.Gnome1.Error.Failed',
+                            `the app that holds the clipboard did not send it as ${type}: ${e.message}`);
+                    }
+                });
         } catch (e) {
             invocation.return_dbus_error('dev.shuttle.Gnome1.Error.Failed', `${e.message}`);
         }

@@ -397,13 +397,6 @@ impl Display for GnomeBackend {
     }
 
     fn read_clipboard(&self, format: ClipFormat) -> Result<Option<Clip>, DeskError> {
-        if format == ClipFormat::Text {
-            return Ok(self
-                .shell
-                .clipboard_text()
-                .map_err(desk_error)?
-                .map(Clip::Text));
-        }
         let offered = self.shell.clipboard_types().map_err(desk_error)?;
         let Some(kind) = clip::types(format)
             .iter()
@@ -423,7 +416,7 @@ impl Display for GnomeBackend {
         if bytes.len() > limit {
             return Err(clip::too_big(bytes.len(), limit));
         }
-        Ok(Some(clip::decode(format, false, bytes)))
+        Ok(Some(clip::decode(format, *kind == "STRING", bytes)))
     }
 }
 

@@ -88,4 +88,29 @@ mod tests {
         assert_eq!(metadata["uuid"], UUID);
         assert_eq!(metadata["shell-version"], serde_json::json!(["43"]));
     }
+
+    #[test]
+    fn the_shell_reads_a_byte_more_of_the_clipboard_than_the_largest_limit() {
+        use desk_core::call::ClipFormat;
+        let largest = [ClipFormat::Text, ClipFormat::Image, ClipFormat::Files]
+            .map(desk::clip::limit)
+            .into_iter()
+            .max()
+            .unwrap();
+        let bound = BODY
+            .lines()
+            .find_map(|l| l.strip_prefix("const CLIPBOARD_READ_MOST = "))
+            .expect("the extension bounds its clipboard reads");
+        // A sum of products of numbers, as the constant is written.
+        let value: usize = bound
+            .trim_end_matches(';')
+            .split('+')
+            .map(|term| {
+                term.split('*')
+                    .map(|n| n.trim().parse::<usize>().unwrap())
+                    .product::<usize>()
+            })
+            .sum();
+        assert_eq!(value, largest + 1);
+    }
 }

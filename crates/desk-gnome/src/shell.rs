@@ -281,12 +281,6 @@ impl Shell {
         })
     }
 
-    /// The clipboard's text; `None` when it holds none.
-    pub fn clipboard_text(&self) -> Result<Option<String>, GnomeError> {
-        let (present, text): (bool, String) = self.call("ClipboardRead", &())?;
-        Ok(present.then_some(text))
-    }
-
     /// Puts `text` on the clipboard (the Shell serves it until another client takes it).
     pub fn set_clipboard_text(&self, text: &str) -> Result<(), GnomeError> {
         self.call::<_, ()>("ClipboardWrite", &(text,))
@@ -298,7 +292,8 @@ impl Shell {
         Ok(types)
     }
 
-    /// The clipboard's content as MIME type `kind`; `None` when its owner gave none.
+    /// The clipboard's content as MIME type `kind`; `None` when its owner gave none. The Shell
+    /// reads at most a byte over the largest of `desk::clip`'s limits.
     pub fn clipboard_content(&self, kind: &str) -> Result<Option<Vec<u8>>, GnomeError> {
         let (present, bytes): (bool, Vec<u8>) = self.call("ClipboardContent", &(kind,))?;
         Ok(present.then_some(bytes))

@@ -51,6 +51,12 @@ fn session_bus(address: &str) -> String {
   <keep_umask/>
   <listen>{address}</listen>
   <auth>EXTERNAL</auth>
+  <!-- A session bus's limits, as D-Bus's own session.conf sets them: the daemon's defaults
+       (32 MiB a message) are a system bus's, and a bus drops a client that sends more, as a
+       GNOME Shell answering with a large clipboard would. -->
+  <limit name="max_incoming_bytes">1000000000</limit>
+  <limit name="max_outgoing_bytes">1000000000</limit>
+  <limit name="max_message_size">1000000000</limit>
   <policy context="default">
     <allow send_destination="*" eavesdrop="true"/>
     <allow eavesdrop="true"/>

@@ -74,6 +74,33 @@ pub(crate) fn both_ways(mcp: &mut Mcp, window: &str, saved: &std::path::Path, he
     });
     let back = desk(mcp, json!({"verb": "clipboard_read", "format": "files"}));
     assert_eq!(back["files"], files, "{back}");
+
+    // 48 MiB of text, over the text limit, copied by the app on ctrl+b: the read is refused,
+    // and the desk took in no more than a byte over the largest limit (a file list's), not the
+    // whole of it.
+    desk(
+        mcp,
+        json!({"verb": "key", "window": window, "keys": "ctrl+b"}),
+    );
+    let copied = format!("copied {}", 48 << 20);
+    wait_for("the app to copy 48 MiB", Duration::from_secs(10), || {
+        (std::fs::read_to_string(&pasted).unwrap_or_default() == copied).then_some(())
+    });
+    let refused = wait_for("the read to be refused", Duration::from_secs(10), || {
+        crate::common::desk_tool(mcp, json!({"verb": "clipboard_read"})).err()
+    });
+    let limit = desk_core::call::MAX_CLIPBOARD_TEXT;
+    assert!(refused.contains(&format!("over the {limit} ")), "{refused}");
+    let held: usize = refused
+        .split("holds ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no size in {refused}"));
+    assert!(
+        held <= 10_000 * 4096 + 1,
+        "the desk read {held} bytes of the 48 MiB: {refused}"
+    );
 }
 
 /// A `width` x `height` PNG of varied pixels at `path`.
