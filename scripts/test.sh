@@ -32,6 +32,9 @@ step "Node for scripts (pinned, checked by sha256)"
 # The virtual desktop gives the tests a home of their own, so the daemon is told where Node is.
 SHUTTLE_NODE=$(scripts/node.sh)
 export SHUTTLE_NODE
+step "Plasma 6's KWin, from Debian 13, unpacked beside this machine (scripts/kwin6.sh)"
+SHUTTLE_KWIN6=$(scripts/kwin6.sh)
+export SHUTTLE_KWIN6
 step "MCP client SDKs, pinned (scripts/mcp_clients.sh)"
 SHUTTLE_MCP_CLIENTS=$(scripts/mcp_clients.sh)
 export SHUTTLE_MCP_CLIENTS
@@ -53,5 +56,7 @@ step "tests (unit and end-to-end, on a virtual desktop)"
 rig=$(mktemp -d -t shuttle-rig-XXXXXX)
 SHUTTLE_RIG=$rig scripts/desktop.sh run cargo test --workspace --features shuttle/e2e,shuttle-desk-wayland/e2e,shuttle-desk-x11/e2e -- --test-threads=1
 
+# Packed from the binary the tests ran: building the dist profile here would compile every
+# crate a third time (packaging/test.sh alone does build it).
 step "the release archive and the .deb (packaging/test.sh)"
-packaging/test.sh
+SHUTTLE_BINARY=target/debug/shuttle packaging/test.sh

@@ -1,6 +1,11 @@
-// One request from shuttle's daemon, run once inside KWin (5.27's scripting API) and answered
-// by a D-Bus call back to the daemon that loaded it. The daemon fills in `shuttle` as JSON.
+// One request from shuttle's daemon, run once inside KWin and answered by a D-Bus call back to
+// the daemon that loaded it. The daemon fills in `shuttle` as JSON. KWin 6 renamed a client a
+// window (`windowList`, `activeWindow`); the script speaks to both 5.27 and 6.
 var shuttle = SHUTTLE_REQUEST;
+
+function allWindows() {
+    return workspace.windowList ? workspace.windowList() : workspace.clientList();
+}
 
 function rect(r) {
     return [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)];
@@ -47,7 +52,7 @@ function record(w) {
 }
 
 function find(wanted) {
-    var all = workspace.clientList();
+    var all = allWindows();
     for (var i = 0; i < all.length; i++) {
         if (id(all[i]) === wanted) return all[i];
     }
@@ -58,14 +63,15 @@ function handle(request) {
     switch (request.verb) {
     case "windows":
         return {
-            windows: workspace.clientList().map(record),
+            windows: allWindows().map(record),
             cursor: [workspace.cursorPos.x, workspace.cursorPos.y],
             screen: rect(workspace.virtualScreenGeometry),
         };
     case "activate":
         var w = find(request.id);
         if (w.minimized) w.minimized = false;
-        workspace.activeClient = w;
+        if ("activeWindow" in workspace) workspace.activeWindow = w;
+        else workspace.activeClient = w;
         return null;
     case "close":
         find(request.id).closeWindow();

@@ -295,6 +295,7 @@ pub fn desk_error(e: KdeError) -> DeskError {
         | KdeError::NoKWin
         | KdeError::Version { .. }
         | KdeError::Unauthorised { .. } => unreachable(e),
+        KdeError::NoScreenshots => DeskError::Unsupported(e.to_string()),
         KdeError::Broken(_) => DeskError::Disconnected {
             system: SYSTEM,
             reason: e.to_string(),

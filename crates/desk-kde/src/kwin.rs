@@ -29,8 +29,8 @@ pub const KWIN: &str = "org.kde.KWin";
 pub const OBJECT: &str = "/dev/shuttle/KWin";
 pub const INTERFACE: &str = "dev.shuttle.KWin1";
 
-/// The KWin whose scripting API the scripts are written for.
-pub const MAJOR: u32 = 5;
+/// The KWins whose scripting API the scripts speak: Plasma 5.27's and Plasma 6's.
+pub const MAJORS: [u32; 2] = [5, 6];
 
 /// How long a request's script has to answer.
 const ANSWER_LIMIT: Duration = Duration::from_secs(3);
@@ -57,8 +57,8 @@ pub enum KdeError {
     NoKWin,
     /// A KWin whose scripting API the desk does not speak.
     #[error(
-        "KWin {version} is not supported yet: shuttle's KWin scripts are written for Plasma \
-         5.27's KWin (docs/kde.md)"
+        "KWin {version} is not supported: shuttle's KWin scripts speak to the KWin of Plasma \
+         5.27 and of Plasma 6 (docs/kde.md)"
     )]
     Version { version: String },
     /// KWin did not authorise shuttle for an interface.
@@ -68,6 +68,14 @@ pub enum KdeError {
          `shuttle setup kde`, then log out and in (docs/kde.md)"
     )]
     Unauthorised { what: String, exe: String },
+    /// KWin serves no screenshots: ScreenShot2 is not on the bus.
+    #[error(
+        "KWin offers no screenshots in this session: org.kde.KWin.ScreenShot2 is not on its \
+         bus. KWin 6 serves it only while it composites with OpenGL, which needs a GPU's render \
+         node (/dev/dri); a KWin drawing in software, as on a machine without one, has none \
+         (docs/kde.md)"
+    )]
+    NoScreenshots,
     /// A request was refused or failed inside KWin.
     #[error("{what} failed: {reason}")]
     Failed { what: String, reason: String },
@@ -187,8 +195,11 @@ pub struct KWin {
     /// Where request scripts are written for KWin to read: the daemon's alone.
     dir: PathBuf,
     next: AtomicU64,
-    /// KWin's version, as it reports it.
+    /// KWin's version, as it reports it, and its major number.
     version: String,
+    major: u32,
+    /// KWin's process: KWin 6 lists its own windows (on-screen displays) among the apps'.
+    pid: Option<u32>,
     /// The scripts kept loaded (the window news, the hotkey), unloaded when this goes.
     kept: Mutex<Vec<&'static str>>,
 }
@@ -218,9 +229,15 @@ impl KWin {
     fn over(connection: Connection, dir: &Path) -> Result<Self, KdeError> {
         let kwin = owner(&connection).map_err(|_| KdeError::NoKWin)?;
         let version = version(&connection)?;
-        if major(&version) != Some(MAJOR) {
+        let Some(major) = major(&version).filter(|m| MAJORS.contains(m)) else {
             return Err(KdeError::Version { version });
-        }
+        };
+        let pid = zbus::blocking::fdo::DBusProxy::new(&connection)
+            .ok()
+            .and_then(|dbus| {
+                let name = zbus::names::BusName::try_from(kwin.as_str()).ok()?;
+                dbus.get_connection_unix_process_id(name).ok()
+            });
         private_dir(dir)?;
         let answers = Arc::new(Answers {
             kwin: Mutex::new(kwin),
@@ -239,6 +256,8 @@ impl KWin {
             dir: dir.to_path_buf(),
             next: AtomicU64::new(1),
             version,
+            major,
+            pid,
             kept: Mutex::new(Vec::new()),
         };
         Ok(kwin)
@@ -263,11 +282,15 @@ impl KWin {
             .after(after)
     }
 
-    /// Every window KWin manages, and where the pointer is.
+    /// Every window KWin manages but its own, and where the pointer is.
     pub fn windows(&self) -> Result<Listing, KdeError> {
         let value = self.request(json!({"verb": "windows"}))?;
-        serde_json::from_value(value)
-            .map_err(|e| KdeError::Broken(format!("KWin's window list did not parse: {e}")))
+        let mut listing: Listing = serde_json::from_value(value)
+            .map_err(|e| KdeError::Broken(format!("KWin's window list did not parse: {e}")))?;
+        if let Some(pid) = self.pid {
+            listing.windows.retain(|w| w.pid != i64::from(pid));
+        }
+        Ok(listing)
     }
 
     /// Asks KWin to `verb` (`activate`, `close`, `minimize`, `maximize`, `restore`) window `id`.
@@ -373,7 +396,7 @@ impl KWin {
         self.connection
             .call_method(
                 Some(KWIN),
-                format!("/{id}").as_str(),
+                script_object(self.major, id).as_str(),
                 Some("org.kde.kwin.Script"),
                 "run",
                 &(),
@@ -504,6 +527,15 @@ fn secret() -> Result<String, KdeError> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
+/// Where KWin `major` serves the script it loaded as `id`.
+fn script_object(major: u32, id: i32) -> String {
+    if major >= 6 {
+        format!("/Scripting/Script{id}")
+    } else {
+        format!("/{id}")
+    }
+}
+
 /// The major version in KWin's version text.
 fn major(version: &str) -> Option<u32> {
     version.split('.').next()?.trim().parse().ok()
@@ -589,6 +621,12 @@ mod tests {
         assert_eq!(major("5.27.5"), Some(5));
         assert_eq!(major("6.2.1"), Some(6));
         assert_eq!(version_in("nothing"), None);
+    }
+
+    #[test]
+    fn a_loaded_script_is_run_where_each_kwin_serves_it() {
+        assert_eq!(script_object(5, 3), "/3");
+        assert_eq!(script_object(6, 3), "/Scripting/Script3");
     }
 
     #[test]

@@ -108,7 +108,9 @@ fn capture(
 
 fn refusal(method: &str, e: &zbus::Error) -> KdeError {
     let text = e.to_string();
-    if text.contains("NoAuthorized")
+    if text.contains("UnknownObject") || text.contains("UnknownInterface") {
+        KdeError::NoScreenshots
+    } else if text.contains("NoAuthorized")
         || text.contains("NotAuthorized")
         || text.contains("not authorized")
     {

@@ -19,6 +19,16 @@ use crate::{DisplayError, PrivateDisplay, Requirement, Screen, buses, create_dir
 /// The Wayland socket's name, in the display's runtime directory.
 const SOCKET: &str = "wayland-kde";
 
+/// A menu of every installed application, for KWin 6's lookup of desktop files.
+const MENU: &str = r#"<!DOCTYPE Menu PUBLIC "-//freedesktop//DTD Menu 1.0//EN"
+ "http://www.freedesktop.org/standards/menu-spec/1.0/menu.dtd">
+<Menu>
+  <Name>Applications</Name>
+  <DefaultAppDirs/>
+  <Include><All/></Include>
+</Menu>
+"#;
+
 /// KWin's name on the session bus, which the start waits for.
 const KWIN: &str = "org.kde.KWin";
 
@@ -61,6 +71,12 @@ impl PrivateDisplay {
         for (name, text) in authorised {
             std::fs::write(applications.join(name), text).map_err(dir_error)?;
         }
+        // KDE Frameworks 6 index the applications through the XDG menu, which a Plasma desktop
+        // installs and a lone KWin lacks: without one KWin 6 finds no desktop file at all.
+        let menus = home.join("config/menus");
+        std::fs::create_dir_all(&menus)
+            .and_then(|()| std::fs::write(menus.join("applications.menu"), MENU))
+            .map_err(dir_error)?;
         let runtime = dir.join("runtime");
         let socket = runtime.join(SOCKET);
         let mut display = Self {

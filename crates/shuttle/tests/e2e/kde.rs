@@ -264,7 +264,7 @@ fn save_as_in_mousepad(mcp: &mut Mcp, scratch: &common::Scratch) {
 /// session bus and the AT-SPI bus, after `shuttle setup kde` put the desktop file that grants
 /// shuttle fake input and screenshots among the person's applications. It leads a process
 /// group of its own, which is ended when dropped.
-struct PersonsKde {
+pub(crate) struct PersonsKde {
     scratch: common::Scratch,
     leader: std::process::Child,
     bus: String,
@@ -281,6 +281,18 @@ impl PersonsKde {
 
     /// A session with shuttle's desktop file installed (`set_up`) or not.
     fn start_set_up(set_up: bool) -> Self {
+        Self::start_kwin(set_up, None)
+    }
+
+    /// A Plasma 6 session, set up, whose KWin is `kwin` (scripts/kwin6.sh's). Plasma installs
+    /// an XDG menu, through which KDE Frameworks 6 find desktop files; a lone KWin has none,
+    /// so the session gets one of every application, as Plasma's would list them.
+    pub(crate) fn start_plasma_6(kwin: &Path) -> Self {
+        Self::start_kwin(true, Some(kwin))
+    }
+
+    /// A session whose KWin is `kwin`, else a copy of Debian 12's.
+    fn start_kwin(set_up: bool, kwin: Option<&Path>) -> Self {
         use std::os::unix::process::CommandExt;
         let scratch = common::Scratch::new("persons-kde");
         let (home, run) = (scratch.path("home"), scratch.path("run"));
@@ -307,10 +319,26 @@ impl PersonsKde {
                     .is_file()
             );
         }
-        // A copy without the file capability a container may refuse (docs/kde.md).
-        let bin = scratch.path("bin");
-        std::fs::create_dir_all(&bin).unwrap();
-        std::fs::copy("/usr/bin/kwin_wayland", bin.join("kwin_wayland")).unwrap();
+        let kwin = match kwin {
+            Some(kwin) => {
+                let menus = home.join(".config/menus");
+                std::fs::create_dir_all(&menus).unwrap();
+                std::fs::write(
+                    menus.join("applications.menu"),
+                    "<Menu><Name>Applications</Name><DefaultAppDirs/>\
+                     <Include><All/></Include></Menu>\n",
+                )
+                .unwrap();
+                kwin.to_path_buf()
+            }
+            None => {
+                // A copy without the file capability a container may refuse (docs/kde.md).
+                let bin = scratch.path("bin");
+                std::fs::create_dir_all(&bin).unwrap();
+                std::fs::copy("/usr/bin/kwin_wayland", bin.join("kwin_wayland")).unwrap();
+                bin.join("kwin_wayland")
+            }
+        };
         let script = format!(
             "exec dbus-run-session -- sh -c 'echo \"$DBUS_SESSION_BUS_ADDRESS\" > \"{bus}.new\"; \
              mv \"{bus}.new\" \"{bus}\"; \
@@ -318,7 +346,7 @@ impl PersonsKde {
              exec \"{kwin}\" --virtual --no-lockscreen --no-kactivities --socket {socket} \
              --width 1280 --height 800'",
             bus = scratch.path("bus").display(),
-            kwin = bin.join("kwin_wayland").display(),
+            kwin = kwin.display(),
             socket = Self::SOCKET,
         );
         let log = std::fs::File::create(scratch.path("kwin.log")).unwrap();
@@ -369,12 +397,12 @@ impl PersonsKde {
     }
 
     /// A call on the session bus with gdbus: destination, object, method, then arguments.
-    fn gdbus(&self, call: &[&str]) -> String {
+    pub(crate) fn gdbus(&self, call: &[&str]) -> String {
         gdbus(&self.bus, call)
     }
 
     /// What a daemon started in this session has in its environment.
-    fn env(&self) -> Vec<(&'static str, String)> {
+    pub(crate) fn env(&self) -> Vec<(&'static str, String)> {
         let run = self.scratch.path("run");
         vec![
             ("WAYLAND_DISPLAY", Self::SOCKET.into()),

@@ -28,6 +28,7 @@ mod doctor;
 mod gnome;
 mod input;
 mod kde;
+mod kde6;
 mod keys;
 mod mcp;
 mod plans;

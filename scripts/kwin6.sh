@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Puts Plasma 6's KWin (Debian 13's kwin-wayland) beside this Debian 12 machine for the tests
+# of the KDE desk on KWin 6, without installing anything: apt downloads the packages into
+# target/kwin6 (a package list and cache of its own, signed by Debian's keys), they are unpacked
+# into a tree there, and target/kwin6/bin/kwin_wayland runs that tree's KWin under bubblewrap,
+# with the tree as its root and the machine's /tmp, homes, runtime directories and this checkout
+# bound in. A private seat finds it first on PATH. Prints the bin directory.
+#
+# Reuses the tree once made; SHUTTLE_KWIN6_FRESH=1 makes it again. Needs apt-get, dpkg-deb and
+# bwrap (scripts/deps.sh installs bubblewrap). Run by scripts/test.sh; alone: scripts/kwin6.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+dir="$root/target/kwin6"
+tree="$dir/tree"
+bin="$dir/bin"
+# The packages: KWin, and the PipeWire library shuttle links, for the input method KWin starts.
+packages=(kwin-wayland libpipewire-0.3-0t64)
+
+if [ -x "$tree/usr/bin/kwin_wayland" ] && [ -z "${SHUTTLE_KWIN6_FRESH:-}" ]; then
+  echo "$bin"
+  exit 0
+fi
+rm -rf "$dir"
+mkdir -p "$dir/apt/lists/partial" "$dir/apt/archives/partial" "$bin"
+echo "deb http://deb.debian.org/debian trixie main" >"$dir/apt/sources.list"
+: >"$dir/apt/status"
+# An empty dpkg status: apt fetches every package KWin needs, the C library too.
+apt=(apt-get -qq -o "Dir::Etc::SourceList=$dir/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
+  -o "Dir::State::Lists=$dir/apt/lists" -o "Dir::Cache=$dir/apt" -o "Dir::Cache::Archives=$dir/apt/archives"
+  -o "Dir::State::status=$dir/apt/status" -o Debug::NoLocking=1 -o Acquire::Languages=none
+  -o APT::Install-Recommends=false)
+echo "== kwin6: Debian 13's package lists" >&2
+"${apt[@]}" update
+echo "== kwin6: downloading ${packages[*]} and what they need" >&2
+"${apt[@]}" install --download-only -y "${packages[@]}" >/dev/null
+mkdir -p "$tree/usr/bin" "$tree/usr/sbin" "$tree/usr/lib" "$tree/usr/lib64"
+for link in bin sbin lib lib64; do ln -s "usr/$link" "$tree/$link"; done
+echo "== kwin6: unpacking $(find "$dir/apt/archives" -name '*.deb' | wc -l) packages into $tree" >&2
+for deb in "$dir"/apt/archives/*.deb; do dpkg-deb -x "$deb" "$tree"; done
+rm -rf "$dir/apt/archives"
+
+cat >"$bin/kwin_wayland" <<EOF
+#!/usr/bin/env bash
+# KWin 6 from $tree, run as if installed (made by scripts/kwin6.sh).
+args=(--bind "$tree" / --dev-bind /dev /dev --proc /proc --ro-bind /sys /sys --bind /tmp /tmp
+  --ro-bind /etc/passwd /etc/passwd --ro-bind /etc/group /etc/group)
+[ -e /etc/machine-id ] && args+=(--ro-bind /etc/machine-id /etc/machine-id)
+for d in /root /home /run/user /var/tmp "$root"; do
+  [ -e "\$d" ] && args+=(--bind "\$d" "\$d")
+done
+exec bwrap "\${args[@]}" /usr/bin/kwin_wayland "\$@"
+EOF
+chmod +x "$bin/kwin_wayland"
+version=$("$bin/kwin_wayland" --version 2>/dev/null || true)
+case "$version" in
+  "kwin 6."*) echo "== kwin6: $version in $tree" >&2 ;;
+  *) echo "kwin6: the tree's KWin does not run: '$version'" >&2; exit 1 ;;
+esac
+echo "$bin"
