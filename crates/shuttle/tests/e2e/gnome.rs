@@ -539,6 +539,27 @@ pub(crate) fn wait_for_exit(child: &mut std::process::Child) -> bool {
     false
 }
 
+/// After the person pressed the kill hotkey: the daemon stops, the next input to `window` is
+/// refused, `field` still holds `text`, and the bystander's log is empty.
+pub(crate) fn stopped_by_the_hotkey(
+    daemon: &common::Daemon,
+    mcp: &mut Mcp,
+    window: &str,
+    (field, text): (&Path, &str),
+    bystander: &Path,
+) {
+    wait_for("the daemon to stop", Duration::from_secs(5), || {
+        (daemon.call("status", json!({})).json()["stopped"] == true).then_some(())
+    });
+    let refused = mcp.call(
+        "desk",
+        json!({"verb": "type", "window": window, "text": "x"}),
+    );
+    assert_eq!(refused["isError"], true, "{}", result_text(&refused));
+    assert_eq!(read(field), text, "nothing typed after the stop");
+    assert_eq!(read(bystander), "", "the bystander got input");
+}
+
 /// How many pixels of the marker's red the top right corner of a 1280-wide screen shows.
 pub(crate) fn red_in_corner(mcp: &mut Mcp) -> usize {
     let (_, _, pixels) = result_png(&mcp.call(
@@ -612,16 +633,13 @@ fn an_agent_works_in_the_persons_own_gnome_session_and_the_person_stops_it_with_
 
     // The person presses the kill hotkey on their own keyboard: the daemon stops.
     session.press(&[0xffeb, 0xffe1, 0xff1b]);
-    wait_for("the daemon to stop", Duration::from_secs(5), || {
-        (daemon.call("status", json!({})).json()["stopped"] == true).then_some(())
-    });
-    let refused = mcp.call(
-        "desk",
-        json!({"verb": "type", "window": "pg gtk4", "text": "x"}),
+    stopped_by_the_hotkey(
+        &daemon,
+        &mut mcp,
+        "pg gtk4",
+        (&file("gtk4"), text),
+        &file("bystander"),
     );
-    assert_eq!(refused["isError"], true, "{}", result_text(&refused));
-    assert_eq!(read(&file("gtk4")), text, "nothing typed after the stop");
-    assert_eq!(read(&file("bystander")), "", "the bystander got input");
 }
 
 #[test]

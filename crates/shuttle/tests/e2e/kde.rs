@@ -6,7 +6,8 @@
 
 use crate::common;
 use crate::gnome::{
-    centre, desk, fixture, gdbus, launch, read, red_in_corner, until_file, wait_for_exit,
+    centre, desk, fixture, gdbus, launch, read, red_in_corner, stopped_by_the_hotkey, until_file,
+    wait_for_exit,
 };
 use crate::private_display::{per_agent, seats};
 
@@ -396,13 +397,36 @@ impl PersonsKde {
         session
     }
 
+    /// A daemon started in this session with `display = "inherit"`, and an agent's MCP
+    /// connection to it.
+    pub(crate) fn daemon(&self) -> (common::Daemon, Mcp) {
+        let env = self.env();
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let daemon =
+            common::Daemon::start_configured(Some("[daemon]\ndisplay = \"inherit\"\n"), &env);
+        let mut mcp = Mcp::start(&daemon.socket, &[]);
+        mcp.initialize("2025-06-18");
+        (daemon, mcp)
+    }
+
+    /// The kill hotkey, as KWin's global shortcuts run it on a press (the session has no
+    /// keyboard of the person's to press it on).
+    pub(crate) fn press_the_hotkey(&self) {
+        self.gdbus(&[
+            "org.kde.kglobalaccel",
+            "/component/kwin",
+            "org.kde.kglobalaccel.Component.invokeShortcut",
+            "shuttle-stop",
+        ]);
+    }
+
     /// A call on the session bus with gdbus: destination, object, method, then arguments.
-    pub(crate) fn gdbus(&self, call: &[&str]) -> String {
+    fn gdbus(&self, call: &[&str]) -> String {
         gdbus(&self.bus, call)
     }
 
     /// What a daemon started in this session has in its environment.
-    pub(crate) fn env(&self) -> Vec<(&'static str, String)> {
+    fn env(&self) -> Vec<(&'static str, String)> {
         let run = self.scratch.path("run");
         vec![
             ("WAYLAND_DISPLAY", Self::SOCKET.into()),
@@ -437,51 +461,14 @@ impl Drop for PersonsKde {
 #[test]
 fn an_agent_works_in_the_persons_own_kde_session_and_the_person_stops_it_with_the_hotkey() {
     let session = PersonsKde::start();
-    let env = session.env();
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let daemon = common::Daemon::start_configured(Some("[daemon]\ndisplay = \"inherit\"\n"), &env);
+    let (daemon, mut mcp) = session.daemon();
     let scratch = common::Scratch::new("persons-kde-apps");
     let file = |name: &str| scratch.path(name);
-    let path = |name: &str| file(name).display().to_string();
-    let mut mcp = Mcp::start(&daemon.socket, &[]);
-    mcp.initialize("2025-06-18");
-    let entry = fixture("wayland_entry.py");
-
-    launch(
-        &mut mcp,
-        &[entry.clone(), "pk bystander".into(), path("bystander")],
-    );
-    launch(&mut mcp, &[entry.clone(), "pk entry".into(), path("entry")]);
-    launch(
-        &mut mcp,
-        &[
-            entry.clone(),
-            "pk button".into(),
-            path("clicks"),
-            "button".into(),
-        ],
-    );
+    let text = types_as_keys_and_clicks(&mut mcp, "pk", &file);
     let status = daemon.call("status", json!({})).json();
     assert_eq!(status["display"]["system"], "wayland", "{status}");
     assert_eq!(status["desk"]["capture"], "kwin-screenshot2", "{status}");
     assert_eq!(status["safety"]["kill_hotkey"]["grabbed"], true, "{status}");
-
-    // KWin runs the person's own input method here, so text goes as keys of their layout.
-    let text = "Hello, World! (a_b) ~@#";
-    desk(
-        &mut mcp,
-        json!({"verb": "type", "window": "pk entry", "text": text}),
-    );
-    until_file("the entry to hold the text", &file("entry"), |held| {
-        held == text
-    });
-
-    desk(&mut mcp, json!({"verb": "focus", "window": "pk button"}));
-    let (x, y) = centre(&mut mcp, "pk button", "pk button", "button");
-    desk(&mut mcp, json!({"verb": "click", "x": x, "y": y}));
-    until_file("the click to land", &file("clicks"), |held| {
-        held == "clicked\n"
-    });
 
     // The marker shows while the agent acts, then goes.
     assert!(red_in_corner(&mut mcp) > 100, "the marker after an action");
@@ -490,22 +477,49 @@ fn an_agent_works_in_the_persons_own_kde_session_and_the_person_stops_it_with_th
     });
 
     // The person's shortcut, as KWin's global shortcuts run it: the daemon stops.
-    session.gdbus(&[
-        "org.kde.kglobalaccel",
-        "/component/kwin",
-        "org.kde.kglobalaccel.Component.invokeShortcut",
-        "shuttle-stop",
-    ]);
-    wait_for("the daemon to stop", Duration::from_secs(5), || {
-        (daemon.call("status", json!({})).json()["stopped"] == true).then_some(())
-    });
-    let refused = mcp.call(
-        "desk",
-        json!({"verb": "type", "window": "pk entry", "text": "x"}),
+    session.press_the_hotkey();
+    stopped_by_the_hotkey(
+        &daemon,
+        &mut mcp,
+        "pk entry",
+        (&file("entry"), text),
+        &file("bystander"),
     );
-    assert_eq!(refused["isError"], true, "{}", result_text(&refused));
-    assert_eq!(read(&file("entry")), text, "nothing typed after the stop");
-    assert_eq!(read(&file("bystander")), "", "the bystander got input");
+}
+
+/// In a person's session, where KWin runs the person's own input method: "PREFIX bystander",
+/// "PREFIX entry" and "PREFIX button" launched, text typed into the entry as keys of their
+/// layout, and a click where accessibility places the button; answers the text.
+pub(crate) fn types_as_keys_and_clicks(
+    mcp: &mut Mcp,
+    prefix: &str,
+    file: &dyn Fn(&str) -> std::path::PathBuf,
+) -> &'static str {
+    let path = |name: &str| file(name).display().to_string();
+    let entry = fixture("wayland_entry.py");
+    let (bystander, field, button) = (
+        format!("{prefix} bystander"),
+        format!("{prefix} entry"),
+        format!("{prefix} button"),
+    );
+    launch(mcp, &[entry.clone(), bystander, path("bystander")]);
+    launch(mcp, &[entry.clone(), field.clone(), path("entry")]);
+    launch(
+        mcp,
+        &[entry, button.clone(), path("clicks"), "button".into()],
+    );
+    let text = "Hello, World! (a_b) ~@#";
+    desk(mcp, json!({"verb": "type", "window": field, "text": text}));
+    until_file("the entry to hold the text", &file("entry"), |held| {
+        held == text
+    });
+    desk(mcp, json!({"verb": "focus", "window": button}));
+    let (x, y) = centre(mcp, &button, &button, "button");
+    desk(mcp, json!({"verb": "click", "x": x, "y": y}));
+    until_file("the click to land", &file("clicks"), |held| {
+        held == "clicked\n"
+    });
+    text
 }
 
 #[test]

@@ -6,8 +6,8 @@
 //! screenshots, and the shot says so.
 
 use crate::common;
-use crate::gnome::{centre, desk, fixture, launch, read, until_file};
-use crate::kde::PersonsKde;
+use crate::gnome::{centre, desk, fixture, launch, read, stopped_by_the_hotkey, until_file};
+use crate::kde::{PersonsKde, types_as_keys_and_clicks};
 use crate::private_display::seats;
 
 use std::path::Path;
@@ -148,66 +148,23 @@ fn an_agent_works_a_native_gtk_app_on_a_plasma_6_kwin_seat() {
 #[test]
 fn an_agent_works_in_a_persons_plasma_6_session_and_the_person_stops_it_with_the_hotkey() {
     let session = PersonsKde::start_plasma_6(&Path::new(&kwin6()).join("kwin_wayland"));
-    let env = session.env();
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let daemon = Daemon::start_configured(Some("[daemon]\ndisplay = \"inherit\"\n"), &env);
+    let (daemon, mut mcp) = session.daemon();
     let scratch = common::Scratch::new("persons-kde6-apps");
     let file = |name: &str| scratch.path(name);
-    let at = |name: &str| file(name).display().to_string();
-    let mut mcp = Mcp::start(&daemon.socket, &[]);
-    mcp.initialize("2025-06-18");
-    let entry = fixture("wayland_entry.py");
-    launch(
-        &mut mcp,
-        &[entry.clone(), "p6 bystander".into(), at("bystander")],
-    );
-    launch(&mut mcp, &[entry.clone(), "p6 entry".into(), at("entry")]);
-    launch(
-        &mut mcp,
-        &[
-            entry.clone(),
-            "p6 button".into(),
-            at("clicks"),
-            "button".into(),
-        ],
-    );
+    let text = types_as_keys_and_clicks(&mut mcp, "p6", &file);
     let status = daemon.call("status", json!({})).json();
     assert_eq!(status["display"]["system"], "wayland", "{status}");
     assert_eq!(status["safety"]["kill_hotkey"]["grabbed"], true, "{status}");
 
-    // KWin runs the person's own input method here, so text goes as keys of their layout.
-    let text = "Hello, World! (a_b) ~@#";
-    desk(
-        &mut mcp,
-        json!({"verb": "type", "window": "p6 entry", "text": text}),
-    );
-    until_file("the entry to hold the text", &file("entry"), |held| {
-        held == text
-    });
-    desk(&mut mcp, json!({"verb": "focus", "window": "p6 button"}));
-    let (x, y) = centre(&mut mcp, "p6 button", "p6 button", "button");
-    desk(&mut mcp, json!({"verb": "click", "x": x, "y": y}));
-    until_file("the click to land", &file("clicks"), |held| {
-        held == "clicked\n"
-    });
-
     // The person's shortcut, as KWin 6's global shortcuts run it: the daemon stops.
-    session.gdbus(&[
-        "org.kde.kglobalaccel",
-        "/component/kwin",
-        "org.kde.kglobalaccel.Component.invokeShortcut",
-        "shuttle-stop",
-    ]);
-    wait_for("the daemon to stop", Duration::from_secs(5), || {
-        (daemon.call("status", json!({})).json()["stopped"] == true).then_some(())
-    });
-    let refused = mcp.call(
-        "desk",
-        json!({"verb": "type", "window": "p6 entry", "text": "x"}),
+    session.press_the_hotkey();
+    stopped_by_the_hotkey(
+        &daemon,
+        &mut mcp,
+        "p6 entry",
+        (&file("entry"), text),
+        &file("bystander"),
     );
-    assert_eq!(refused["isError"], true, "{}", result_text(&refused));
-    assert_eq!(read(&file("entry")), text, "nothing typed after the stop");
-    assert_eq!(read(&file("bystander")), "", "the bystander got input");
 }
 
 /// The command lines of process group `group`'s processes.
