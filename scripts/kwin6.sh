@@ -6,7 +6,7 @@
 # with the tree as its root and the machine's /tmp, homes, runtime directories and this checkout
 # bound in. A private seat finds it first on PATH. Prints the bin directory.
 #
-# Reuses the tree once made; SHUTTLE_KWIN6_FRESH=1 makes it again. Needs apt-get, dpkg-deb and
+# Reuses the tree once made of the same packages; SHUTTLE_KWIN6_FRESH=1 makes it again. Needs apt-get, dpkg-deb and
 # bwrap (scripts/deps.sh installs bubblewrap). Run by scripts/test.sh; alone: scripts/kwin6.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,10 +14,13 @@ root=$PWD
 dir="$root/target/kwin6"
 tree="$dir/tree"
 bin="$dir/bin"
-# The packages: KWin, and the PipeWire library shuttle links, for the input method KWin starts.
-packages=(kwin-wayland libpipewire-0.3-0t64)
+# The packages: KWin; its Breeze decorations, which a Plasma desktop has (without a decoration
+# of KWin's, Qt apps draw their own title bar and count their positions from below it); and the
+# PipeWire library shuttle links, for the input method KWin starts.
+packages=(kwin-wayland kwin-style-breeze libpipewire-0.3-0t64)
 
-if [ -x "$tree/usr/bin/kwin_wayland" ] && [ -z "${SHUTTLE_KWIN6_FRESH:-}" ]; then
+if [ -x "$tree/usr/bin/kwin_wayland" ] && [ -z "${SHUTTLE_KWIN6_FRESH:-}" ] &&
+  [ "$(cat "$dir/packages" 2>/dev/null)" = "${packages[*]}" ]; then
   echo "$bin"
   exit 0
 fi
@@ -39,6 +42,7 @@ for link in bin sbin lib lib64; do ln -s "usr/$link" "$tree/$link"; done
 echo "== kwin6: unpacking $(find "$dir/apt/archives" -name '*.deb' | wc -l) packages into $tree" >&2
 for deb in "$dir"/apt/archives/*.deb; do dpkg-deb -x "$deb" "$tree"; done
 rm -rf "$dir/apt/archives"
+echo "${packages[*]}" >"$dir/packages"
 
 cat >"$bin/kwin_wayland" <<EOF
 #!/usr/bin/env bash

@@ -107,6 +107,25 @@ fn an_agent_works_a_native_gtk_app_on_a_plasma_6_kwin_seat() {
     );
     crate::clipboard::both_ways(&mut mcp, "k6 entry", &file("gtk3"), "new");
 
+    // Qt 5, native on Wayland: typed into its focused field, saved with the button found by
+    // accessibility.
+    launch(&mut mcp, &[fixture("qt_form.py"), at("qt")]);
+    desk(
+        &mut mcp,
+        json!({"verb": "type", "window": "Qt form", "text": "Ann Zoë ✓"}),
+    );
+    let save = desk(
+        &mut mcp,
+        json!({"verb": "find", "window": "Qt form", "name": "Save", "role": "button"}),
+    );
+    desk(
+        &mut mcp,
+        json!({"verb": "press", "id": save["nodes"][0]["id"]}),
+    );
+    until_file("the Qt form to save what it holds", &file("qt"), |held| {
+        held.starts_with("saved | Ann Zoë ✓ |")
+    });
+
     // A click where accessibility places the button.
     desk(&mut mcp, json!({"verb": "focus", "window": "k6 button"}));
     let (x, y) = centre(&mut mcp, "k6 button", "k6 button", "button");
