@@ -15,9 +15,10 @@
 #   packaging/archive.sh           build and print the archive's path
 #   packaging/archive.sh --stage   also leave the staged tree in target/dist/stage (deb.sh uses it)
 #
-# SHUTTLE_BINARY=PATH packs that binary, stripped, instead of building the dist profile: the
-# test suite (scripts/test.sh) passes the one its tests ran, so that CI compiles every crate
-# twice (clippy, the tests) and not three times. An archive to hand out is built without it.
+# SHUTTLE_BINARY=PATH packs that binary, stripped, instead of building the dist profile, into
+# target/dist-test (not target/dist, where archives to hand out go): the test suite
+# (scripts/test.sh) passes the one its tests ran, so that CI compiles every crate twice
+# (clippy, the tests) and not three times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -27,6 +28,7 @@ source packaging/node.pin
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
 name="shuttle-$version-x86_64-linux"
 dist=target/dist
+[ -z "${SHUTTLE_BINARY:-}" ] || dist=target/dist-test
 stage="$dist/stage/$name"
 export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct)}"
 
@@ -56,9 +58,13 @@ fi
 step "staging $stage"
 rm -rf "$dist/stage"
 mkdir -p "$stage/node/bin" "$stage/runtime" "$stage/docs"
-# The dist profile strips already; a binary handed in may carry symbols and line tables.
-strip --strip-all -o "$stage/shuttle" "$binary"
-chmod 0755 "$stage/shuttle"
+if [ -n "${SHUTTLE_BINARY:-}" ]; then
+  # A binary handed in may carry symbols and line tables; the dist profile strips its own.
+  strip --strip-all -o "$stage/shuttle" "$binary"
+  chmod 0755 "$stage/shuttle"
+else
+  install -m 0755 "$binary" "$stage/shuttle"
+fi
 install -m 0755 "$node" "$stage/node/bin/node"
 install -m 0644 "$(dirname "$node")/../LICENSE" "$stage/node/LICENSE"
 install -m 0644 runtime/lib/*.mts "$stage/runtime/"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the Debian package from the release archive: target/dist/shuttle_VERSION_amd64.deb.
+# Builds the Debian package from the release archive, beside it: target/dist/shuttle_VERSION_amd64.deb.
 #
 #   packaging/deb.sh target/dist/shuttle-VERSION-x86_64-linux.tar.gz
 #
@@ -122,9 +122,9 @@ chmod 0644 "$pkg/DEBIAN/md5sums" "$pkg/DEBIAN/control"
 find "$pkg" -type d -exec chmod 0755 {} +
 find "$pkg" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 
-out="target/dist/shuttle_${version}_amd64.deb"
-mkdir -p target/dist
+# Beside the archive it is made from (target/dist, or target/dist-test for a test's).
+out="$(dirname "$archive")/shuttle_${version}_amd64.deb"
 dpkg-deb --root-owner-group -Zxz --build "$pkg" "$out" >/dev/null
-(cd target/dist && sha256sum "$(basename "$out")" >"$(basename "$out").sha256")
+(cd "$(dirname "$out")" && sha256sum "$(basename "$out")" >"$(basename "$out").sha256")
 echo "== deb: $(du -h "$out" | cut -f 1) $(cat "$out.sha256")" >&2
 echo "$out"

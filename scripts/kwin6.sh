@@ -42,23 +42,38 @@ for link in bin sbin lib lib64; do ln -s "usr/$link" "$tree/$link"; done
 echo "== kwin6: unpacking $(find "$dir/apt/archives" -name '*.deb' | wc -l) packages into $tree" >&2
 for deb in "$dir"/apt/archives/*.deb; do dpkg-deb -x "$deb" "$tree"; done
 rm -rf "$dir/apt/archives"
-echo "${packages[*]}" >"$dir/packages"
 
-cat >"$bin/kwin_wayland" <<EOF
-#!/usr/bin/env bash
-# KWin 6 from $tree, run as if installed (made by scripts/kwin6.sh).
-args=(--bind "$tree" / --dev-bind /dev /dev --proc /proc --ro-bind /sys /sys --bind /tmp /tmp
+# The host's /proc is bound, not mounted anew: a user namespace without root may not mount one.
+# The seat's and the tests' directories are bound where they are (/tmp, the homes, the runtime
+# directories, this checkout), onto mount points made here: bubblewrap without root cannot make
+# them in a tree root owns.
+binds=(/tmp /root /home /run/user /var/tmp "$root")
+for d in "${binds[@]}"; do mkdir -p "$tree$d"; done
+{
+  echo '#!/usr/bin/env bash'
+  echo "# KWin 6 from $tree, run as if installed (made by scripts/kwin6.sh)."
+  printf 'tree=%q\n' "$tree"
+  printf 'binds=(%s)\n' "$(printf '%q ' "${binds[@]}")"
+  cat <<'EOF'
+args=(--bind "$tree" / --dev-bind /dev /dev --ro-bind /proc /proc --ro-bind /sys /sys
   --ro-bind /etc/passwd /etc/passwd --ro-bind /etc/group /etc/group)
 [ -e /etc/machine-id ] && args+=(--ro-bind /etc/machine-id /etc/machine-id)
-for d in /root /home /run/user /var/tmp "$root"; do
-  [ -e "\$d" ] && args+=(--bind "\$d" "\$d")
+for d in "${binds[@]}"; do
+  [ -d "$d" ] && args+=(--bind "$d" "$d")
 done
-exec bwrap "\${args[@]}" /usr/bin/kwin_wayland "\$@"
+exec bwrap "${args[@]}" /usr/bin/kwin_wayland "$@"
 EOF
+} >"$bin/kwin_wayland"
 chmod +x "$bin/kwin_wayland"
-version=$("$bin/kwin_wayland" --version 2>/dev/null || true)
-case "$version" in
-  "kwin 6."*) echo "== kwin6: $version in $tree" >&2 ;;
-  *) echo "kwin6: the tree's KWin does not run: '$version'" >&2; exit 1 ;;
+said=$("$bin/kwin_wayland" --version 2>&1 || true)
+case "$said" in
+  *"kwin 6."*) echo "== kwin6: $(grep -o 'kwin 6[^ ]*' <<<"$said") in $tree" >&2 ;;
+  *)
+    echo "kwin6: the tree's KWin does not run under bubblewrap: $said" >&2
+    echo "kwin6: bubblewrap needs user namespaces (or root, and in a container CAP_SYS_ADMIN)" >&2
+    exit 1
+    ;;
 esac
+# Written last: a tree whose KWin did not run is made again next time.
+echo "${packages[*]}" >"$dir/packages"
 echo "$bin"

@@ -47,14 +47,14 @@ cargo fmt --all --check
 # desktop. Every step takes the feature, so the workspace is built once; clippy also reads the
 # measurements behind the bench feature, which only scripts/bench.sh runs.
 step "cargo clippy"
-cargo clippy --workspace --all-targets --features shuttle/e2e,shuttle/bench,shuttle-desk-wayland/e2e,shuttle-desk-x11/e2e -- -D warnings
+cargo clippy --locked --workspace --all-targets --features shuttle/e2e,shuttle/bench,shuttle-desk-wayland/e2e,shuttle-desk-x11/e2e -- -D warnings
 step "build (debug, every target)"
-cargo build --workspace --all-targets --features shuttle/e2e,shuttle-desk-wayland/e2e,shuttle-desk-x11/e2e
+cargo build --locked --workspace --all-targets --features shuttle/e2e,shuttle-desk-wayland/e2e,shuttle-desk-x11/e2e
 
 # One test at a time: the end-to-end tests share one screen, one keyboard and one focus.
 step "tests (unit and end-to-end, on a virtual desktop)"
 rig=$(mktemp -d -t shuttle-rig-XXXXXX)
-SHUTTLE_RIG=$rig scripts/desktop.sh run cargo test --workspace --features shuttle/e2e,shuttle-desk-wayland/e2e,shuttle-desk-x11/e2e -- --test-threads=1
+SHUTTLE_RIG=$rig scripts/desktop.sh run cargo test --locked --workspace --features shuttle/e2e,shuttle-desk-wayland/e2e,shuttle-desk-x11/e2e -- --test-threads=1
 
 # Packed from the binary the tests ran: building the dist profile here would compile every
 # crate a third time (packaging/test.sh alone does build it).

@@ -23,6 +23,8 @@ const MARKER_MARGIN = 8;
 // limit. Without a bound the Shell would take in whatever an app sends before the daemon could
 // refuse it.
 const CLIPBOARD_READ_MOST = 10000 * 4096 + 1;
+// How long an app has to send the clipboard, as the other desks allow.
+const CLIPBOARD_READ_SECONDS = 3;
 
 const INTERFACE = `<node>
   <interface name="dev.shuttle.Gnome1">
@@ -341,9 +343,20 @@ class Desk {
             }
             const selection = global.display.get_selection();
             const output = Gio.MemoryOutputStream.new_resizable();
+            // An app that never finishes sending would hold the call for ever.
+            const cancellable = new Gio.Cancellable();
+            const deadline = GLib.timeout_add_seconds(GLib.PRIORITY_DEFAULT,
+                CLIPBOARD_READ_SECONDS, () => {
+                    cancellable.cancel();
+                    return GLib.SOURCE_REMOVE;
+                });
             selection.transfer_async(Meta.SelectionType.SELECTION_CLIPBOARD, type,
-                CLIPBOARD_READ_MOST, output, null, (_selection, result) => {
+                CLIPBOARD_READ_MOST, output, cancellable, (_selection, result) => {
+                    if (!cancellable.is_cancelled())
+                        GLib.source_remove(deadline);
                     try {
+                        if (cancellable.is_cancelled())
+                            throw new Error(`it did not finish sending within ${CLIPBOARD_READ_SECONDS} s`);
                         selection.transfer_finish(result);
                         output.close(null);
                         const data = output.steal_as_bytes().get_data() ?? new Uint8Array(0);

@@ -3,8 +3,10 @@
 // window (`windowList`, `activeWindow`); the script speaks to both 5.27 and 6.
 var shuttle = SHUTTLE_REQUEST;
 
+var six = !!workspace.windowList;
+
 function allWindows() {
-    return workspace.windowList ? workspace.windowList() : workspace.clientList();
+    return six ? workspace.windowList() : workspace.clientList();
 }
 
 function rect(r) {
@@ -70,7 +72,7 @@ function handle(request) {
     case "activate":
         var w = find(request.id);
         if (w.minimized) w.minimized = false;
-        if ("activeWindow" in workspace) workspace.activeWindow = w;
+        if (six) workspace.activeWindow = w;
         else workspace.activeClient = w;
         return null;
     case "close":

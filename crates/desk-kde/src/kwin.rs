@@ -71,9 +71,9 @@ pub enum KdeError {
     /// KWin serves no screenshots: ScreenShot2 is not on the bus.
     #[error(
         "KWin offers no screenshots in this session: org.kde.KWin.ScreenShot2 is not on its \
-         bus. KWin 6 serves it only while it composites with OpenGL, which needs a GPU's render \
-         node (/dev/dri); a KWin drawing in software, as on a machine without one, has none \
-         (docs/kde.md)"
+         bus. KWin serves it through its screenshot effect: KWin 6 runs that only while it \
+         composites with OpenGL, which needs a GPU's render node (/dev/dri), and the effect may \
+         have been turned off in KWin's settings (docs/kde.md)"
     )]
     NoScreenshots,
     /// A request was refused or failed inside KWin.
@@ -238,6 +238,9 @@ impl KWin {
                 let name = zbus::names::BusName::try_from(kwin.as_str()).ok()?;
                 dbus.get_connection_unix_process_id(name).ok()
             });
+        if pid.is_none() {
+            tracing::warn!("the bus did not say KWin's pid: KWin 6's own windows stay in the list");
+        }
         private_dir(dir)?;
         let answers = Arc::new(Answers {
             kwin: Mutex::new(kwin),

@@ -126,7 +126,10 @@ impl PrivateDisplay {
                     format!("{}:{data_dirs}", home.join("data").display()),
                 )
                 .env("XDG_SESSION_TYPE", "wayland")
-                .env("XDG_CURRENT_DESKTOP", "KDE");
+                .env("XDG_CURRENT_DESKTOP", "KDE")
+                // The menu's name takes this prefix (a daemon started in GNOME or Plasma has
+                // one): unset, KWin reads the seat's applications.menu.
+                .env_remove("XDG_MENU_PREFIX");
             if let Some((program, (key, value))) = &input_method {
                 command.arg("--inputmethod").arg(program).env(key, value);
             }

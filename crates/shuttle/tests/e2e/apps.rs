@@ -276,6 +276,9 @@ fn gnome_text_editor_saves_through_its_gtk4_save_dialog_by_name_and_button() {
         )
         .json();
     assert_eq!(set["as_asked"], true, "{set}");
+    // GTK's file chooser looks a name up once it changes and ignores Save meanwhile; an agent
+    // that cannot ask the app whether it is done waits for the window to hold still.
+    daemon.call("desk_still", json!({"timeout_ms": 3000}));
     let saved = daemon
         .call(
             "desk_press",

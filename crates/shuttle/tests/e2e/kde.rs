@@ -360,6 +360,7 @@ impl PersonsKde {
             .env_remove("WAYLAND_DISPLAY")
             .env_remove("DBUS_SESSION_BUS_ADDRESS")
             .env_remove("AT_SPI_BUS_ADDRESS")
+            .env_remove("XDG_MENU_PREFIX")
             .process_group(0)
             .stdout(log.try_clone().unwrap())
             .stderr(log)
