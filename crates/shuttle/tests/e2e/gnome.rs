@@ -66,6 +66,27 @@ pub(crate) fn centre(mcp: &mut Mcp, title: &str, name: &str, role: &str) -> (i64
     (at(0) + at(2) / 2, at(1) + at(3) / 2)
 }
 
+/// A click where accessibility places the button of window `button` (named as it is), judged
+/// by the line the fixture appends to `clicks`.
+pub(crate) fn clicks_the_button(mcp: &mut Mcp, button: &str, clicks: &Path) {
+    let (x, y) = centre(mcp, button, button, "button");
+    desk(mcp, json!({"verb": "click", "x": x, "y": y}));
+    until_file("the click to land", clicks, |held| held == "clicked\n");
+}
+
+/// The Qt form saved with its Save button, found by accessibility: `saved` must then start
+/// with what its name field was given.
+pub(crate) fn saves_the_qt_form(mcp: &mut Mcp, saved: &Path, name: &str) {
+    let save = desk(
+        mcp,
+        json!({"verb": "find", "window": "Qt form", "name": "Save", "role": "button"}),
+    );
+    desk(mcp, json!({"verb": "press", "id": save["nodes"][0]["id"]}));
+    until_file("the Qt form to save what it holds", saved, |held| {
+        held.starts_with(&format!("saved | {name} |"))
+    });
+}
+
 #[test]
 fn an_agent_works_native_gtk_and_qt_apps_on_a_gnome_seat_and_the_seat_ends_with_the_daemon() {
     let mut daemon = per_agent("private_seat = \"gnome\"");
@@ -157,26 +178,12 @@ fn an_agent_works_native_gtk_and_qt_apps_on_a_gnome_seat_and_the_seat_ends_with_
     assert_eq!(refused["isError"], true, "{said}");
     assert!(said.contains("cannot be typed here"), "{said}");
     assert!(said.contains("nothing was sent"), "{said}");
-    let save = desk(
-        &mut mcp,
-        json!({"verb": "find", "window": "Qt form", "name": "Save", "role": "button"}),
-    );
-    desk(
-        &mut mcp,
-        json!({"verb": "press", "id": save["nodes"][0]["id"]}),
-    );
-    until_file("the Qt form to save what it holds", &file("qt"), |held| {
-        held.starts_with("saved | Ann |")
-    });
+    saves_the_qt_form(&mut mcp, &file("qt"), "Ann");
 
     firefox_native_on_wayland(&mut mcp, &scratch);
 
     // A click where accessibility says the button is.
-    let (x, y) = centre(&mut mcp, "gn button", "gn button", "button");
-    desk(&mut mcp, json!({"verb": "click", "x": x, "y": y}));
-    until_file("the click to land", &file("clicks"), |held| {
-        held == "clicked\n"
-    });
+    clicks_the_button(&mut mcp, "gn button", &file("clicks"));
 
     // The wheel, on the window under the pointer.
     let (x, y) = centre(&mut mcp, "gn wheel", "gn wheel", "frame");
@@ -619,11 +626,7 @@ fn an_agent_works_in_the_persons_own_gnome_session_and_the_person_stops_it_with_
         held == text
     });
 
-    let (x, y) = centre(&mut mcp, "pg button", "pg button", "button");
-    desk(&mut mcp, json!({"verb": "click", "x": x, "y": y}));
-    until_file("the click to land", &file("clicks"), |held| {
-        held == "clicked\n"
-    });
+    clicks_the_button(&mut mcp, "pg button", &file("clicks"));
 
     // The marker shows while the agent acts, then goes.
     assert!(red_in_corner(&mut mcp) > 100, "the marker after an action");

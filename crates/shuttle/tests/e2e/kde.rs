@@ -6,8 +6,8 @@
 
 use crate::common;
 use crate::gnome::{
-    centre, desk, fixture, gdbus, launch, read, red_in_corner, stopped_by_the_hotkey, until_file,
-    wait_for_exit,
+    clicks_the_button, desk, fixture, gdbus, launch, read, red_in_corner, saves_the_qt_form,
+    stopped_by_the_hotkey, until_file, wait_for_exit,
 };
 use crate::private_display::{per_agent, seats};
 
@@ -109,26 +109,12 @@ fn an_agent_works_native_gtk_and_qt_apps_on_a_kde_seat_and_the_seat_ends_with_th
         &mut mcp,
         json!({"verb": "type", "window": "Qt form", "text": "Ann Zoë ✓"}),
     );
-    let save = desk(
-        &mut mcp,
-        json!({"verb": "find", "window": "Qt form", "name": "Save", "role": "button"}),
-    );
-    desk(
-        &mut mcp,
-        json!({"verb": "press", "id": save["nodes"][0]["id"]}),
-    );
-    until_file("the Qt form to save what it holds", &file("qt"), |held| {
-        held.starts_with("saved | Ann Zoë ✓ |")
-    });
+    saves_the_qt_form(&mut mcp, &file("qt"), "Ann Zoë ✓");
 
     // A click where accessibility says the button is, once KWin raised its window over the
     // others it stacked around it.
     desk(&mut mcp, json!({"verb": "focus", "window": "kd button"}));
-    let (x, y) = centre(&mut mcp, "kd button", "kd button", "button");
-    desk(&mut mcp, json!({"verb": "click", "x": x, "y": y}));
-    until_file("the click to land", &file("clicks"), |held| {
-        held == "clicked\n"
-    });
+    clicks_the_button(&mut mcp, "kd button", &file("clicks"));
 
     // The wheel, at a point of the window's shot: the desk raises it where another covers it.
     desk(
@@ -515,11 +501,7 @@ pub(crate) fn types_as_keys_and_clicks(
         held == text
     });
     desk(mcp, json!({"verb": "focus", "window": button}));
-    let (x, y) = centre(mcp, &button, &button, "button");
-    desk(mcp, json!({"verb": "click", "x": x, "y": y}));
-    until_file("the click to land", &file("clicks"), |held| {
-        held == "clicked\n"
-    });
+    clicks_the_button(mcp, &button, &file("clicks"));
     text
 }
 

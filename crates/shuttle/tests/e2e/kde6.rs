@@ -6,7 +6,10 @@
 //! screenshots, and the shot says so.
 
 use crate::common;
-use crate::gnome::{centre, desk, fixture, launch, read, stopped_by_the_hotkey, until_file};
+use crate::gnome::{
+    clicks_the_button, desk, fixture, launch, read, saves_the_qt_form, stopped_by_the_hotkey,
+    until_file,
+};
 use crate::kde::{PersonsKde, types_as_keys_and_clicks};
 use crate::private_display::seats;
 
@@ -114,25 +117,11 @@ fn an_agent_works_a_native_gtk_app_on_a_plasma_6_kwin_seat() {
         &mut mcp,
         json!({"verb": "type", "window": "Qt form", "text": "Ann Zoë ✓"}),
     );
-    let save = desk(
-        &mut mcp,
-        json!({"verb": "find", "window": "Qt form", "name": "Save", "role": "button"}),
-    );
-    desk(
-        &mut mcp,
-        json!({"verb": "press", "id": save["nodes"][0]["id"]}),
-    );
-    until_file("the Qt form to save what it holds", &file("qt"), |held| {
-        held.starts_with("saved | Ann Zoë ✓ |")
-    });
+    saves_the_qt_form(&mut mcp, &file("qt"), "Ann Zoë ✓");
 
     // A click where accessibility places the button.
     desk(&mut mcp, json!({"verb": "focus", "window": "k6 button"}));
-    let (x, y) = centre(&mut mcp, "k6 button", "k6 button", "button");
-    desk(&mut mcp, json!({"verb": "click", "x": x, "y": y}));
-    until_file("the click to land", &file("clicks"), |held| {
-        held == "clicked\n"
-    });
+    clicks_the_button(&mut mcp, "k6 button", &file("clicks"));
 
     // Pixels: where KWin 6 composites with OpenGL, a shot; drawing in software (no GPU, as on
     // the machines here), a refusal that says why.
