@@ -6,6 +6,8 @@
 // answers; the daemon checks every value again, so a type that is off costs an error, never a
 // wrong action.
 
+import fs from "node:fs";
+
 import { VERBS } from "./verbs.gen.mts";
 import type { VerbArgs, VerbResults, WindowChanges } from "./verbs.gen.mts";
 import { WireClient } from "./wire.mts";
@@ -114,6 +116,12 @@ export interface Desk extends Omit<VerbFunctions, "look"> {
   model_ground(args: ModelGroundArgs): Promise<DeskResult>;
 
   /**
+   * Tells the agent how the run goes ("page 3 of 10"): one line, shown as the call's progress
+   * when its client asked for progress, dropped otherwise. Never waits and never fails.
+   */
+  progress(message: string): void;
+
+  /**
    * Any wire tool by name but safety_resume, which only the person sends;
    * answers the reply as it came, an error reply included.
    */
@@ -126,6 +134,8 @@ export interface Desk extends Omit<VerbFunctions, "look"> {
 export interface DeskOptions {
   socket?: string;
   agentId?: string;
+  /** The FIFO desk.progress writes to (SHUTTLE_PROGRESS). */
+  progress?: string;
 }
 
 /** The result a reply stands for, or the DeskError it is. */
@@ -151,6 +161,8 @@ export function resultOf(tool: string, reply: Reply): DeskResult {
 export function createDesk(options: DeskOptions = {}): Desk {
   let client: WireClient | null = null;
   let agentId = "";
+  /** The progress FIFO, opened on the first line told; null when there is none. */
+  let progressFd: number | null | undefined;
 
   const connection = (): WireClient => {
     if (client !== null) return client;
@@ -206,6 +218,11 @@ export function createDesk(options: DeskOptions = {}): Desk {
     model_ask: (args: ModelAskArgs) => run("model_ask", args),
     model_ground: (args: ModelGroundArgs) => run("model_ground", args),
 
+    progress: (message: string) => {
+      if (progressFd === undefined) progressFd = openProgress(options.progress ?? process.env.SHUTTLE_PROGRESS);
+      tell(progressFd, message);
+    },
+
     call,
     disconnect: async () => {
       const open = client;
@@ -213,6 +230,34 @@ export function createDesk(options: DeskOptions = {}): Desk {
       if (open !== null) await open.close();
     },
   };
+}
+
+/** The most characters of one progress line; the daemon keeps no more. */
+const PROGRESS_MOST = 500;
+
+/** Opens the run's progress FIFO for writes that never wait; null without one. */
+function openProgress(fifo: string | undefined): number | null {
+  if (fifo === undefined || fifo === "") return null;
+  try {
+    return fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Writes one line to the run's progress FIFO: a line the daemon has no room for is dropped,
+ * as news is worth less than the run.
+ */
+function tell(fd: number | null, message: string): void {
+  if (fd === null) return;
+  const line = String(message).replace(/\s+/g, " ").trim().slice(0, PROGRESS_MOST);
+  if (line === "") return;
+  try {
+    fs.writeSync(fd, `${line}\n`);
+  } catch {
+    // EAGAIN: the FIFO is full; the line is dropped.
+  }
 }
 
 /** The desk of this process, as scripts run by shuttle use it. */

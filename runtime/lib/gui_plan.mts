@@ -361,7 +361,10 @@ export async function main(args: PlanArgs): Promise<PlanResult> {
     window = window === undefined ? undefined : fill(window, args.params ?? {});
     const replayed = new Map((args.replay === false ? [] : (record ?? [])).map((r) => [r.step, r]));
     run = new Run(window, replayed);
-    for (const [i, step] of checked.entries()) await run.step(i, step);
+    for (const [i, step] of checked.entries()) {
+      desk.progress(`step ${i + 1} of ${checked.length}: ${step.do}`);
+      await run.step(i, step);
+    }
     if (args.save_as !== undefined) {
       flowName = args.save_as;
       fs.mkdirSync(flowsDir(), { recursive: true });

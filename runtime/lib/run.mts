@@ -9,7 +9,7 @@
 //
 // The environment: SHUTTLE_SCRIPT (the module's absolute path), SHUTTLE_RUN (the run's private
 // directory, holding params.json), SHUTTLE_SOCKET and SHUTTLE_AGENT (read by desk.mts),
-// SHUTTLE_FLOWS (passed through untouched).
+// SHUTTLE_FLOWS (passed through untouched), SHUTTLE_PROGRESS (the FIFO desk.progress writes).
 
 import fs from "node:fs";
 import path from "node:path";

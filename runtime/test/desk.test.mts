@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import os from "node:os";
 import { after, afterEach, before, test } from "node:test";
 
 import deskDefault, { DeskError, VERBS, createDesk, desk } from "../lib/desk.mts";
@@ -229,4 +230,21 @@ test("VERBS is the daemon's verb table", limit, () => {
   const names = [...block.matchAll(/=\s*"([a-z_]+)"\s*,/g)].map((m) => m[1]);
   assert.ok(names.length > 20, "the verb table was found");
   assert.deepEqual([...VERBS], names);
+});
+
+test("progress writes one line per message to the run's FIFO, and is a no-op without one", limit, async () => {
+  const dir = fs.mkdtempSync(`${os.tmpdir()}/shuttle-progress-`);
+  const file = `${dir}/progress`;
+  // A regular file stands in for the FIFO: the writes are the same.
+  fs.writeFileSync(file, "");
+  const told = createDesk({ socket: "/nonexistent", progress: file });
+  told.progress("step 1 of 2:\n  click");
+  told.progress("   ");
+  told.progress("x".repeat(600));
+  const lines = fs.readFileSync(file, "utf8").split("\n");
+  assert.equal(lines[0], "step 1 of 2: click");
+  assert.equal(lines[1].length, 500, "a long line is cut");
+  assert.equal(lines.length, 3, "a blank message is not told");
+  createDesk({ socket: "/nonexistent", progress: "" }).progress("nowhere");
+  fs.rmSync(dir, { recursive: true });
 });

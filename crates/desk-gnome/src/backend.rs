@@ -471,12 +471,14 @@ impl Input for GnomeBackend {
         text: &str,
         focused: Option<&Window>,
         cancel: &Cancel,
+        progress: &desk::Progress,
     ) -> Result<usize, DeskError> {
         desk::typing::in_batches(
             text,
             TYPING_BATCH,
             focused,
             cancel,
+            progress,
             || self.focused_id(),
             |batch| self.type_batch(batch),
         )

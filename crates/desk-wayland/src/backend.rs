@@ -487,12 +487,14 @@ impl Input for WaylandBackend {
         text: &str,
         focused: Option<&Window>,
         cancel: &Cancel,
+        progress: &desk::Progress,
     ) -> Result<usize, DeskError> {
         desk::typing::in_batches(
             text,
             TYPING_BATCH,
             focused,
             cancel,
+            progress,
             || self.focused_id(),
             |batch| {
                 let mut keyboard = self.keyboard().map_err(|e| (0, e))?;

@@ -286,12 +286,13 @@ const PACE_EVERY: usize = 32;
 /// Types text; characters the layout lacks go out on lent keycodes (see [`Lender`]). Text goes
 /// out in batches, each only while no one else holds a modifier (see [`foreign_keys`]); after
 /// each the app is given time to read it, so a stop lands between batches rather than after
-/// everything already queued in the X server.
+/// everything already queued in the X server, and `progress` is told how much went out.
 pub(super) fn type_text(
     conn: &Conn,
     via: Via<'_>,
     text: &str,
     typing: Typing<'_>,
+    progress: &desk::Progress,
 ) -> Result<usize, DeskError> {
     let unsent = DeskError::unsent;
     let mut keymap = Keymap::read(conn).map_err(unsent)?;
@@ -378,6 +379,7 @@ pub(super) fn type_text(
                 },
             )?;
             sent += keys.len();
+            progress.typed(sent, total);
         }
         Ok(())
     })();

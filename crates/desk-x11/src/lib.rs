@@ -375,9 +375,10 @@ impl Input for X11Backend {
         text: &str,
         focused: Option<&Window>,
         cancel: &Cancel,
+        progress: &desk::Progress,
     ) -> Result<usize, DeskError> {
         self.with_typing(focused, cancel, |typing| {
-            input::type_text(&self.conn, Via::Core(self.core), text, typing)
+            input::type_text(&self.conn, Via::Core(self.core), text, typing, progress)
         })
     }
 
@@ -444,9 +445,10 @@ impl Background for X11Backend {
         text: &str,
         into: &Window,
         cancel: &Cancel,
+        progress: &desk::Progress,
     ) -> Result<usize, DeskError> {
         self.behind(agent, into, cancel, |via, typing| {
-            input::type_text(&self.conn, via, text, typing)
+            input::type_text(&self.conn, via, text, typing, progress)
         })
     }
 

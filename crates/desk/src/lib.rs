@@ -8,8 +8,8 @@
 //!   come filtered, and input needs the [`guard::Admitted`] that admission hands back.
 //! - [`verbs`]: the verbs, written once against [`guard::Desk`]; [`run`] runs one call.
 //! - [`intent`]: what an action is about to do, as the safety controls and the person read it.
-//! - [`keys`], [`image`], [`cancel`], [`error`], [`done`], [`clip`]: key names, pixels,
-//!   cancellation, errors, results and what the clipboard backends share.
+//! - [`keys`], [`image`], [`cancel`], [`progress`], [`error`], [`done`], [`clip`]: key names,
+//!   pixels, cancellation, a call's news, errors, results and what the clipboard backends share.
 //! - [`fake`] (feature `fake`): an in-memory desktop for tests without a display.
 //!
 //! Everything here is blocking: the daemon runs desk calls on its blocking thread pool.
@@ -28,6 +28,7 @@ pub mod intent;
 pub mod keys;
 pub mod marker;
 pub mod news;
+pub mod progress;
 mod run;
 pub mod system;
 pub mod trees;
@@ -42,6 +43,7 @@ pub use cancel::Cancel;
 pub use done::{Body, Done, Picture};
 pub use error::{DeskError, Link};
 pub use intent::{Intent, Target};
+pub use progress::Progress;
 pub use run::run;
 pub use system::{
     AccessibilityOff, Answer, Apps, Asks, Backend, Background, Clip, Display, DisplayInfo, Ending,

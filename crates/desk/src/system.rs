@@ -23,6 +23,7 @@ use crate::accessibility::Accessibility;
 use crate::cancel::Cancel;
 use crate::error::DeskError;
 use crate::image::RgbImage;
+use crate::progress::Progress;
 
 /// What a display says about itself, for `status` (which shows it as
 /// `desk_core::status::DeskInfo`).
@@ -164,7 +165,8 @@ pub trait Input: Send + Sync {
     ) -> Result<(), DeskError>;
 
     /// Types `text` into whatever has the focus, checking `cancel` as it goes (at least every
-    /// few dozen characters), and returns how many characters were sent. Typing stops, saying
+    /// few dozen characters) and telling `progress` how much went out, and returns how many
+    /// characters were sent. Typing stops, saying
     /// how many went out, when the focus leaves `focused` or someone else holds a modifier. `focused` is the window that has the focus, so
     /// the backend can wait for its app where typing needs that.
     fn type_text(
@@ -172,6 +174,7 @@ pub trait Input: Send + Sync {
         text: &str,
         focused: Option<&Window>,
         cancel: &Cancel,
+        progress: &Progress,
     ) -> Result<usize, DeskError>;
 
     /// Moves the pointer to a desk point.
@@ -234,14 +237,15 @@ pub trait Background: Send + Sync {
     ) -> Result<(), DeskError>;
 
     /// Types `text` into window `into`, which [`Background::aim`] gave the agent's focus,
-    /// checking `cancel` as it goes and stopping when that focus leaves it; returns how many
-    /// characters were sent.
+    /// checking `cancel` as it goes, telling `progress` how much went out, and stopping when
+    /// that focus leaves it; returns how many characters were sent.
     fn type_text(
         &self,
         agent: &str,
         text: &str,
         into: &Window,
         cancel: &Cancel,
+        progress: &Progress,
     ) -> Result<usize, DeskError>;
 
     /// The agents that have devices now.

@@ -7,16 +7,19 @@ use desk_core::window::Window;
 
 use crate::cancel::Cancel;
 use crate::error::DeskError;
+use crate::progress::Progress;
 
 /// Types `text` in batches of `size` characters with `send`, which answers how many of a batch
 /// went out: all of them, or fewer with the error that stopped it. Before each batch it checks
 /// `cancel` and, after the first, that `focused` still has the focus (`focus_now` answers the
-/// focused window's id). Answers how many characters were typed.
+/// focused window's id); after each it tells `progress`. Answers how many characters were
+/// typed.
 pub fn in_batches(
     text: &str,
     size: usize,
     focused: Option<&Window>,
     cancel: &Cancel,
+    progress: &Progress,
     focus_now: impl Fn() -> Result<Option<String>, DeskError>,
     mut send: impl FnMut(&str) -> Result<usize, (usize, DeskError)>,
 ) -> Result<usize, DeskError> {
@@ -48,7 +51,10 @@ pub fn in_batches(
         }
         let batch: String = batch.iter().collect();
         match send(&batch) {
-            Ok(sent) => typed += sent,
+            Ok(sent) => {
+                typed += sent;
+                progress.typed(typed, total);
+            }
             Err((sent, e)) if typed + sent > 0 => {
                 return Err(DeskError::TypingEnded {
                     why: e.unwrapped().to_string(),

@@ -417,6 +417,27 @@ fn a_drag_in_a_named_window_maps_both_ends_into_it() {
 }
 
 #[test]
+fn launch_and_type_tell_how_far_they_got() {
+    let fake = desktop();
+    fake.state()
+        .programs
+        .insert("editor".into(), "Untitled".into());
+    let launched = json(&run(&fake, &open(), "launch", json!({"app": "editor"})));
+    let window = launched["window"]["id"].as_str().unwrap();
+    let pid = launched["pid"].as_u64().unwrap();
+    assert_eq!(
+        scene::heard(),
+        [
+            format!("started editor (pid {pid}); waiting for its window"),
+            format!("its window {window} is mapped; waiting for the app to settle"),
+            "settled".into(),
+        ]
+    );
+    run(&fake, &open(), "type", json!({"text": "héllo"}));
+    assert_eq!(scene::heard(), ["typed 5 of 5 characters"]);
+}
+
+#[test]
 fn focus_close_and_launch_report_what_became_of_the_window() {
     let fake = desktop();
     let focused = json(&run(&fake, &open(), "focus", json!({"window": "Mail"})));

@@ -8,10 +8,11 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use desk_core::wire::{PacketReader, Reply, Request, decode_reply, write_packet};
+use desk_core::wire::{Answer, PacketReader, Reply, Request, decode_answer, write_packet};
 use serde_json::Value;
 use tokio::net::UnixStream;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::sync::mpsc::UnboundedSender;
 
 use crate::endpoint;
 
@@ -76,10 +77,22 @@ impl DeskClient {
 
     /// Sends one call and waits for its reply.
     pub async fn call(&mut self, tool: &str, args: Value) -> Result<Reply, CallError> {
+        self.call_telling(tool, args, None).await
+    }
+
+    /// Sends one call and waits for its reply; with `news`, asks for the call's progress and
+    /// passes each line of it there as it comes.
+    pub async fn call_telling(
+        &mut self,
+        tool: &str,
+        args: Value,
+        news: Option<&UnboundedSender<String>>,
+    ) -> Result<Reply, CallError> {
         let request = Request {
             agent_id: self.agent_id.clone(),
             tool: tool.into(),
             args,
+            progress: news.is_some(),
         };
         let payload = request.to_json();
         // A kept connection may have gone stale (the daemon restarted); a write to it fails
@@ -99,32 +112,48 @@ impl DeskClient {
                     reason: e.to_string(),
                 });
             }
-            return self.read_reply(tool).await;
+            return self.read_reply(tool, news).await;
         }
         unreachable!("the second attempt always returns")
     }
 
-    async fn read_reply(&mut self, tool: &str) -> Result<Reply, CallError> {
-        let (reader, _) = self.conn.as_mut().expect("a request was just written");
+    /// Reads the call's reply, passing the progress before it to `news`.
+    async fn read_reply(
+        &mut self,
+        tool: &str,
+        news: Option<&UnboundedSender<String>>,
+    ) -> Result<Reply, CallError> {
         let broke = |reason: String| CallError::MaybeRan {
             tool: tool.into(),
             reason,
         };
-        let packet = match reader.next_packet().await {
-            Ok(Some(packet)) => packet,
-            Ok(None) => {
-                self.conn = None;
-                return Err(broke("the daemon closed the connection".into()));
+        loop {
+            let (reader, _) = self.conn.as_mut().expect("a request was just written");
+            let packet = match reader.next_packet().await {
+                Ok(Some(packet)) => packet,
+                Ok(None) => {
+                    self.conn = None;
+                    return Err(broke("the daemon closed the connection".into()));
+                }
+                Err(e) => {
+                    self.conn = None;
+                    return Err(broke(e.to_string()));
+                }
+            };
+            match decode_answer(&packet) {
+                Ok(Answer::Reply(reply)) => return Ok(reply),
+                Ok(Answer::Progress(note)) => {
+                    // A listener that went away misses the news, not the reply.
+                    if let Some(news) = news {
+                        let _ = news.send(note.progress);
+                    }
+                }
+                Err(e) => {
+                    self.conn = None;
+                    return Err(broke(format!("unreadable reply: {e}")));
+                }
             }
-            Err(e) => {
-                self.conn = None;
-                return Err(broke(e.to_string()));
-            }
-        };
-        decode_reply(&packet).map_err(|e| {
-            self.conn = None;
-            broke(format!("unreadable reply: {e}"))
-        })
+        }
     }
 
     /// Drops the connection; the daemon cancels a call still running on it.

@@ -15,6 +15,10 @@ pub struct Request {
     /// The tool's arguments: an object, or null for none.
     #[serde(default)]
     pub args: Value,
+    /// Whether the client takes [`Progress`] packets before the reply. Left out (false) by
+    /// clients that read one reply per request.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub progress: bool,
 }
 
 impl Request {
@@ -24,6 +28,7 @@ impl Request {
             agent_id: String::new(),
             tool: tool.into(),
             args,
+            progress: false,
         }
     }
 
@@ -117,6 +122,43 @@ impl Reply {
     /// The reply as a packet payload.
     pub fn to_json(&self) -> Vec<u8> {
         serde_json::to_vec(self).expect("a Reply always serialises")
+    }
+}
+
+/// What a running call is doing, sent before its reply to a request that asked for it
+/// (`progress: true`), as often as the call has news: `{"progress": "typed 64 of 400
+/// characters"}`. In shuttle's words; app text is never in it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Progress {
+    /// The news, one line.
+    pub progress: String,
+}
+
+impl Progress {
+    /// The packet as a payload.
+    pub fn to_json(&self) -> Vec<u8> {
+        serde_json::to_vec(self).expect("a Progress always serialises")
+    }
+}
+
+/// A packet the daemon sends on a call: news of it, or its reply.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    /// The call runs on; a reply follows.
+    Progress(Progress),
+    /// The call ended.
+    Reply(Reply),
+}
+
+/// Decodes a packet the daemon sent on a call: the reply, or a progress packet before it.
+pub fn decode_answer(payload: &[u8]) -> Result<Answer, serde_json::Error> {
+    match decode_reply(payload) {
+        Ok(reply) => Ok(Answer::Reply(reply)),
+        // Progress packets are short, so trying a reply first costs them little.
+        Err(e) => serde_json::from_slice(payload)
+            .map(Answer::Progress)
+            .map_err(|_| e),
     }
 }
 
@@ -220,6 +262,7 @@ mod tests {
             agent_id: "a1".into(),
             tool: "desk_shot".into(),
             args: json!({"x": 1}),
+            progress: true,
         };
         assert_eq!(decode_request(&r.to_json()).unwrap(), r);
     }
@@ -255,6 +298,29 @@ mod tests {
                 String::from_utf8_lossy(payload)
             );
         }
+    }
+
+    #[test]
+    fn progress_is_asked_for_only_when_wanted_and_told_from_the_reply() {
+        let plain = Request::new("desk_type", Value::Null).to_json();
+        assert!(!String::from_utf8(plain).unwrap().contains("progress"));
+        let note = Progress {
+            progress: "typed 3 of 9 characters".into(),
+        };
+        assert_eq!(
+            decode_answer(&note.to_json()).unwrap(),
+            Answer::Progress(note)
+        );
+        let reply = Reply::error("no");
+        assert_eq!(
+            decode_answer(&reply.to_json()).unwrap(),
+            Answer::Reply(reply)
+        );
+        let err = decode_answer(br#"{"text":1}"#).unwrap_err().to_string();
+        assert!(
+            err.contains("invalid type"),
+            "the reply's error is kept: {err}"
+        );
     }
 
     #[test]

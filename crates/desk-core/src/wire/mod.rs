@@ -2,6 +2,8 @@
 //!
 //! A connection carries a sequence of calls. Each call is one request packet from the client and
 //! one reply packet from the daemon; the client may send the next request once it has its reply.
+//! A request with `"progress": true` may get [`Progress`] packets (`{"progress": string}`) before
+//! its reply, each saying what the call is doing.
 //! Closing the connection while a call runs cancels that call.
 //!
 //! A packet is a `u32` length in **big-endian** byte order followed by exactly that many bytes of
@@ -19,7 +21,10 @@ pub mod packet;
 pub mod peek;
 pub mod tools;
 
-pub use message::{Format, Reply, Request, RequestError, decode_reply, decode_request};
+pub use message::{
+    Answer, Format, Progress, Reply, Request, RequestError, decode_answer, decode_reply,
+    decode_request,
+};
 pub use packet::{MAX_PACKET, PacketError, PacketReader, encode_packet, write_packet};
 pub use peek::peek_tool;
 pub use tools::Tool;

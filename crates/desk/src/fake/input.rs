@@ -70,6 +70,7 @@ impl Input for FakeDesk {
         text: &str,
         _focused: Option<&Window>,
         cancel: &Cancel,
+        progress: &Progress,
     ) -> Result<usize, DeskError> {
         let mut state = self.state();
         let window = state.focus.clone();
@@ -82,6 +83,7 @@ impl Input for FakeDesk {
                 window,
                 text: typed,
             });
+            progress.typed(sent, total);
         }
         if sent < total {
             cancel.stop();
@@ -251,6 +253,7 @@ impl Background for FakeDesk {
         text: &str,
         into: &Window,
         _cancel: &Cancel,
+        _progress: &Progress,
     ) -> Result<usize, DeskError> {
         self.behind(agent, &into.id, format!("text {text}"))?;
         if let Some(pid) = into.pid {

@@ -29,6 +29,7 @@ use crate::accessibility::{Accessibility, AppWindow, Tree, Truncated, Want};
 use crate::cancel::Cancel;
 use crate::error::DeskError;
 use crate::image::RgbImage;
+use crate::progress::Progress;
 use crate::system::{
     AccessibilityOff, Answer, Apps, Backend, Background, Clip, Display, DisplayInfo, Ending, Exit,
     FORCE_ACCESSIBILITY, FrameChange, Hotkey, Input, Launched, Opener, Platform, Pong, Presence,

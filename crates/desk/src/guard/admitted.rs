@@ -339,10 +339,12 @@ impl<'d> Admitted<'d> {
         self.keys_land(into)?;
         self.check_password_field(into)?;
         self.sending("typing", || {
-            self.desk
-                .backend
-                .input
-                .type_text(text, into, &self.desk.caller.cancel)
+            self.desk.backend.input.type_text(
+                text,
+                into,
+                &self.desk.caller.cancel,
+                &self.desk.caller.progress,
+            )
         })
     }
 
@@ -409,7 +411,13 @@ impl<'d> Admitted<'d> {
         *self.before.borrow_mut() = before;
         self.check_password_field(Some(into))?;
         self.sending("typing", || {
-            background.type_text(self.devices_owner(), text, into, &self.desk.caller.cancel)
+            background.type_text(
+                self.devices_owner(),
+                text,
+                into,
+                &self.desk.caller.cancel,
+                &self.desk.caller.progress,
+            )
         })
     }
 

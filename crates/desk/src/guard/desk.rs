@@ -39,6 +39,8 @@ pub struct Caller {
     pub allow_auth: bool,
     /// Raised when the caller goes away or the person stops shuttle.
     pub cancel: Cancel,
+    /// Where the call tells how far it got, for a caller that asked.
+    pub progress: crate::progress::Progress,
     /// The vision verbs' sessions, which outlive the call.
     pub sessions: Arc<crate::vision::Sessions>,
     /// What each caller was last told about the windows, which outlives the call.
@@ -152,6 +154,11 @@ impl Desk {
     /// The call's cancel flag, for long waits.
     pub fn cancel(&self) -> &Cancel {
         &self.caller.cancel
+    }
+
+    /// Where the call tells how far it got.
+    pub fn progress(&self) -> &crate::progress::Progress {
+        &self.caller.progress
     }
 
     /// The sandbox the apps agents launch run in, if any.

@@ -97,6 +97,12 @@ pub(super) fn launch(desk: &Desk, args: &LaunchArgs) -> Result<Started, DeskErro
     }
     let admitted = desk.admit(Intent::new(what, vec![Target::Program(args.app.clone())]))?;
     let launched = admitted.launch(&args.app, &args.args)?;
+    desk.progress().tell(|| {
+        format!(
+            "started {} (pid {}); waiting for its window",
+            args.app, launched.pid
+        )
+    });
     let window = first_window(desk, &launched, None, &args.app)?;
     started(desk, &launched, window)
 }
@@ -289,10 +295,20 @@ fn started(desk: &Desk, launched: &Launched, first: Option<Window>) -> Result<St
         .as_ref()
         .map(|w| format!("{} ({})", Quoted(&w.title), w.id));
     let (window, dialogs) = match first {
-        Some(first) => match settled(desk, launched, first)? {
-            Some((main, dialogs)) => (Some(main), dialogs),
-            None => (None, Vec::new()),
-        },
+        Some(first) => {
+            desk.progress().tell(|| {
+                format!(
+                    "its window {} is mapped; waiting for the app to settle",
+                    first.id
+                )
+            });
+            let settled = settled(desk, launched, first)?;
+            desk.progress().tell(|| "settled".into());
+            match settled {
+                Some((main, dialogs)) => (Some(main), dialogs),
+                None => (None, Vec::new()),
+            }
+        }
         None => (None, Vec::new()),
     };
     let note = match (&window, first_title) {

@@ -3,13 +3,13 @@
 
 #![allow(dead_code)]
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use desk::fake::{Event, FakeDesk, FakeNode, FakeWindow};
 use desk::guard::{Caller, Policy, Ran};
 use desk::news::WindowNews;
 use desk::vision::Sessions;
-use desk::{Body, Cancel};
+use desk::{Body, Cancel, Progress};
 use desk_core::call::{DeskCall, Verb};
 use desk_core::geometry::Rect;
 use desk_core::outcome::{Control, Outcome};
@@ -93,6 +93,13 @@ thread_local! {
     static NEWS: Arc<WindowNews> = Arc::default();
     /// The trees the test's caller was last shown, kept across its calls.
     static TREES: Arc<desk::trees::TreeMemory> = Arc::default();
+    /// The progress the test's calls told.
+    static HEARD: Arc<Mutex<Vec<String>>> = Arc::default();
+}
+
+/// The progress the test's calls have told since it was last asked.
+pub fn heard() -> Vec<String> {
+    HEARD.with(|heard| std::mem::take(&mut *heard.lock().unwrap()))
 }
 
 /// Runs `verb` with `args` on `fake` under `policy`, as agent "a1".
@@ -107,6 +114,10 @@ pub fn run_as(fake: &FakeDesk, policy: &Policy, verb: &str, args: Value, cancel:
         agent: "a1".into(),
         allow_auth: call.allow_auth(),
         cancel,
+        progress: {
+            let ear = HEARD.with(Arc::clone);
+            Progress::to(move |line| ear.lock().unwrap().push(line))
+        },
         sessions: SESSIONS.with(Arc::clone),
         news: NEWS.with(Arc::clone),
         trees: TREES.with(Arc::clone),

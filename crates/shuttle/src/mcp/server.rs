@@ -14,6 +14,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use tokio::sync::Mutex;
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 use desk_core::status::{Catalog, Status};
 
@@ -32,11 +33,21 @@ const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
 /// When a call that is still running first reports progress, and how often after that.
 const PROGRESS_FIRST: Duration = Duration::from_millis(500);
 const PROGRESS_EVERY: Duration = Duration::from_secs(1);
+/// News of the call goes out at once unless a notification went this recently; then it waits
+/// for the next tick, so typing's news every few dozen characters does not flood the client.
+const NEWS_GAP: Duration = Duration::from_millis(200);
 
-/// Reports a call's progress while it runs, when the client asked with a progress token: the
-/// seconds it has run, every [`PROGRESS_EVERY`] from [`PROGRESS_FIRST`] on, so a client that
-/// times calls out knows a launch, a wait or a script is still under way. Never ends.
-async fn progress(context: &RequestContext<RoleServer>, name: &str, wire_tool: &str) {
+/// Reports a call's progress while it runs, when the client asked with a progress token: from
+/// [`PROGRESS_FIRST`] on, every [`PROGRESS_EVERY`] and whenever the daemon sends news (`news`:
+/// a launch's stages, typing's count, a script's `desk.progress`). `progress` is the seconds
+/// the call has run, rising with every notification; the message says the latest news. Never
+/// ends.
+async fn progress(
+    context: &RequestContext<RoleServer>,
+    name: &str,
+    wire_tool: &str,
+    mut news: UnboundedReceiver<String>,
+) {
     let Some(token) = context.meta.get_progress_token() else {
         return std::future::pending().await;
     };
@@ -45,11 +56,32 @@ async fn progress(context: &RequestContext<RoleServer>, name: &str, wire_tool: &
         tokio::time::interval_at(tokio::time::Instant::now() + PROGRESS_FIRST, PROGRESS_EVERY);
     // The verb the agent called, as it named it (desk's verbs go as desk_VERB on the wire).
     let what = wire_tool.strip_prefix("desk_").unwrap_or(name);
+    let mut latest: Option<String> = None;
+    let mut sent: Option<(Instant, f64)> = None;
     loop {
-        ticks.tick().await;
-        let seconds = (started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
-        let note = ProgressNotificationParam::new(token.clone(), seconds)
-            .with_message(format!("{what}: running for {seconds} s"));
+        let due = tokio::select! {
+            _ = ticks.tick() => true,
+            Some(line) = news.recv() => {
+                latest = Some(line);
+                started.elapsed() >= PROGRESS_FIRST
+                    && sent.is_none_or(|(at, _)| at.elapsed() >= NEWS_GAP)
+            }
+        };
+        if !due {
+            continue;
+        }
+        let elapsed = started.elapsed().as_secs_f64();
+        let progress = match sent {
+            Some((_, before)) => ((elapsed * 1000.0).round() / 1000.0).max(before + 0.001),
+            None => (elapsed * 1000.0).round() / 1000.0,
+        };
+        let seconds = (elapsed * 10.0).round() / 10.0;
+        let message = match &latest {
+            Some(line) => format!("{what}: {line} ({seconds} s)"),
+            None => format!("{what}: running for {seconds} s"),
+        };
+        sent = Some((Instant::now(), progress));
+        let note = ProgressNotificationParam::new(token.clone(), progress).with_message(message);
         // A client that stopped listening is no reason to stop the call.
         let _ = context.peer.notify_progress(note).await;
     }
@@ -249,10 +281,15 @@ impl ServerHandler for DeskServer {
             .service_of(&tool)
             .is_some()
             .then(|| shared.sibling());
+        let service = own.is_some();
         let client = own.as_mut().unwrap_or(&mut shared);
-        let ticking = progress(&context, &request.name, &tool);
+        // News is asked of the daemon only for a client that takes progress, and never of a
+        // service, which reads the request as it likes.
+        let (told, news) = unbounded_channel();
+        let asks = context.meta.get_progress_token().is_some() && !service;
+        let ticking = progress(&context, &request.name, &tool, news);
         let outcome = tokio::select! {
-            outcome = client.call(&tool, args) => Some(outcome),
+            outcome = client.call_telling(&tool, args, asks.then_some(&told)) => Some(outcome),
             () = context.ct.cancelled() => None,
             () = ticking => unreachable!("progress ticks until the call ends"),
         };

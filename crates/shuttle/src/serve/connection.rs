@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use desk_core::call::Kind;
 use desk_core::wire::{
-    PacketError, PacketReader, Reply, Request, decode_request, peek_tool, write_packet,
+    PacketError, PacketReader, Progress, Reply, Request, decode_request, peek_tool, write_packet,
 };
 use serde_json::Value;
 use tokio::net::UnixStream;
@@ -78,11 +78,22 @@ pub async fn serve(stream: UnixStream, daemon: Arc<Daemon>, peer: Peer) {
             daemon.write_journal(&request, None, &ended, ms);
             return;
         }
-        let call = daemon.handle(&packet, peeked, peer);
+        // The call's news goes out as it comes, before the reply, on this task alone.
+        let (told, mut news) = tokio::sync::mpsc::unbounded_channel();
+        let progress = desk::Progress::to(move |line| {
+            let _ = told.send(Progress { progress: line });
+        });
+        let call = daemon.handle(&packet, peeked, peer, progress);
         tokio::pin!(call);
         let reply = loop {
             tokio::select! {
                 reply = &mut call => break Some(reply),
+                Some(note) = news.recv() => {
+                    if write_packet(&mut write, &note.to_json()).await.is_err() {
+                        // The client is gone: the call is cancelled as the loop ends.
+                        return;
+                    }
+                }
                 next = reader.next_packet(), if early.is_none() => match next {
                     Ok(Some(packet)) => early = Some(Ok(Some(packet))),
                     Err(e @ PacketError::TooLong { .. }) => early = Some(Err(e)),

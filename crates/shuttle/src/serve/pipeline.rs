@@ -20,7 +20,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use desk::guard::{Caller, Policy, read_only_refusal};
-use desk::{Cancel, Done, Link};
+use desk::{Cancel, Done, Link, Progress};
 use desk_core::call::{DeskCall, Kind, Verb};
 use desk_core::outcome::{Control, Outcome};
 use desk_core::wire::{Reply, Request, Tool, decode_request, tools};
@@ -33,9 +33,16 @@ use crate::config::{ClipboardAccess, Config};
 use crate::{endpoint, platform};
 
 impl Daemon {
-    /// Answers one request packet from `peer`, whose tool the connection peeked. Never fails:
-    /// every problem becomes an error reply.
-    pub async fn handle(&self, packet: &[u8], peeked: Option<&str>, peer: Peer) -> Reply {
+    /// Answers one request packet from `peer`, whose tool the connection peeked, telling
+    /// `progress` how the call goes when the request asks for that. Never fails: every problem
+    /// becomes an error reply.
+    pub async fn handle(
+        &self,
+        packet: &[u8],
+        peeked: Option<&str>,
+        peer: Peer,
+        progress: Progress,
+    ) -> Reply {
         self.calls.fetch_add(1, Ordering::Relaxed);
         let started = Instant::now();
         // The tool is parsed once, from the peek, so an unknown one costs no full decode.
@@ -54,7 +61,12 @@ impl Daemon {
         };
         let (request, ended, prefix) = match decoded {
             Ok(request) => {
-                let ended = self.route(&request, tool, peer).await;
+                let progress = if request.progress {
+                    progress
+                } else {
+                    Progress::default()
+                };
+                let ended = self.route(&request, tool, peer, progress).await;
                 let prefix = request.tool.clone();
                 (request, ended, prefix)
             }
@@ -81,7 +93,13 @@ impl Daemon {
         ended.reply(&prefix)
     }
 
-    async fn route(&self, request: &Request, tool: Option<Tool>, peer: Peer) -> Ended {
+    async fn route(
+        &self,
+        request: &Request,
+        tool: Option<Tool>,
+        peer: Peer,
+        progress: Progress,
+    ) -> Ended {
         let plugin = self.plugins.clone();
         let plugin = match tool {
             Some(Tool::Stop | Tool::Resume) => {
@@ -104,9 +122,9 @@ impl Daemon {
             Err(e) => return Ended::not_run(kind, config_refusal(&e)),
         };
         match tool {
-            Some(Tool::Desk(verb)) => self.desk_call(verb, request, config).await,
+            Some(Tool::Desk(verb)) => self.desk_call(verb, request, config, progress).await,
             Some(Tool::ScriptRun | Tool::GuiPlan) | None => {
-                self.run_call(request, plugin, config).await
+                self.run_call(request, plugin, config, progress).await
             }
             Some(Tool::Model(call)) => self.model_call(call, request, config).await,
             Some(_) => Ended::completed(
@@ -172,7 +190,13 @@ impl Daemon {
         }
     }
 
-    async fn desk_call(&self, verb: Verb, request: &Request, config: Arc<Config>) -> Ended {
+    async fn desk_call(
+        &self,
+        verb: Verb,
+        request: &Request,
+        config: Arc<Config>,
+        progress: Progress,
+    ) -> Ended {
         let kind = verb.kind();
         let act = kind == Kind::Act;
         let call = match DeskCall::parse(verb, request.args.clone()) {
@@ -231,6 +255,7 @@ impl Daemon {
             agent: request.agent_id.clone(),
             allow_auth: call.allow_auth(),
             cancel: cancel.clone(),
+            progress,
             sessions: self.sessions.clone(),
             news: self.news.clone(),
             trees: self.trees.clone(),

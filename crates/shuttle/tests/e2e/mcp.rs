@@ -500,6 +500,142 @@ fn the_python_and_typescript_sdks_read_annotations_progress_links_and_cancel() {
     }
 }
 
+/// Calls a tool, and answers everything the server sent before the call's answer, and the
+/// answer.
+fn until_answered(mcp: &mut Mcp, params: Value) -> (Vec<Value>, Value) {
+    let id = mcp.request("tools/call", params);
+    let mut before = Vec::new();
+    loop {
+        let message = mcp.next(Duration::from_secs(20)).expect("the answer");
+        if message["id"] == json!(id) {
+            return (before, message);
+        }
+        before.push(message);
+    }
+}
+
+/// The messages of the progress notifications among `told`, checking that their progress
+/// rises and that they carry `token`.
+fn progress_messages(told: &[Value], token: &str) -> Vec<String> {
+    let notes: Vec<&Value> = told
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .collect();
+    let progress: Vec<f64> = notes
+        .iter()
+        .map(|m| m["params"]["progress"].as_f64().unwrap())
+        .collect();
+    assert!(progress.windows(2).all(|p| p[0] < p[1]), "{progress:?}");
+    notes
+        .iter()
+        .map(|m| {
+            assert_eq!(m["params"]["progressToken"], token, "{m}");
+            m["params"]["message"].as_str().unwrap().to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn a_launch_a_long_text_and_a_script_tell_how_far_they_got() {
+    require_desktop();
+    let daemon = Daemon::start();
+    let bystander = Fixture::start("progress bystander", &["--size", "300x200"]);
+    let fixture = Fixture::start("progress typing", &[]);
+    let mut mcp = Mcp::start(&daemon.socket, &[]);
+    mcp.initialize("2025-06-18");
+    let with_token = |name: &str, arguments: Value, token: &str| json!({"name": name, "arguments": arguments, "_meta": {"progressToken": token}});
+
+    // A launch of an app that shows its window a second after it starts (a shell that sleeps
+    // first): each stage told, in order, as it happens; and the app is up (its log says so).
+    let log = daemon.scratch.path("launched.log");
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixture/fixture.py");
+    let slow = format!(
+        "sleep 1; exec /usr/bin/python3 {} --title 'progress launched' --log {}",
+        script.display(),
+        log.display()
+    );
+    let launch = json!({"verb": "launch", "app": "/bin/sh", "args": ["-c", slow]});
+    let (told, answer) = until_answered(&mut mcp, with_token("desk", launch, "l-1"));
+    assert_ne!(answer["result"]["isError"], true, "{answer}");
+    let launched = &answer["result"]["structuredContent"];
+    let pid = launched["pid"].as_u64().unwrap() as i32;
+    let said = progress_messages(&told, "l-1");
+    let stages = [
+        format!("launch: started /bin/sh (pid {pid}); waiting for its window ("),
+        format!(
+            "launch: its window {} is mapped; waiting for the app to settle (",
+            launched["window"]["id"].as_str().unwrap()
+        ),
+        "launch: settled (".to_string(),
+    ];
+    let told_stages: Vec<usize> = said
+        .iter()
+        .filter_map(|m| {
+            stages
+                .iter()
+                .position(|stage| m.starts_with(stage.as_str()))
+        })
+        .collect();
+    assert_eq!(told_stages.first(), Some(&0), "{said:?}");
+    assert!(
+        told_stages.contains(&1) && told_stages.ends_with(&[2]),
+        "{said:?}"
+    );
+    assert!(told_stages.windows(2).all(|w| w[0] <= w[1]), "{said:?}");
+    wait_for(
+        "the launched app to be shown",
+        Duration::from_secs(5),
+        || {
+            std::fs::read_to_string(&log)
+                .is_ok_and(|l| l.contains("\"shown\""))
+                .then_some(())
+        },
+    );
+    // SAFETY: kill on the app this test launched, by the pid the daemon reported.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+
+    // A long text: how much has gone out, as it goes; the entry holds it all.
+    let text = "progress ".repeat(120);
+    let typing = json!({"verb": "type", "text": text, "window": fixture.id()});
+    let (told, answer) = until_answered(&mut mcp, with_token("desk", typing, "t-1"));
+    assert_ne!(answer["result"]["isError"], true, "{answer}");
+    let said = progress_messages(&told, "t-1");
+    let total = text.chars().count();
+    assert!(
+        said.iter()
+            .any(|m| m.starts_with("type: typed ")
+                && m.contains(&format!(" of {total} characters ("))),
+        "{said:?}"
+    );
+    wait_for(
+        "the entry to hold the text",
+        Duration::from_secs(10),
+        || {
+            fixture
+                .events_of("text")
+                .last()
+                .is_some_and(|e| e["text"] == text.as_str())
+                .then_some(())
+        },
+    );
+    bystander.assert_untouched();
+
+    // A script: its own words, passed to desk.progress.
+    let code = "export async function main() { desk.progress('half way'); \
+                await new Promise((r) => setTimeout(r, 1500)); return 1; }";
+    let (told, answer) = until_answered(
+        &mut mcp,
+        with_token("script_run", json!({"code": code}), "s-1"),
+    );
+    assert_ne!(answer["result"]["isError"], true, "{answer}");
+    let said = progress_messages(&told, "s-1");
+    assert!(
+        said.iter().any(|m| m.starts_with("script_run: half way (")),
+        "{said:?}"
+    );
+}
+
 #[test]
 fn a_long_call_reports_its_progress_when_the_client_asks_and_only_then() {
     require_desktop();
@@ -508,19 +644,8 @@ fn a_long_call_reports_its_progress_when_the_client_asks_and_only_then() {
     let mut mcp = Mcp::start(&daemon.socket, &[]);
     mcp.initialize("2025-06-18");
     let wait = json!({"verb": "wait", "since": since, "timeout_ms": 2600});
-    // Everything the server sends until the call's answer.
-    let mut until_answered = |params: Value| {
-        let id = mcp.request("tools/call", params);
-        let mut before = Vec::new();
-        loop {
-            let message = mcp.next(Duration::from_secs(10)).expect("the answer");
-            if message["id"] == json!(id) {
-                return (before, message);
-            }
-            before.push(message);
-        }
-    };
     let (told, answer) = until_answered(
+        &mut mcp,
         json!({"name": "look", "arguments": wait, "_meta": {"progressToken": "w-1"}}),
     );
     assert_ne!(answer["result"]["isError"], true, "{answer}");
@@ -539,7 +664,7 @@ fn a_long_call_reports_its_progress_when_the_client_asks_and_only_then() {
     assert!(progress.windows(2).all(|p| p[0] < p[1]), "{progress:?}");
     assert!(progress[0] >= 0.4, "{progress:?}");
     // Without a token, the same call says nothing before its answer.
-    let (told, _) = until_answered(json!({"name": "look", "arguments": wait}));
+    let (told, _) = until_answered(&mut mcp, json!({"name": "look", "arguments": wait}));
     assert!(told.is_empty(), "{told:?}");
 }
 

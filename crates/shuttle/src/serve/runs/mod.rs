@@ -6,10 +6,12 @@
 //! - `program`: finding Node, and the runtime it runs.
 //! - `process`: the run's process group, its output and how it is ended.
 //! - `report`: the report.
+//! - `news`: what the module tells of its progress (`desk.progress`), passed on to the caller.
 //!
 //! A run owns the desk from start to end: it holds the desk turn, and only calls carrying its
 //! name (`SHUTTLE_AGENT`, which the runtime sends as agent_id) act meanwhile.
 
+mod news;
 mod process;
 mod program;
 mod report;
@@ -44,6 +46,7 @@ impl Daemon {
         request: &Request,
         plugin: Option<&ToolPlugin>,
         config: Arc<Config>,
+        progress: desk::Progress,
     ) -> Ended {
         if !config.tools.script_run {
             return Ended::not_run(
@@ -119,6 +122,15 @@ impl Daemon {
             Ok(script) => script,
             Err(reason) => return Ended::failed(Kind::Run, format!("{}: {reason}", request.tool)),
         };
+        let (news_fifo, news) = match news::listen(&dir.path, progress) {
+            Ok(listening) => listening,
+            Err(e) => {
+                return Ended::failed(
+                    Kind::Run,
+                    format!("{}: cannot make the run's progress FIFO: {e}", request.tool),
+                );
+            }
+        };
         let launch = Launch {
             program,
             entry,
@@ -127,6 +139,7 @@ impl Daemon {
                 ("SHUTTLE_AGENT".into(), name.clone()),
                 ("SHUTTLE_SCRIPT".into(), script.display().to_string()),
                 ("SHUTTLE_RUN".into(), dir.path.display().to_string()),
+                ("SHUTTLE_PROGRESS".into(), news_fifo.display().to_string()),
                 (
                     "SHUTTLE_FLOWS".into(),
                     config::flows_dir(self.config.path()).display().to_string(),
@@ -162,6 +175,7 @@ impl Daemon {
         let timeout = run.timeout;
         let supervised = tokio::spawn(async move {
             let finished = process::run(launch, stop.stopped_owned(), closed).await;
+            news.abort();
             let report = finished.map(|f| build_report(f, &dir, timeout, started));
             drop(turn);
             drop(dir);
