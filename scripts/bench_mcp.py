@@ -8,7 +8,9 @@ from `shuttle mcp`, spoken to as raw JSON-RPC over its stdio (no SDK between).
   answers it whole (what an MCP result carried before the budget) and as the text of the MCP
   result under the default budget.
 - progress: for a 3 s wait sent with a progress token, how late each notification arrives after
-  the moment it reports (arrival since the request, less the seconds it carries), in ms.
+  the moment it reports (arrival since the request, less the seconds it carries), in ms; and
+  for a script that calls desk.progress with its clock, how late the notification carrying each
+  line arrives after that call, in ms.
 
 Usage: bench_mcp.py SHUTTLE FIXTURE WORKDIR (the daemon at SHUTTLE_SOCKET already runs, and the
 widget factory shows)."""
@@ -124,6 +126,24 @@ def main():
         print(f"Progress of a 3 s wait: {len(late)} notifications, each "
               f"{min(late):.1f} to {max(late):.1f} ms (median {statistics.median(late):.1f}) after "
               "the moment it reports.")
+        # News: a script passes its clock to desk.progress once a second; each line's first
+        # notification is timed against it (one machine, one clock).
+        news = {}
+
+        def told(message):
+            if message.get("method") == "notifications/progress":
+                said = message["params"].get("message", "")
+                if said.startswith("script_run: at ") and said.split()[2] not in news:
+                    news[said.split()[2]] = time.time() * 1000 - float(said.split()[2])
+
+        code = ("export async function main() { for (let i = 0; i < 5; i++) { "
+                "await new Promise((r) => setTimeout(r, 1000)); desk.progress(`at ${Date.now()}`); } }")
+        mcp.request("tools/call", {"name": "script_run", "arguments": {"code": code},
+                                   "_meta": {"progressToken": "bench-news"}}, told)
+        delays = list(news.values())
+        print(f"News from a script's desk.progress, once a second for 5 s: {len(delays)} of 5 told, "
+              f"each {min(delays):.1f} to {max(delays):.1f} ms (median {statistics.median(delays):.1f}) "
+              "after the script's call.")
     finally:
         mcp.close()
         app.terminate()
