@@ -19,7 +19,13 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Serve MCP on stdin/stdout for an agent; starts the daemon on the first call if none runs
-    Mcp,
+    Mcp {
+        /// Send an image larger than the reply budget ([mcp] reply_budget) as a resource link
+        /// the client reads with resources/read, not inline: for clients that cap a tool
+        /// result's size
+        #[arg(long)]
+        image_links: bool,
+    },
     /// Run the per-user daemon that owns the desktop
     Serve {
         /// Stay attached and log to stderr instead of the log file
@@ -130,9 +136,11 @@ fn main() -> ExitCode {
             foreground,
             display,
         } => serve::run(foreground, display).map(|()| ExitCode::SUCCESS),
-        Command::Mcp => {
+        Command::Mcp { image_links } => {
             init_stderr_log();
-            runtime().block_on(mcp::run()).map(|()| ExitCode::SUCCESS)
+            runtime()
+                .block_on(mcp::run(image_links))
+                .map(|()| ExitCode::SUCCESS)
         }
         Command::Desk { words } => runtime().block_on(cli::desk::run(words)),
         Command::Status => runtime().block_on(cli::daemon::call(tools::STATUS)),

@@ -127,38 +127,71 @@ pub fn cut_lines(text: &str, budget: usize) -> Option<(String, Cut)> {
     ))
 }
 
-/// The replies a session cut, whole, by URI.
+/// How many bytes the base64 text `b64` stands for.
+pub fn decoded_len(b64: &str) -> usize {
+    let padding = b64.bytes().rev().take_while(|&b| b == b'=').count();
+    (b64.len() / 4 * 3).saturating_sub(padding)
+}
+
+/// How a kept reply is read back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// Text, as it is.
+    Text,
+    /// Bytes, base64-encoded (an image).
+    Blob,
+}
+
+/// One reply kept whole.
+#[derive(Debug)]
+struct Whole {
+    uri: String,
+    body: String,
+    mime: String,
+    form: Form,
+}
+
+/// The replies a session cut, whole, and the images it linked, by URI.
 #[derive(Debug, Default)]
 pub struct Kept {
-    replies: VecDeque<(String, String, &'static str)>,
+    replies: VecDeque<Whole>,
     next: u64,
 }
 
 impl Kept {
-    /// Keeps `text` (of MIME type `mime`); answers its URI.
-    pub fn keep(&mut self, text: String, mime: &'static str) -> String {
+    /// Keeps `body` (of MIME type `mime`, read back as `form`); answers its URI.
+    pub fn keep(&mut self, body: String, mime: &str, form: Form) -> String {
         self.next += 1;
         let uri = format!("{REPLY_URI}{}", self.next);
         if self.replies.len() == KEPT {
             self.replies.pop_front();
         }
-        self.replies.push_back((uri.clone(), text, mime));
+        self.replies.push_back(Whole {
+            uri: uri.clone(),
+            body,
+            mime: mime.to_string(),
+            form,
+        });
         uri
     }
 
-    /// The reply kept at `uri`, with its MIME type.
-    pub fn get(&self, uri: &str) -> Option<(&str, &'static str)> {
+    /// The reply kept at `uri`, with its MIME type and form.
+    pub fn get(&self, uri: &str) -> Option<(&str, &str, Form)> {
         self.replies
             .iter()
-            .find(|(u, ..)| u == uri)
-            .map(|(_, text, mime)| (text.as_str(), *mime))
+            .find(|w| w.uri == uri)
+            .map(|w| (w.body.as_str(), w.mime.as_str(), w.form))
     }
 
-    /// Every reply kept, oldest first: URI, size and MIME type.
-    pub fn list(&self) -> impl Iterator<Item = (&str, usize, &'static str)> {
-        self.replies
-            .iter()
-            .map(|(uri, text, mime)| (uri.as_str(), text.len(), *mime))
+    /// Every reply kept, oldest first: URI, size in bytes, MIME type and form.
+    pub fn list(&self) -> impl Iterator<Item = (&str, usize, &str, Form)> {
+        self.replies.iter().map(|w| {
+            let size = match w.form {
+                Form::Text => w.body.len(),
+                Form::Blob => decoded_len(&w.body),
+            };
+            (w.uri.as_str(), size, w.mime.as_str(), w.form)
+        })
     }
 }
 
@@ -213,11 +246,11 @@ mod tests {
     #[test]
     fn kept_replies_are_found_by_uri_and_the_oldest_go_first() {
         let mut kept = Kept::default();
-        let first = kept.keep("one".into(), "text/plain");
+        let first = kept.keep("one".into(), "text/plain", Form::Text);
         assert_eq!(first, "shuttle://reply/1");
-        assert_eq!(kept.get(&first), Some(("one", "text/plain")));
+        assert_eq!(kept.get(&first), Some(("one", "text/plain", Form::Text)));
         for i in 0..KEPT {
-            kept.keep(format!("{i}"), "application/json");
+            kept.keep(format!("{i}"), "application/json", Form::Text);
         }
         assert_eq!(kept.get(&first), None);
         assert_eq!(kept.list().count(), KEPT);

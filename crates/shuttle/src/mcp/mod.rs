@@ -17,8 +17,9 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use crate::client::{DeskClient, WhenAbsent};
 use crate::endpoint;
 
-/// Serves MCP on stdio until the client closes its end.
-pub async fn run() -> anyhow::Result<()> {
+/// Serves MCP on stdio until the client closes its end; with `image_links`, images over the
+/// reply budget go as resource links.
+pub async fn run(image_links: bool) -> anyhow::Result<()> {
     // The proxy holds the agent client's environment, keys among them.
     crate::private_memory::seal()
         .context("cannot make the proxy's memory private to it (prctl PR_SET_DUMPABLE)")?;
@@ -29,7 +30,7 @@ pub async fn run() -> anyhow::Result<()> {
     let client = DeskClient::new(socket, agent_id, WhenAbsent::Start);
     let (stdin, stdout) = rmcp::transport::stdio_pipes();
     let transport = ordered::Ordered::new(AsyncRwTransport::new_server(stdin, stdout));
-    let service = server::DeskServer::new(client, cwd)
+    let service = server::DeskServer::new(client, cwd, image_links)
         .serve(transport)
         .await
         .context("the MCP handshake failed")?;

@@ -18,7 +18,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 use desk_core::status::{Catalog, Status};
 
-use super::budget::{self, Kept};
+use super::budget::{self, Form, Kept};
 use super::tools;
 use crate::client::DeskClient;
 
@@ -94,19 +94,22 @@ pub struct DeskServer {
     /// What the daemon last said it serves: its mode and the plugins' tools and resources. The
     /// proxy reads no settings of its own.
     offered: Mutex<Option<(tools::Mode, Arc<Catalog>)>>,
-    /// The replies this session cut, whole, as resources.
+    /// The replies this session cut, whole, and the images it linked, as resources.
     kept: std::sync::Mutex<Kept>,
+    /// Whether images over the budget go as resource links (`shuttle mcp --image-links`).
+    image_links: bool,
 }
 
 impl DeskServer {
     /// A server forwarding calls through `client`; relative paths resolve against `cwd` (and
-    /// are refused without one).
-    pub fn new(client: DeskClient, cwd: Option<PathBuf>) -> Self {
+    /// are refused without one); with `image_links`, images over the budget are linked.
+    pub fn new(client: DeskClient, cwd: Option<PathBuf>, image_links: bool) -> Self {
         Self {
             client: Mutex::new(client),
             cwd,
             offered: Mutex::new(None),
             kept: std::sync::Mutex::default(),
+            image_links,
         }
     }
 
@@ -201,11 +204,13 @@ impl ServerHandler for DeskServer {
                     .with_mime_type(r.mime.clone())
             })
             .collect();
-        resources.extend(self.kept().list().map(|(uri, size, mime)| {
+        resources.extend(self.kept().list().map(|(uri, size, mime, form)| {
+            let what = match form {
+                Form::Text => format!("a reply cut to this session's budget, whole ({size} bytes)"),
+                Form::Blob => format!("an image over this session's budget ({size} bytes)"),
+            };
             Resource::new(uri, uri)
-                .with_description(format!(
-                    "a reply cut to this session's budget, whole ({size} bytes)"
-                ))
+                .with_description(what)
                 .with_mime_type(mime)
         }));
         Ok(ListResourcesResult::with_all_items(resources))
@@ -218,17 +223,22 @@ impl ServerHandler for DeskServer {
     ) -> Result<ReadResourceResponse, McpError> {
         if request.uri.starts_with(budget::REPLY_URI) {
             let kept = self.kept();
-            let Some((text, mime)) = kept.get(&request.uri) else {
+            let Some((body, mime, form)) = kept.get(&request.uri) else {
                 return Err(McpError::resource_not_found(
                     format!(
-                        "no reply {:?} is kept: a session keeps the last replies it cut, and \
-                         only for itself; resources/list names those there are",
+                        "no reply {:?} is kept: a session keeps the last replies it cut or \
+                         images it linked, and only for itself; resources/list names those \
+                         there are",
                         request.uri
                     ),
                     None,
                 ));
             };
-            let contents = ResourceContents::text(text, request.uri.clone()).with_mime_type(mime);
+            let contents = match form {
+                Form::Text => ResourceContents::text(body, request.uri.clone()),
+                Form::Blob => ResourceContents::blob(body, request.uri.clone()),
+            }
+            .with_mime_type(mime);
             return Ok(ReadResourceResult::new(vec![contents]).into());
         }
         let catalog = self.catalog().await;
@@ -300,7 +310,14 @@ impl ServerHandler for DeskServer {
             return Ok(CallToolResult::error(vec![ContentBlock::text("cancelled")]).into());
         };
         Ok(match outcome {
-            Ok(reply) => tools::to_result(reply, mode.reply_budget, &mut self.kept()),
+            Ok(reply) => tools::to_result(
+                reply,
+                tools::Budget {
+                    text: mode.reply_budget,
+                    image_links: self.image_links,
+                },
+                &mut self.kept(),
+            ),
             Err(e) => CallToolResult::error(vec![ContentBlock::text(e.to_string())]),
         }
         .into())

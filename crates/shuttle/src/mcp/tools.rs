@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use desk_core::status::{Catalog, Status};
 
-use super::budget::{self, Cut, Kept};
+use super::budget::{self, Cut, Form, Kept};
 
 /// The tool that runs the desk verbs that only read: windows, trees, shots, the clipboard.
 pub const LOOK: &str = "look";
@@ -409,12 +409,59 @@ fn absolutise_path(args: &mut JsonObject, cwd: Option<&Path>) -> Result<(), Stri
     Ok(())
 }
 
+/// What a session's results are held to.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    /// The most bytes of text a result carries (`[mcp] reply_budget`).
+    pub text: usize,
+    /// Whether an image of more bytes than that goes as a resource link
+    /// (`shuttle mcp --image-links`).
+    pub image_links: bool,
+}
+
 /// A daemon reply as an MCP tool result: the text, the image as an image block when there is
 /// one, and a JSON object result also as `structuredContent`, for clients that read it. Text
-/// over `budget` bytes is cut on an item or line boundary (`budget::cut_json`), the whole kept
+/// over the budget is cut on an item or line boundary (`budget::cut_json`), the whole kept
 /// in `kept` and linked as a resource, and a `cut` field says what was left out and how to ask
-/// for less.
-pub fn to_result(reply: Reply, budget: usize, kept: &mut Kept) -> CallToolResult {
+/// for less. With image links, an image over the budget is kept and linked likewise, and an
+/// `image_link` field says where it is.
+pub fn to_result(reply: Reply, budget: Budget, kept: &mut Kept) -> CallToolResult {
+    let linked = budget.image_links
+        && reply
+            .image_b64
+            .as_ref()
+            .is_some_and(|image| image.len() > budget.text);
+    if linked && !reply.is_error {
+        let mut reply = reply;
+        let image = reply.image_b64.take().unwrap_or_default();
+        let mime = reply.mime().to_string();
+        let bytes = budget::decoded_len(&image);
+        let uri = kept.keep(image, &mime, Form::Blob);
+        let note = json!({"image_link": {
+            "whole": uri,
+            "mime": mime,
+            "bytes": bytes,
+            "note": format!(
+                "the image ({bytes} bytes) is over the {}-byte budget: read it with \
+                 resources/read {uri}, or ask for less (max_edge, a region or a window)",
+                budget.text
+            ),
+        }});
+        let mut result = to_result(reply, budget, kept);
+        if let Some(Value::Object(fields)) = &mut result.structured_content
+            && let Value::Object(link) = &note
+        {
+            fields.extend(link.clone());
+        }
+        result.content.push(ContentBlock::text(note.to_string()));
+        result.content.push(ContentBlock::resource_link(
+            rmcp::model::Resource::new(uri.clone(), uri)
+                .with_description("the reply's image")
+                .with_mime_type(mime),
+        ));
+        return result;
+    }
+    let budget = budget.text;
     if reply.is_error {
         // An error is shuttle's words, which quote any app text they name (app_text::quote).
         return CallToolResult::error(vec![ContentBlock::text(reply.text)]);
@@ -439,7 +486,7 @@ pub fn to_result(reply: Reply, budget: usize, kept: &mut Kept) -> CallToolResult
         } else {
             "text/plain"
         };
-        let uri = kept.keep(reply.text.clone(), whole_mime);
+        let uri = kept.keep(reply.text.clone(), whole_mime, Form::Text);
         let note = json!({"cut": {
             "shown": cut.shown,
             "of": cut.of,
@@ -562,9 +609,56 @@ mod tests {
         Catalog::default()
     }
 
+    /// A budget of `text` bytes, images inline.
+    fn text_budget(text: usize) -> Budget {
+        Budget {
+            text,
+            image_links: false,
+        }
+    }
+
+    #[test]
+    fn an_image_over_the_budget_is_linked_only_when_links_were_asked_for() {
+        let mut shot = Reply::json(&json!({"width": 64, "height": 48}));
+        shot.image_b64 = Some(format!("{}A=", "A".repeat(5998)));
+        let inline = to_result(shot.clone(), text_budget(4096), &mut Kept::default());
+        assert!(matches!(inline.content[0], ContentBlock::Image(_)));
+        let mut kept = Kept::default();
+        let links = Budget {
+            text: 4096,
+            image_links: true,
+        };
+        let linked = to_result(shot.clone(), links, &mut kept);
+        assert!(
+            !linked
+                .content
+                .iter()
+                .any(|c| matches!(c, ContentBlock::Image(_)))
+        );
+        let structured = linked.structured_content.clone().unwrap();
+        assert_eq!(structured["width"], 64);
+        let uri = structured["image_link"]["whole"].as_str().unwrap();
+        assert_eq!(structured["image_link"]["bytes"], 4499);
+        let (body, mime, form) = kept.get(uri).unwrap();
+        assert_eq!((body.len(), mime, form), (6000, "image/png", Form::Blob));
+        assert!(matches!(
+            linked.content.last(),
+            Some(ContentBlock::ResourceLink(link)) if link.uri == uri
+        ));
+        // A small image stays inline, links or not.
+        shot.image_b64 = Some("A".repeat(400));
+        let small = to_result(shot, links, &mut kept);
+        assert!(matches!(small.content[0], ContentBlock::Image(_)));
+        assert_eq!(kept.list().count(), 1);
+    }
+
     /// A reply as a result under the default budget.
     fn result_of(reply: Reply) -> CallToolResult {
-        to_result(reply, budget::DEFAULT_BUDGET, &mut Kept::default())
+        to_result(
+            reply,
+            text_budget(budget::DEFAULT_BUDGET),
+            &mut Kept::default(),
+        )
     }
 
     fn texts(result: &CallToolResult) -> Vec<String> {
@@ -582,7 +676,7 @@ mod tests {
             .collect();
         let tree = json!({"window": {"id": "0x1", "title": "Files"}, "nodes": nodes});
         let mut kept = Kept::default();
-        let result = to_result(Reply::json(&tree), 4096, &mut kept);
+        let result = to_result(Reply::json(&tree), text_budget(4096), &mut kept);
         let size: usize = texts(&result).iter().map(String::len).sum();
         assert!(size <= 4096, "{size} bytes of text");
         let structured = result.structured_content.clone().unwrap();
@@ -591,7 +685,7 @@ mod tests {
         assert_eq!(structured["nodes"].as_array().unwrap().len(), shown);
         assert_eq!(structured["cut"]["units"], "items of nodes");
         let uri = structured["cut"]["whole"].as_str().unwrap();
-        let (whole, mime) = kept.get(uri).unwrap();
+        let (whole, mime, _) = kept.get(uri).unwrap();
         assert_eq!(serde_json::from_str::<Value>(whole).unwrap(), tree);
         assert_eq!(mime, "application/json");
         let linked = result.content.iter().find_map(|c| match c {
@@ -607,7 +701,11 @@ mod tests {
             "{blocks:?}"
         );
         // Within the budget, nothing is cut or kept.
-        let small = to_result(Reply::json(&json!({"nodes": [1, 2]})), 4096, &mut kept);
+        let small = to_result(
+            Reply::json(&json!({"nodes": [1, 2]})),
+            text_budget(4096),
+            &mut kept,
+        );
         assert!(small.structured_content.unwrap().get("cut").is_none());
         assert_eq!(kept.list().count(), 1);
     }
@@ -619,7 +717,7 @@ mod tests {
             .collect();
         let note = "the toolkit says nothing of it; ".repeat(20);
         let tree = json!({"note": note, "window": {"id": "0x1"}, "nodes": nodes});
-        let result = to_result(Reply::json(&tree), 4096, &mut Kept::default());
+        let result = to_result(Reply::json(&tree), text_budget(4096), &mut Kept::default());
         let size: usize = texts(&result).iter().map(String::len).sum();
         assert!(size <= 4096, "{size} bytes of text");
         assert_eq!(result.structured_content.unwrap()["note"], json!(note));
@@ -631,10 +729,14 @@ mod tests {
             .map(|i| format!("  button \"B{i}\" #a:{i}\n"))
             .collect();
         let mut kept = Kept::default();
-        let result = to_result(Reply::ok(outline.clone(), Format::Text), 3000, &mut kept);
+        let result = to_result(
+            Reply::ok(outline.clone(), Format::Text),
+            text_budget(3000),
+            &mut kept,
+        );
         let blocks = texts(&result);
         assert!(blocks.iter().map(String::len).sum::<usize>() <= 3000);
-        let (whole, _) = kept.get("shuttle://reply/1").unwrap();
+        let (whole, ..) = kept.get("shuttle://reply/1").unwrap();
         assert_eq!(whole, outline);
         assert!(blocks[0].contains("  button \"B0\" #a:0\n"), "{blocks:?}");
         assert!(!blocks[0].contains("B499"), "{blocks:?}");

@@ -400,6 +400,68 @@ fn a_reply_over_the_budget_is_cut_on_a_node_and_the_whole_is_read_as_a_resource(
     );
 }
 
+#[test]
+fn a_screenshot_over_the_budget_is_a_resource_link_when_the_client_asks_for_links() {
+    require_desktop();
+    let daemon = Daemon::start_configured(Some("[mcp]\nreply_budget = 2048\n"), &[]);
+    let fixture = Fixture::start("linked shot", &["--size", "300x200", "--color", "#00ff00"]);
+    let mut command = std::process::Command::new(common::SHUTTLE);
+    command
+        .args(["mcp", "--image-links"])
+        .env("SHUTTLE_SOCKET", &daemon.socket);
+    let mut mcp = Mcp::spawn(command);
+    mcp.initialize("2025-06-18");
+    let result = mcp.call("screenshot", json!({}));
+    assert_ne!(result["isError"], true, "{result}");
+    let content = result["content"].as_array().unwrap();
+    assert!(!content.iter().any(|c| c["type"] == "image"), "{content:?}");
+    let link = &result["structuredContent"]["image_link"];
+    let uri = link["whole"].as_str().unwrap();
+    let linked = content
+        .iter()
+        .find(|c| c["type"] == "resource_link")
+        .unwrap();
+    assert_eq!(
+        (&linked["uri"], &linked["mimeType"]),
+        (&json!(uri), &json!("image/png"))
+    );
+    let id = mcp.request("resources/read", json!({"uri": uri}));
+    let read = mcp.response(id);
+    let blob = &read["result"]["contents"][0];
+    assert_eq!(blob["mimeType"], "image/png", "{blob}");
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(blob["blob"].as_str().unwrap())
+        .unwrap();
+    assert_eq!(link["bytes"], png.len(), "{link}");
+    // The whole screen, with the fixture's green where xwininfo places it.
+    let shot = decode_png(&png);
+    let screen = common::run("xdpyinfo", &[]);
+    assert!(
+        screen.contains(&format!("dimensions:    {}x{} pixels", shot.0, shot.1)),
+        "{} x {}",
+        shot.0,
+        shot.1
+    );
+    let [x, y, ..] = common::geometry(&fixture.id());
+    assert_eq!(
+        common::pixel(&shot, x as u32 + 150, y as u32 + 190),
+        [0, 255, 0]
+    );
+    let id = mcp.request("resources/list", json!({}));
+    let listed = mcp.response(id)["result"]["resources"].clone();
+    assert!(
+        listed.as_array().unwrap().iter().any(|r| r["uri"] == uri),
+        "{listed}"
+    );
+    // A session that did not ask gets the image inline.
+    let mut inline = Mcp::start(&daemon.socket, &[]);
+    inline.initialize("2025-06-18");
+    let result = inline.call("screenshot", json!({}));
+    let content = result["content"].as_array().unwrap();
+    assert!(content.iter().any(|c| c["type"] == "image"), "{result}");
+    assert!(result["structuredContent"].get("image_link").is_none());
+}
+
 /// Runs `program` `args` (a client script of tests/clients) against `daemon`; answers the JSON
 /// it printed of what it saw.
 fn client_saw(daemon: &Daemon, program: &str, args: &[&str], env: &[(&str, &str)]) -> Value {
