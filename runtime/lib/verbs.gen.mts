@@ -382,7 +382,7 @@ export interface ComputerActRequest {
   foreground?: boolean | null;
 }
 
-/** End a session: forget its elements and scale. */
+/** End a session, forgetting its elements and scale. */
 export interface ComputerEndArgs {
   /** The session to end. */
   session: string;
@@ -555,7 +555,7 @@ export interface InsertTextArgs {
   allow_auth?: boolean;
 }
 
-/** Press a key combination, such as ctrl+s or alt+F4. */
+/** Press keys, such as ctrl+s or alt+F4. */
 export interface KeyArgs {
   /** The combination: modifiers and one key joined by +. */
   keys: string;
@@ -722,7 +722,7 @@ export interface OptionPicked {
 /** How `select_option` picked the item. */
 export type PickHow = "selection" | "keys" | "already" | "item action";
 
-/** Press a node: select a tab, row or combo item, run menu items, else click; how says which. */
+/** Press a node: select a tab, row or item, run a menu item, else click; how says which. */
 export interface PressArgs {
   /** A node id from snapshot or find. */
   id: string;
@@ -842,7 +842,7 @@ export interface Scale {
   height: number;
 }
 
-/** The screen's width and height in pixels. */
+/** Screen width and height in pixels. */
 export type ScreenArgs = Record<string, never>;
 
 /** `screen`: its size. */
@@ -891,7 +891,7 @@ export interface Scrolled {
   unverified?: Unverified | null;
 }
 
-/** Pick an item of a combo box or list by name; answers holds, as_asked, how. */
+/** Pick a combo box's or list's item by name; answers holds, as_asked, how. */
 export interface SelectOptionArgs {
   /** The combo box or list: a node id from snapshot or find. */
   id: string;
@@ -1167,7 +1167,7 @@ export interface Unanswered {
   app?: string | null;
 }
 
-/** The focused window whose app stopped answering accessibility, or null. */
+/** The focused window if its app stopped answering accessibility, else null. */
 export type UnansweredArgs = Record<string, never>;
 
 /** Input that went out but whose effect was not read back: it may or may not have landed. */
@@ -1257,5 +1257,5 @@ export interface WindowRef {
   title: string;
 }
 
-/** The top-level windows, topmost first (modal, blocks: a dialog the screen hides). */
+/** Top-level windows, topmost first (modal, blocks: a dialog the screen hides). */
 export type WindowsArgs = Record<string, never>;

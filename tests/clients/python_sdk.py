@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """shuttle mcp through the MCP Python SDK, as a client program would use it: the tools and
-their annotations, progress from a long call, a cut reply's whole read as a resource, and a
-long call cancelled. Prints one JSON object of what it saw; the Rust e2e test judges it.
+their annotations, progress from a long call, a cut reply's whole read as a resource, a
+long call cancelled, and results the SDK checks against their tools' output schemas. Prints one JSON object of what it saw; the Rust e2e test judges it.
 
 Usage: python_sdk.py SHUTTLE WINDOW (a window with a tree over 8 KB, already on the display)
 Environment: SHUTTLE_SOCKET, the daemon's socket."""
@@ -28,6 +28,7 @@ async def main():
                 t.name: t.annotations.model_dump(by_alias=True, exclude_none=True) if t.annotations else None
                 for t in tools
             }
+            seen["output_schemas"] = [t.name for t in tools if t.output_schema]
             progress = []
 
             async def on_progress(value, total, message):
@@ -60,6 +61,16 @@ async def main():
             status = await session.call_tool("status", {})
             seen["after_cancel_s"] = round(time.monotonic() - started, 2)
             seen["status_ok"] = not status.is_error
+            # Tools with an output schema: the SDK checks each result against it, and raises
+            # if it fails.
+            shot = await session.call_tool("screenshot", {})
+            run = await session.call_tool(
+                "script_run", {"code": "export async function main() { return { ok: 1 }; }"}
+            )
+            seen["checked"] = {
+                "screenshot_width": shot.structured_content["width"],
+                "script_result": run.structured_content["result"],
+            }
     print(json.dumps(seen))
 
 

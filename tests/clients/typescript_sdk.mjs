@@ -1,6 +1,6 @@
 // shuttle mcp through the MCP TypeScript SDK, as a client program would use it: the tools and
-// their annotations, progress from a long call, a cut reply's whole read as a resource, and a
-// long call cancelled. Prints one JSON object of what it saw; the Rust e2e test judges it.
+// their annotations, progress from a long call, a cut reply's whole read as a resource, a long
+// call cancelled, and results the SDK checks against their tools' output schemas. Prints one JSON object of what it saw; the Rust e2e test judges it.
 //
 // Usage: node typescript_sdk.mjs SHUTTLE WINDOW (a window with a tree over 8 KB, already on
 // the display), with NODE_PATH at the SDK's node_modules; SHUTTLE_SOCKET names the daemon.
@@ -24,6 +24,7 @@ const client = new Client({ name: "shuttle-e2e", version: "1" });
 await client.connect(new StdioClientTransport({ command: shuttle, args: ["mcp"], env: process.env }));
 const { tools } = await client.listTools();
 seen.tools = Object.fromEntries(tools.map((t) => [t.name, t.annotations ?? null]));
+seen.output_schemas = tools.filter((t) => t.outputSchema).map((t) => t.name);
 
 const listed = await client.callTool({ name: "look", arguments: { verb: "windows" } });
 const since = JSON.parse(data(listed.content));
@@ -65,5 +66,12 @@ try {
 const status = await client.callTool({ name: "status", arguments: {} });
 seen.after_cancel_s = Math.round((performance.now() - started) / 10) / 100;
 seen.status_ok = !status.isError;
+// Tools with an output schema: the SDK checks each result against it, and throws if it fails.
+const shot = await client.callTool({ name: "screenshot", arguments: {} });
+const run = await client.callTool({
+  name: "script_run",
+  arguments: { code: "export async function main() { return { ok: 1 }; }" },
+});
+seen.checked = { screenshot_width: shot.structuredContent.width, script_result: run.structuredContent.result };
 await client.close();
 console.log(JSON.stringify(seen));

@@ -70,14 +70,14 @@ pub const MAX_WAIT_MS: u64 = 5000;
 /// The most notches one scroll sends; more are cut to this.
 pub const MAX_SCROLL: u32 = 50;
 
-/// The top-level windows, topmost first (modal, blocks: a dialog the screen hides).
+/// Top-level windows, topmost first (modal, blocks: a dialog the screen hides).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WindowsArgs {}
 
 impl Args for WindowsArgs {}
 
-/// The screen's width and height in pixels.
+/// Screen width and height in pixels.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScreenArgs {}
@@ -129,7 +129,7 @@ impl Args for ShotArgs {
     }
 }
 
-/// The focused window whose app stopped answering accessibility, or null.
+/// The focused window if its app stopped answering accessibility, else null.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UnansweredArgs {}
@@ -273,7 +273,7 @@ pub struct AtArgs {
 
 impl Args for AtArgs {}
 
-/// Press a key combination, such as ctrl+s or alt+F4.
+/// Press keys, such as ctrl+s or alt+F4.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct KeyArgs {
@@ -556,7 +556,7 @@ impl Args for DragArgs {
     }
 }
 
-/// Press a node: select a tab, row or combo item, run menu items, else click; how says which.
+/// Press a node: select a tab, row or item, run a menu item, else click; how says which.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PressArgs {
@@ -660,7 +660,7 @@ impl Args for SetValueArgs {
     }
 }
 
-/// Pick an item of a combo box or list by name; answers holds, as_asked, how.
+/// Pick a combo box's or list's item by name; answers holds, as_asked, how.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SelectOptionArgs {

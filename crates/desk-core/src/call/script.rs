@@ -183,9 +183,9 @@ pub fn input_schema() -> Value {
     serde_json::json!({
         "type": "object",
         "properties": {
-            "code": {"type": "string", "description": "module source exporting main(params)"},
-            "path": {"type": "string", "description": "a module file instead of code"},
-            "params": {"type": "object", "description": "what main receives"},
+            "code": {"type": "string", "description": "module source"},
+            "path": {"type": "string", "description": "a module file"},
+            "params": {"type": "object"},
             "timeout_s": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TIMEOUT_S, "description": "default 90"}
         },
         "additionalProperties": false
@@ -201,10 +201,10 @@ pub fn plan_schema() -> Value {
             "steps": {"type": "array", "items": {"type": "object"}},
             "flow": {"type": "string", "description": "a saved plan to run"},
             "params": {"type": "object"},
-            "window": {"type": "string", "description": "default: the focused one"},
+            "window": {"type": "string", "description": "default: focused"},
             "replay": {"type": "boolean", "description": "default true"},
             "record": {"type": "array", "description": "a run's record, to replay"},
-            "save_as": {"type": "string", "description": "keep the steps as a flow"},
+            "save_as": {"type": "string", "description": "keep as a flow"},
             "timeout_s": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TIMEOUT_S}
         }
     })

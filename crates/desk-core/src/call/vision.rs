@@ -516,7 +516,7 @@ impl Args for ComputerActArgs {
     }
 }
 
-/// End a session: forget its elements and scale.
+/// End a session, forgetting its elements and scale.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ComputerEndArgs {

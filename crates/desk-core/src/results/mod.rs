@@ -10,12 +10,16 @@
 //! - [`apps`]: focus, close, launch, open, quit and the window frame verbs.
 //! - [`observe`]: screen, shot, wait, still, the clipboard.
 //! - [`vision`]: the vision verbs' JSON answers.
+//! - [`script`]: a run's report (`script_run`, the tool plugins).
+//! - [`output`]: a result's schema, compact, as an MCP tool's output schema.
 
 pub mod a11y;
 pub mod apps;
 pub mod fields;
 pub mod input;
 pub mod observe;
+pub mod output;
+pub mod script;
 pub mod vision;
 
 use schemars::JsonSchema;

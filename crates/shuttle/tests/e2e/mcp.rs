@@ -64,8 +64,8 @@ fn lists_the_built_in_tools_with_short_exact_descriptions() {
     let read_lines = look["description"].as_str().unwrap();
     let act_lines = desk["description"].as_str().unwrap();
     for line in [
-        "windows: The top-level windows",
-        "screen: The screen's width",
+        "windows: Top-level windows",
+        "screen: Screen width",
         "shot x? y? w? h? path? window?",
     ] {
         assert!(
@@ -559,6 +559,23 @@ fn the_python_and_typescript_sdks_read_annotations_progress_links_and_cancel() {
             "{sdk}: {saw}"
         );
         assert_eq!(saw["status_ok"], true, "{sdk}: {saw}");
+        // The SDK checked these results against the schemas it listed (it throws otherwise).
+        assert_eq!(
+            saw["output_schemas"],
+            json!(["screenshot", "script_run"]),
+            "{sdk}: {saw}"
+        );
+        let screen = common::run("xdpyinfo", &[]);
+        let width = saw["checked"]["screenshot_width"].as_u64().unwrap();
+        assert!(
+            screen.contains(&format!("dimensions:    {width}x")),
+            "{sdk}: {saw}"
+        );
+        assert_eq!(
+            saw["checked"]["script_result"],
+            json!({"ok": 1}),
+            "{sdk}: {saw}"
+        );
     }
 }
 

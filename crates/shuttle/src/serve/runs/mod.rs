@@ -5,7 +5,6 @@
 //!
 //! - `program`: finding Node, and the runtime it runs.
 //! - `process`: the run's process group, its output and how it is ended.
-//! - `report`: the report.
 //! - `news`: what the module tells of its progress (`desk.progress`), passed on to the caller.
 //!
 //! A run owns the desk from start to end: it holds the desk turn, and only calls carrying its
@@ -14,7 +13,6 @@
 mod news;
 mod process;
 mod program;
-mod report;
 
 use std::collections::BTreeSet;
 use std::os::unix::fs::DirBuilderExt;
@@ -36,8 +34,8 @@ use super::ended::Ended;
 use super::stop::STOPPED;
 use crate::config::{self, Config};
 use crate::plugins::ToolPlugin;
+use desk_core::results::script::{ErrorKind, Report, RunError};
 use process::{Ending, Launch};
-use report::{ErrorKind, Report, RunError};
 
 impl Daemon {
     /// Runs `script_run`, or the tool plugin `plugin`, for `request`.

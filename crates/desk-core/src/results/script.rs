@@ -1,10 +1,12 @@
-//! What a run answers: `{result, logs, stderr, exit_code?, duration_ms, error?: {kind, message}}`.
+//! What a run (`script_run`, a tool plugin) answers: `{result, logs, stderr, exit_code?,
+//! duration_ms, error?: {kind, message}}`.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
 /// Why a run failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
     /// The module or the desk API failed to load.
@@ -34,7 +36,7 @@ impl ErrorKind {
 }
 
 /// A run's failure.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct RunError {
     /// What kind of failure.
     pub kind: ErrorKind,
@@ -43,7 +45,7 @@ pub struct RunError {
 }
 
 /// A run's report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Report {
     /// What `main` returned, as JSON (null when it returned nothing or did not return).
     pub result: Value,
