@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """shuttle mcp through the MCP Python SDK, as a client program would use it: the tools and
-their annotations, progress from a long call, a cut reply's whole read as a resource, a
+their annotations, progress from a launch, a cut reply's whole read as a resource, a
 long call cancelled, and results the SDK checks against their tools' output schemas. Prints one JSON object of what it saw; the Rust e2e test judges it.
 
-Usage: python_sdk.py SHUTTLE WINDOW (a window with a tree over 8 KB, already on the display)
+Usage: python_sdk.py SHUTTLE WINDOW LAUNCH (a window with a tree over 8 KB, already on the
+display; a shell command that starts an app slowly, launched through /bin/sh -c)
 Environment: SHUTTLE_SOCKET, the daemon's socket."""
 import json
 import os
@@ -14,7 +15,7 @@ import anyio
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-SHUTTLE, WINDOW = sys.argv[1], sys.argv[2]
+SHUTTLE, WINDOW, LAUNCH = sys.argv[1], sys.argv[2], sys.argv[3]
 
 
 async def main():
@@ -36,12 +37,13 @@ async def main():
 
             listed = (await session.call_tool("look", {"verb": "windows"})).content
             since = json.loads(_data(listed))
-            await session.call_tool(
-                "look",
-                {"verb": "wait", "since": since, "timeout_ms": 2200},
+            launched = await session.call_tool(
+                "desk",
+                {"verb": "launch", "app": "/bin/sh", "args": ["-c", LAUNCH]},
                 progress_callback=on_progress,
             )
             seen["progress"] = progress
+            seen["launched_pid"] = launched.structured_content["pid"]
             tree = await session.call_tool("look", {"verb": "snapshot", "window": WINDOW, "view": "all"})
             cut = tree.structured_content["cut"]
             links = [c.uri for c in tree.content if c.type == "resource_link"]

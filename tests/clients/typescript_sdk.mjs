@@ -1,16 +1,18 @@
 // shuttle mcp through the MCP TypeScript SDK, as a client program would use it: the tools and
-// their annotations, progress from a long call, a cut reply's whole read as a resource, a long
-// call cancelled, and results the SDK checks against their tools' output schemas. Prints one JSON object of what it saw; the Rust e2e test judges it.
+// their annotations, progress from a launch, a cut reply's whole read as a resource, a long
+// call cancelled, and results the SDK checks against their tools' output schemas. Prints one
+// JSON object of what it saw; the Rust e2e test judges it.
 //
-// Usage: node typescript_sdk.mjs SHUTTLE WINDOW (a window with a tree over 8 KB, already on
-// the display), with NODE_PATH at the SDK's node_modules; SHUTTLE_SOCKET names the daemon.
+// Usage: node typescript_sdk.mjs SHUTTLE WINDOW LAUNCH (a window with a tree over 8 KB, already
+// on the display; a shell command that starts an app slowly, launched through /bin/sh -c), with
+// NODE_PATH at the SDK's node_modules; SHUTTLE_SOCKET names the daemon.
 import { createRequire } from "node:module";
 
 const require = createRequire(process.env.NODE_PATH + "/");
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
 
-const [shuttle, window] = process.argv.slice(2);
+const [shuttle, window, launch] = process.argv.slice(2);
 
 /** The JSON between a reply's data fence. */
 function data(content) {
@@ -29,12 +31,13 @@ seen.output_schemas = tools.filter((t) => t.outputSchema).map((t) => t.name);
 const listed = await client.callTool({ name: "look", arguments: { verb: "windows" } });
 const since = JSON.parse(data(listed.content));
 const progress = [];
-await client.callTool(
-  { name: "look", arguments: { verb: "wait", since, timeout_ms: 2200 } },
+const launched = await client.callTool(
+  { name: "desk", arguments: { verb: "launch", app: "/bin/sh", args: ["-c", launch] } },
   undefined,
   { onprogress: (p) => progress.push([p.progress, p.message]) },
 );
 seen.progress = progress;
+seen.launched_pid = launched.structuredContent.pid;
 
 const tree = await client.callTool({
   name: "look",

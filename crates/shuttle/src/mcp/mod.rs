@@ -4,9 +4,11 @@
 //! - [`tools`]: the tool list and the mapping of calls onto the desk wire.
 //! - [`ordered`]: one tool call at a time, in order, with cancellation.
 //! - [`budget`]: replies cut to the session's budget, the whole kept as resources.
+//! - [`progress`]: a call's progress notifications.
 
 mod budget;
 mod ordered;
+mod progress;
 mod server;
 mod tools;
 

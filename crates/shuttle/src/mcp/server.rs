@@ -3,22 +3,22 @@
 use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     InitializeResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, Resource, ResourceContents, ServerCapabilities, ServerConfig,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use tokio::sync::Mutex;
-use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+use tokio::sync::mpsc::unbounded_channel;
 
 use desk_core::status::{Catalog, Status};
 
 use super::budget::{self, Form, Kept};
+use super::progress::Progress;
 use super::tools;
 use crate::client::DeskClient;
 
@@ -29,63 +29,6 @@ const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
     ProtocolVersion::V_2025_06_18,
     ProtocolVersion::V_2025_11_25,
 ];
-
-/// When a call that is still running first reports progress, and how often after that.
-const PROGRESS_FIRST: Duration = Duration::from_millis(500);
-const PROGRESS_EVERY: Duration = Duration::from_secs(1);
-/// News of the call goes out at once unless a notification went this recently; then it waits
-/// for the next tick, so typing's news every few dozen characters does not flood the client.
-const NEWS_GAP: Duration = Duration::from_millis(200);
-
-/// Reports a call's progress while it runs, when the client asked with a progress token: from
-/// [`PROGRESS_FIRST`] on, every [`PROGRESS_EVERY`] and whenever the daemon sends news (`news`:
-/// a launch's stages, typing's count, a script's `desk.progress`). `progress` is the seconds
-/// the call has run, rising with every notification; the message says the latest news. Never
-/// ends.
-async fn progress(
-    context: &RequestContext<RoleServer>,
-    name: &str,
-    wire_tool: &str,
-    mut news: UnboundedReceiver<String>,
-) {
-    let Some(token) = context.meta.get_progress_token() else {
-        return std::future::pending().await;
-    };
-    let started = Instant::now();
-    let mut ticks =
-        tokio::time::interval_at(tokio::time::Instant::now() + PROGRESS_FIRST, PROGRESS_EVERY);
-    // The verb the agent called, as it named it (desk's verbs go as desk_VERB on the wire).
-    let what = wire_tool.strip_prefix("desk_").unwrap_or(name);
-    let mut latest: Option<String> = None;
-    let mut sent: Option<(Instant, f64)> = None;
-    loop {
-        let due = tokio::select! {
-            _ = ticks.tick() => true,
-            Some(line) = news.recv() => {
-                latest = Some(line);
-                started.elapsed() >= PROGRESS_FIRST
-                    && sent.is_none_or(|(at, _)| at.elapsed() >= NEWS_GAP)
-            }
-        };
-        if !due {
-            continue;
-        }
-        let elapsed = started.elapsed().as_secs_f64();
-        let progress = match sent {
-            Some((_, before)) => ((elapsed * 1000.0).round() / 1000.0).max(before + 0.001),
-            None => (elapsed * 1000.0).round() / 1000.0,
-        };
-        let seconds = (elapsed * 10.0).round() / 10.0;
-        let message = match &latest {
-            Some(line) => format!("{what}: {line} ({seconds} s)"),
-            None => format!("{what}: running for {seconds} s"),
-        };
-        sent = Some((Instant::now(), progress));
-        let note = ProgressNotificationParam::new(token.clone(), progress).with_message(message);
-        // A client that stopped listening is no reason to stop the call.
-        let _ = context.peer.notify_progress(note).await;
-    }
-}
 
 /// Serves the shuttle tools to one agent session.
 pub struct DeskServer {
@@ -295,14 +238,17 @@ impl ServerHandler for DeskServer {
         let client = own.as_mut().unwrap_or(&mut shared);
         // News is asked of the daemon only for a client that takes progress, and never of a
         // service, which reads the request as it likes.
-        let (told, news) = unbounded_channel();
-        let asks = context.meta.get_progress_token().is_some() && !service;
-        let ticking = progress(&context, &request.name, &tool, news);
+        let (told, mut news) = unbounded_channel();
+        let mut progress = Progress::new(&context, &request.name, &tool);
+        let asks = progress.asked() && !service;
         let outcome = tokio::select! {
             outcome = client.call_telling(&tool, args, asks.then_some(&told)) => Some(outcome),
             () = context.ct.cancelled() => None,
-            () = ticking => unreachable!("progress ticks until the call ends"),
+            () = progress.run(&mut news) => unreachable!("progress is told until the call ends"),
         };
+        if outcome.is_some() {
+            progress.finish(&mut news).await;
+        }
         let Some(outcome) = outcome else {
             // Closing the connection is what cancels the call in the daemon. rmcp sends no reply
             // for a cancelled request, so this result goes nowhere.

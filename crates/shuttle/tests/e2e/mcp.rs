@@ -481,7 +481,7 @@ fn client_saw(daemon: &Daemon, program: &str, args: &[&str], env: &[(&str, &str)
 }
 
 /// The real MCP SDKs, Python and TypeScript, each as a client program uses it: annotations,
-/// progress from a long call, a cut reply's whole followed by its link, a long call cancelled.
+/// progress from a launch, a cut reply's whole followed by its link, a long call cancelled.
 #[test]
 fn the_python_and_typescript_sdks_read_annotations_progress_links_and_cancel() {
     require_desktop();
@@ -512,38 +512,75 @@ fn the_python_and_typescript_sdks_read_annotations_progress_links_and_cancel() {
     let shuttle = env!("CARGO_BIN_EXE_shuttle");
     let python_script = format!("{here}/../../tests/clients/python_sdk.py");
     let typescript_script = format!("{here}/../../tests/clients/typescript_sdk.mjs");
-    for (sdk, saw) in [
+    // An app that shows its window a second after it starts, so its launch has stages to tell.
+    let fixture = format!("{here}/../../tests/fixture/fixture.py");
+    let slow = |sdk: &str| {
+        let log = daemon.scratch.path(&format!("{sdk}-launched.log"));
+        let launch = format!(
+            "sleep 1; exec /usr/bin/python3 {fixture} --title '{sdk} launched' --log {}",
+            log.display()
+        );
+        (log, launch)
+    };
+    let (python_log, python_launch) = slow("python");
+    let (typescript_log, typescript_launch) = slow("typescript");
+    for (sdk, log, saw) in [
         (
             "python",
+            python_log,
             client_saw(
                 &daemon,
                 python.to_str().unwrap(),
-                &[&python_script, shuttle, "Many buttons"],
+                &[&python_script, shuttle, "Many buttons", &python_launch],
                 &[],
             ),
         ),
         (
             "typescript",
+            typescript_log,
             client_saw(
                 &daemon,
                 &node,
-                &[&typescript_script, shuttle, "Many buttons"],
+                &[
+                    &typescript_script,
+                    shuttle,
+                    "Many buttons",
+                    &typescript_launch,
+                ],
                 &[("NODE_PATH", modules.to_str().unwrap())],
             ),
         ),
     ] {
+        let pid = saw["launched_pid"].as_u64().unwrap() as i32;
+        wait_for(
+            "the launched app to be shown",
+            Duration::from_secs(5),
+            || {
+                std::fs::read_to_string(&log)
+                    .is_ok_and(|l| l.contains("\"shown\""))
+                    .then_some(())
+            },
+        );
+        // SAFETY: kill on the app this test launched, by the pid the daemon reported.
+        unsafe { libc::kill(pid, libc::SIGTERM) };
         let tools = &saw["tools"];
         assert_eq!(tools["look"]["readOnlyHint"], true, "{sdk}: {saw}");
         assert_eq!(tools["status"]["readOnlyHint"], true, "{sdk}: {saw}");
         assert!(tools["desk"].get("readOnlyHint").is_none(), "{sdk}: {saw}");
         assert_eq!(tools["script_run"]["openWorldHint"], true, "{sdk}: {saw}");
+        // The launch's stages, as the SDK handed them over, rising.
         let progress = saw["progress"].as_array().unwrap();
-        assert!(progress.len() >= 2, "{sdk}: {saw}");
+        let said: Vec<&str> = progress.iter().map(|p| p[1].as_str().unwrap()).collect();
+        let values: Vec<f64> = progress.iter().map(|p| p[0].as_f64().unwrap()).collect();
+        assert!(values.windows(2).all(|v| v[0] < v[1]), "{sdk}: {saw}");
         assert!(
-            progress[0][1]
-                .as_str()
-                .unwrap()
-                .starts_with("wait: running for"),
+            said.first()
+                .is_some_and(|m| m.starts_with("launch: started /bin/sh (pid ")),
+            "{sdk}: {saw}"
+        );
+        assert!(
+            said.last()
+                .is_some_and(|m| m.starts_with("launch: settled (")),
             "{sdk}: {saw}"
         );
         let cut = &saw["cut"];
