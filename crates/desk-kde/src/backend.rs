@@ -330,17 +330,22 @@ fn record(w: &KdeWindow) -> Window {
 
 impl Display for KdeBackend {
     fn info(&self) -> DisplayInfo {
+        let shots = shot::served(self.kwin.connection());
+        let mut lacking = vec![format!(
+            "text goes through shuttle's input method into a field that takes it, else as keys \
+             of KWin's layout, which refuse the characters it lacks (KWin {})",
+            self.kwin.version()
+        )];
+        if !shots {
+            lacking.push(KdeError::NoScreenshots.to_string());
+        }
         DisplayInfo {
             system: SYSTEM,
             display: self.name.clone(),
-            capture: "kwin-screenshot2",
-            window_pixels: true,
+            capture: if shots { "kwin-screenshot2" } else { "none" },
+            window_pixels: shots,
             confirms: false,
-            lacking: vec![format!(
-                "text goes through shuttle's input method into a field that takes it, else \
-                     as keys of KWin's layout, which refuse the characters it lacks (KWin {})",
-                self.kwin.version()
-            )],
+            lacking,
         }
     }
 

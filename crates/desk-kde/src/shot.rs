@@ -25,6 +25,21 @@ const FORMAT_RGBA8888: u32 = 17;
 const FORMAT_RGBX8888: u32 = 16;
 const FORMAT_RGBA8888_PREMULTIPLIED: u32 = 18;
 
+/// Whether KWin serves ScreenShot2 on its bus (a question it answers to anyone).
+pub fn served(connection: &Connection) -> bool {
+    let answer = connection.call_method(
+        Some(KWIN),
+        OBJECT,
+        Some("org.freedesktop.DBus.Introspectable"),
+        "Introspect",
+        &(),
+    );
+    answer
+        .ok()
+        .and_then(|reply| reply.body().deserialize::<String>().ok())
+        .is_some_and(|xml| xml.contains(INTERFACE))
+}
+
 /// The screen's pixels in `rect`, at the screen's own size (a scaled output is not enlarged).
 pub fn area(connection: &Connection, rect: Rect) -> Result<RgbImage, KdeError> {
     let options: HashMap<&str, Value> = HashMap::from([

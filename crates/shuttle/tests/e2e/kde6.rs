@@ -163,6 +163,21 @@ fn an_agent_works_in_a_persons_plasma_6_session_and_the_person_stops_it_with_the
     let status = daemon.call("status", json!({})).json();
     assert_eq!(status["display"]["system"], "wayland", "{status}");
     assert_eq!(status["safety"]["kill_hotkey"]["grabbed"], true, "{status}");
+    // status says what a shot would: a shot where KWin 6 serves ScreenShot2, else none and why.
+    let shot = mcp.call("desk", json!({"verb": "shot"}));
+    let desk_status = &status["desk"];
+    if shot["isError"] == true {
+        assert!(result_text(&shot).contains("ScreenShot2 is not on its bus"));
+        assert_eq!(desk_status["capture"], "none", "{status}");
+        assert_eq!(desk_status["window_pixels"], false, "{status}");
+        let lacking = desk_status["lacking"].to_string();
+        assert!(
+            lacking.contains("ScreenShot2 is not on its bus"),
+            "{status}"
+        );
+    } else {
+        assert_eq!(desk_status["capture"], "kwin-screenshot2", "{status}");
+    }
 
     // The person's shortcut, as KWin 6's global shortcuts run it: the daemon stops.
     session.press_the_hotkey();
