@@ -506,6 +506,37 @@ pub(crate) fn types_as_keys_and_clicks(
 }
 
 #[test]
+fn after_a_daemon_is_killed_in_the_persons_kde_session_the_next_one_still_tells_new_windows() {
+    let session = PersonsKde::start();
+    let (mut daemon, mut mcp) = session.daemon();
+    let scratch = common::Scratch::new("persons-kde-restart");
+    let path = |name: &str| scratch.path(name).display().to_string();
+    let entry = fixture("wayland_entry.py");
+    // The first daemon loads its scripts into KWin (the window news, the hotkey), then dies
+    // without unloading them.
+    launch(&mut mcp, &[entry.clone(), "kr first".into(), path("first")]);
+    drop(mcp);
+    daemon.kill_and_restart();
+    let mut agent = Mcp::start(&daemon.socket, &[]);
+    agent.initialize("2025-06-18");
+    desk(&mut agent, json!({"verb": "focus", "window": "kr first"}));
+    // A window the agent did not open: another agent's.
+    let mut other = Mcp::start(&daemon.socket, &[]);
+    other.initialize("2025-06-18");
+    launch(&mut other, &[entry, "kr second".into(), path("second")]);
+    // The agent's next reply tells it, from the news of the new daemon's script.
+    let result = agent.call("desk", json!({"verb": "focus", "window": "kr first"}));
+    assert_ne!(result["isError"], true, "{result}");
+    let opened = &result["structuredContent"]["windows_changed"]["opened"];
+    assert!(
+        opened
+            .as_array()
+            .is_some_and(|o| o.iter().any(|w| w["title"] == "kr second")),
+        "{result}"
+    );
+}
+
+#[test]
 fn a_kde_session_that_does_not_grant_shuttle_input_is_refused_with_the_fix() {
     let session = PersonsKde::start_set_up(false);
     let env = session.env();
