@@ -31,6 +31,10 @@ class StubDesk {
   verbs(): string[] {
     return this.calls.map((c) => c.verb);
   }
+  told: string[] = [];
+  progress(message: string) {
+    this.told.push(message);
+  }
   async find(args: any) {
     this.#log("find", args);
     const all = [...this.controls, ...this.labels.map((name) => ({ name, role: "label", bounds: [0, 0, 10, 10] }))];
@@ -96,6 +100,7 @@ describe("gui_plan", () => {
       { step: 0, point: [200, 110], control: { name: "Entry", role: "text" } },
       { step: 1, point: [360, 110], control: { name: "Save", role: "button" } },
     ]);
+    assert.deepEqual(desk.told, ["step 1 of 3: type", "step 2 of 3: click", "step 3 of 3: expect"]);
   });
 
   test("a replay reuses the recording with no model call while the controls are where they were", async () => {
