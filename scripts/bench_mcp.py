@@ -16,6 +16,7 @@ Usage: bench_mcp.py SHUTTLE FIXTURE WORKDIR (the daemon at SHUTTLE_SOCKET alread
 widget factory shows)."""
 import json
 import os
+import re
 import socket
 import statistics
 import subprocess
@@ -132,9 +133,9 @@ def main():
 
         def told(message):
             if message.get("method") == "notifications/progress":
-                said = message["params"].get("message", "")
-                if said.startswith("script_run: at ") and said.split()[2] not in news:
-                    news[said.split()[2]] = time.time() * 1000 - float(said.split()[2])
+                said = re.match(r'script_run: \u27ea"at (\d+)"\u27eb', message["params"].get("message", ""))
+                if said and said[1] not in news:
+                    news[said[1]] = time.time() * 1000 - float(said[1])
 
         code = ("export async function main() { for (let i = 0; i < 5; i++) { "
                 "await new Promise((r) => setTimeout(r, 1000)); desk.progress(`at ${Date.now()}`); } }")

@@ -232,8 +232,8 @@ export function createDesk(options: DeskOptions = {}): Desk {
   };
 }
 
-/** The most characters of one progress line; the daemon keeps no more. */
-const PROGRESS_MOST = 500;
+/** The most characters of one progress line; the daemon tells no more. */
+const PROGRESS_MOST = 400;
 
 /** Opens the run's progress FIFO for writes that never wait; null without one. */
 function openProgress(fifo: string | undefined): number | null {
@@ -251,7 +251,10 @@ function openProgress(fifo: string | undefined): number | null {
  */
 function tell(fd: number | null, message: string): void {
   if (fd === null) return;
-  const line = String(message).replace(/\s+/g, " ").trim().slice(0, PROGRESS_MOST);
+  // Cut by code points, so no character is split.
+  const line = Array.from(String(message).replace(/\s+/g, " ").trim())
+    .slice(0, PROGRESS_MOST)
+    .join("");
   if (line === "") return;
   try {
     fs.writeSync(fd, `${line}\n`);

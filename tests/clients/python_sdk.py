@@ -69,9 +69,16 @@ async def main():
             run = await session.call_tool(
                 "script_run", {"code": "export async function main() { return { ok: 1 }; }"}
             )
+            # A report over the budget, cut: still what its schema says.
+            long = await session.call_tool(
+                "script_run",
+                {"code": "export async function main() { console.log('x'.repeat(30000)); return 2; }"},
+            )
             seen["checked"] = {
                 "screenshot_width": shot.structured_content["width"],
                 "script_result": run.structured_content["result"],
+                "cut_result": long.structured_content["result"],
+                "cut": "cut" in long.structured_content,
             }
     print(json.dumps(seen))
 

@@ -75,6 +75,16 @@ const run = await client.callTool({
   name: "script_run",
   arguments: { code: "export async function main() { return { ok: 1 }; }" },
 });
-seen.checked = { screenshot_width: shot.structuredContent.width, script_result: run.structuredContent.result };
+// A report over the budget, cut: still what its schema says.
+const long = await client.callTool({
+  name: "script_run",
+  arguments: { code: "export async function main() { console.log('x'.repeat(30000)); return 2; }" },
+});
+seen.checked = {
+  screenshot_width: shot.structuredContent.width,
+  script_result: run.structuredContent.result,
+  cut_result: long.structuredContent.result,
+  cut: "cut" in long.structuredContent,
+};
 await client.close();
 console.log(JSON.stringify(seen));

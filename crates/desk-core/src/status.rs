@@ -2,12 +2,11 @@
 //! and the MCP proxy read. One type, built by the daemon and read back by its clients, so a
 //! renamed field does not compile rather than reads as missing.
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// The daemon's state.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Status {
     /// Always `running`: a daemon that answers runs.
     pub daemon: String,
@@ -55,7 +54,7 @@ pub struct Status {
 }
 
 /// The safety controls in force.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Safety {
     /// The app allowlist, when set.
     pub apps: Option<Vec<String>>,
@@ -71,7 +70,7 @@ pub struct Safety {
 }
 
 /// The kill hotkey: its keys, whether it is grabbed, and why not.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Hotkey {
     pub keys: String,
     pub grabbed: bool,
@@ -80,14 +79,14 @@ pub struct Hotkey {
 }
 
 /// The sandbox of launched apps on agents' displays and on the person's: `home` or `none`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Sandboxes {
     pub private: String,
     pub person: String,
 }
 
 /// The display the daemon drives.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DisplayStatus {
     /// `inherit`, `private` or `per-agent`.
     pub mode: String,
@@ -107,7 +106,7 @@ pub struct DisplayStatus {
 
 /// The shared display's desk, as it describes itself; or that it is not connected; or how
 /// many agents have displays of their own.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Desk {
     Connected(DeskInfo),
@@ -116,7 +115,7 @@ pub enum Desk {
 }
 
 /// What a connected display says of itself.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DeskInfo {
     /// `x11` or `wayland`.
     pub system: String,
@@ -134,7 +133,7 @@ pub struct DeskInfo {
 }
 
 /// The agents' own displays.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Agents {
     /// At most this many at once.
     pub max: usize,
@@ -144,7 +143,7 @@ pub struct Agents {
 }
 
 /// One agent's display.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Agent {
     pub agent: String,
     pub display: Option<String>,
@@ -154,7 +153,7 @@ pub struct Agent {
 }
 
 /// What `shuttle mcp` sessions follow (`[mcp]` in config.toml).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Mcp {
     /// The most bytes of text a tool result carries; the rest is a resource to read.
     pub reply_budget: usize,
@@ -172,7 +171,7 @@ impl Default for Mcp {
 pub const DEFAULT_REPLY_BUDGET: usize = 8192;
 
 /// Where model calls go, and whether the key is set (never the key).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Models {
     pub base_url: String,
     pub decisions_url: Option<String>,
@@ -182,7 +181,7 @@ pub struct Models {
 }
 
 /// The model per role.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Roles {
     pub decide: Option<String>,
     pub verify: Option<String>,
@@ -191,7 +190,7 @@ pub struct Roles {
 }
 
 /// The plugins.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Plugins {
     /// Their directory.
     pub dir: String,
@@ -207,7 +206,7 @@ pub struct Plugins {
 }
 
 /// A service as it runs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ServiceState {
     pub service: String,
     pub pid: Option<u32>,
@@ -217,14 +216,14 @@ pub struct ServiceState {
 
 /// What the plugins offer an MCP client: the tool plugins, with their resources, and the
 /// services' tools.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Catalog {
     pub tools: Vec<PluginTool>,
     pub services: Vec<ServiceTools>,
 }
 
 /// A tool plugin.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PluginTool {
     pub name: String,
     pub description: String,
@@ -232,7 +231,7 @@ pub struct PluginTool {
 }
 
 /// A file a tool plugin offers as an MCP resource.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Resource {
     pub uri: String,
     pub path: String,
@@ -251,14 +250,14 @@ impl Resource {
 }
 
 /// A service's tools.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ServiceTools {
     pub name: String,
     pub tools: Vec<ServiceTool>,
 }
 
 /// A tool a service serves.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ServiceTool {
     pub name: String,
     pub description: String,

@@ -48,6 +48,9 @@ pub struct KdeBackend {
     clipboard: Clipboard,
     /// The screen, as KWin last said.
     screen: Mutex<Rect>,
+    /// Whether KWin served ScreenShot2 when the desk connected (status says so; a shot asks
+    /// anew).
+    shots: bool,
 }
 
 impl KdeBackend {
@@ -75,8 +78,10 @@ impl KdeBackend {
         input
             .move_to(listing.cursor[0], listing.cursor[1])
             .map_err(unreachable)?;
+        let shots = shot::served(kwin.connection());
         let backend = Self {
             name: name.to_string(),
+            shots,
             kwin,
             input,
             text: input_method.map(InputMethod::at),
@@ -330,7 +335,7 @@ fn record(w: &KdeWindow) -> Window {
 
 impl Display for KdeBackend {
     fn info(&self) -> DisplayInfo {
-        let shots = shot::served(self.kwin.connection());
+        let shots = self.shots;
         let mut lacking = vec![format!(
             "text goes through shuttle's input method into a field that takes it, else as keys \
              of KWin's layout, which refuse the characters it lacks (KWin {})",

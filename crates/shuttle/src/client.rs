@@ -88,6 +88,21 @@ impl DeskClient {
         args: Value,
         news: Option<&UnboundedSender<String>>,
     ) -> Result<Reply, CallError> {
+        let reply = self.send_call(tool, args.clone(), news).await?;
+        // A daemon older than progress refuses the field before it runs anything (this proxy
+        // was upgraded, the running daemon not yet): the call goes again without it.
+        if news.is_some() && reply.is_error && reply.text.contains("unknown field `progress`") {
+            return self.send_call(tool, args, None).await;
+        }
+        Ok(reply)
+    }
+
+    async fn send_call(
+        &mut self,
+        tool: &str,
+        args: Value,
+        news: Option<&UnboundedSender<String>>,
+    ) -> Result<Reply, CallError> {
         let request = Request {
             agent_id: self.agent_id.clone(),
             tool: tool.into(),
@@ -286,5 +301,55 @@ async fn start_daemon(socket: &Path) -> Result<UnixStream, CallError> {
             )));
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use desk_core::wire::{PacketReader, decode_request, write_packet};
+    use std::os::unix::fs::PermissionsExt;
+
+    /// A daemon from before progress: it refuses the field as an unknown one.
+    async fn old_daemon(socket: &Path) -> tokio::task::JoinHandle<Vec<bool>> {
+        let listener = tokio::net::UnixListener::bind(socket).unwrap();
+        tokio::spawn(async move {
+            let (stream, _) = listener.accept().await.unwrap();
+            let (read, mut write) = stream.into_split();
+            let mut reader = PacketReader::new(read);
+            let mut asked = Vec::new();
+            while let Ok(Some(packet)) = reader.next_packet().await {
+                let request = decode_request(&packet).unwrap();
+                asked.push(request.progress);
+                let reply = if request.progress {
+                    Reply::error(
+                        "bad request: unknown field `progress`, expected one of `agent_id`, `tool`, `args`",
+                    )
+                } else {
+                    Reply::json(&serde_json::json!({"ok": true}))
+                };
+                write_packet(&mut write, &reply.to_json()).await.unwrap();
+            }
+            asked
+        })
+    }
+
+    #[tokio::test]
+    async fn a_daemon_older_than_progress_gets_the_call_again_without_it() {
+        let dir = std::env::temp_dir().join(format!("shuttle-client-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+        let socket = dir.join("desk.sock");
+        let daemon = old_daemon(&socket).await;
+        let mut client = DeskClient::new(socket.clone(), "mcp-1".into(), WhenAbsent::Fail);
+        let (news, _heard) = tokio::sync::mpsc::unbounded_channel();
+        let reply = client
+            .call_telling("desk_windows", Value::Null, Some(&news))
+            .await
+            .unwrap();
+        assert!(!reply.is_error, "{}", reply.text);
+        client.disconnect();
+        assert_eq!(daemon.await.unwrap(), [true, false]);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

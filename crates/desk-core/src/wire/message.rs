@@ -126,10 +126,11 @@ impl Reply {
 }
 
 /// What a running call is doing, sent before its reply to a request that asked for it
-/// (`progress: true`), as often as the call has news: `{"progress": "typed 64 of 400
-/// characters"}`. In shuttle's words; app text is never in it.
+/// (`progress: true`): `{"progress": "typed 64 of 400 characters"}`. In shuttle's words, or a
+/// script's line quoted as `⟪"…"⟫`. The daemon may skip news that a newer line replaces before
+/// it goes out; the last news before the reply always goes. A client ignores fields it does
+/// not know.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Progress {
     /// The news, one line.
     pub progress: String,

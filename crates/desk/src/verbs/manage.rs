@@ -211,6 +211,18 @@ fn settled(
         let busy = cpu.busy(now, &pids, |pid| desk.cpu_time(pid));
         let quiet = now.duration_since(changed) >= APP_QUIET && !busy;
         if quiet || now >= deadline || desk.cancel().is_cancelled() {
+            if windows.is_empty() {
+                desk.progress().tell(|| "its windows closed".into());
+            } else if quiet {
+                desk.progress().tell(|| "settled".into());
+            } else if now >= deadline {
+                desk.progress().tell(|| {
+                    format!(
+                        "still changing after {} s; answering as it is",
+                        APP_SETTLE_MAX.as_secs()
+                    )
+                });
+            }
             break windows;
         }
         std::thread::sleep(POLL);
@@ -302,9 +314,7 @@ fn started(desk: &Desk, launched: &Launched, first: Option<Window>) -> Result<St
                     first.id
                 )
             });
-            let settled = settled(desk, launched, first)?;
-            desk.progress().tell(|| "settled".into());
-            match settled {
+            match settled(desk, launched, first)? {
                 Some((main, dialogs)) => (Some(main), dialogs),
                 None => (None, Vec::new()),
             }

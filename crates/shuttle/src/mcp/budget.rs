@@ -11,6 +11,8 @@ pub const DEFAULT_BUDGET: usize = desk_core::status::DEFAULT_REPLY_BUDGET;
 
 /// How many cut replies a session keeps for reading back; the oldest goes first.
 const KEPT: usize = 64;
+/// The most bytes a session keeps: a few dozen screenshots.
+const KEPT_BYTES: usize = 128 << 20;
 
 /// Where kept replies live, as resource URIs.
 pub const REPLY_URI: &str = "shuttle://reply/";
@@ -152,10 +154,22 @@ struct Whole {
 }
 
 /// The replies a session cut, whole, and the images it linked, by URI.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Kept {
     replies: VecDeque<Whole>,
     next: u64,
+    /// The most bytes kept in all; the oldest go first.
+    most_bytes: usize,
+}
+
+impl Default for Kept {
+    fn default() -> Self {
+        Self {
+            replies: VecDeque::new(),
+            next: 0,
+            most_bytes: KEPT_BYTES,
+        }
+    }
 }
 
 impl Kept {
@@ -163,7 +177,10 @@ impl Kept {
     pub fn keep(&mut self, body: String, mime: &str, form: Form) -> String {
         self.next += 1;
         let uri = format!("{REPLY_URI}{}", self.next);
-        if self.replies.len() == KEPT {
+        let held = |replies: &VecDeque<Whole>| replies.iter().map(|w| w.body.len()).sum::<usize>();
+        while !self.replies.is_empty()
+            && (self.replies.len() >= KEPT || held(&self.replies) + body.len() > self.most_bytes)
+        {
             self.replies.pop_front();
         }
         self.replies.push_back(Whole {
@@ -255,5 +272,20 @@ mod tests {
         assert_eq!(kept.get(&first), None);
         assert_eq!(kept.list().count(), KEPT);
         assert_eq!(kept.get("shuttle://reply/999"), None);
+    }
+
+    #[test]
+    fn kept_replies_stay_within_their_bytes_the_oldest_going_first() {
+        let mut kept = Kept {
+            most_bytes: 10,
+            ..Kept::default()
+        };
+        let old = kept.keep("AAAA".into(), "image/png", Form::Blob);
+        let new = kept.keep("BBBBBBBB".into(), "image/png", Form::Blob);
+        assert_eq!(kept.get(&old), None);
+        assert_eq!(kept.get(&new), Some(("BBBBBBBB", "image/png", Form::Blob)));
+        // One alone over the cap is still kept: the reply that links it must be readable.
+        let big = kept.keep("C".repeat(40), "image/png", Form::Blob);
+        assert_eq!(kept.list().map(|(uri, ..)| uri).collect::<Vec<_>>(), [big]);
     }
 }

@@ -27,8 +27,10 @@ pub struct Progress<'a> {
     /// The latest news, and whether the client has been told it.
     latest: Option<String>,
     told_latest: bool,
-    /// When the last notification went, and the progress it carried.
-    sent: Option<(Instant, f64)>,
+    /// When the last notification went.
+    sent: Option<Instant>,
+    /// The progress the last notification carried, or would have: one cut short may have gone.
+    last: f64,
 }
 
 impl<'a> Progress<'a> {
@@ -43,6 +45,7 @@ impl<'a> Progress<'a> {
             latest: None,
             told_latest: false,
             sent: None,
+            last: 0.0,
         }
     }
 
@@ -63,7 +66,7 @@ impl<'a> Progress<'a> {
                 Some(line) = news.recv() => {
                     self.heard(line);
                     self.started.elapsed() >= FIRST
-                        && self.sent.is_none_or(|(at, _)| at.elapsed() >= GAP)
+                        && self.sent.is_none_or(|at| at.elapsed() >= GAP)
                 }
             };
             if due {
@@ -93,19 +96,18 @@ impl<'a> Progress<'a> {
             return;
         };
         let elapsed = self.started.elapsed().as_secs_f64();
-        let mut progress = (elapsed * 1000.0).round() / 1000.0;
-        if let Some((_, before)) = self.sent {
-            progress = progress.max(before + 0.001);
-        }
+        let progress = ((elapsed * 1000.0).round() / 1000.0).max(self.last + 0.001);
+        self.last = progress;
         let seconds = (elapsed * 10.0).round() / 10.0;
         let message = match &self.latest {
             Some(line) => format!("{}: {line} ({seconds} s)", self.what),
             None => format!("{}: running for {seconds} s", self.what),
         };
-        self.sent = Some((Instant::now(), progress));
-        self.told_latest = true;
         let note = ProgressNotificationParam::new(token, progress).with_message(message);
         // A client that stopped listening is no reason to stop the call.
         let _ = self.context.peer.notify_progress(note).await;
+        // Only once it went: a send cut short by the answer is sent again by `finish`.
+        self.sent = Some(Instant::now());
+        self.told_latest = true;
     }
 }

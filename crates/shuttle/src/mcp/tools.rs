@@ -439,7 +439,7 @@ pub fn to_result(reply: Reply, budget: Budget, kept: &mut Kept) -> CallToolResul
         && reply
             .image_b64
             .as_ref()
-            .is_some_and(|image| image.len() > budget.text);
+            .is_some_and(|image| budget::decoded_len(image) > budget.text);
     if linked && !reply.is_error {
         let mut reply = reply;
         let image = reply.image_b64.take().unwrap_or_default();
@@ -452,7 +452,8 @@ pub fn to_result(reply: Reply, budget: Budget, kept: &mut Kept) -> CallToolResul
             "bytes": bytes,
             "note": format!(
                 "the image ({bytes} bytes) is over the {}-byte budget: read it with \
-                 resources/read {uri}, or ask for less (max_edge, a region or a window)",
+                 resources/read {uri}, or ask for less (a window, a region, or max_edge where \
+                 the verb takes it)",
                 budget.text
             ),
         }});
@@ -654,6 +655,10 @@ mod tests {
             linked.content.last(),
             Some(ContentBlock::ResourceLink(link)) if link.uri == uri
         ));
+        // An image within the budget stays inline, though its base64 is longer.
+        shot.image_b64 = Some("A".repeat(5000));
+        let within = to_result(shot.clone(), links, &mut kept);
+        assert!(matches!(within.content[0], ContentBlock::Image(_)));
         // A small image stays inline, links or not.
         shot.image_b64 = Some("A".repeat(400));
         let small = to_result(shot, links, &mut kept);

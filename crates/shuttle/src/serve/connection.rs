@@ -1,4 +1,5 @@
-//! One client connection: packets in, replies out, one call at a time. A packet that names a
+//! One client connection: packets in, replies out (with the call's progress before its reply,
+//! for a request that asks), one call at a time. A packet that names a
 //! service's tool hands the rest of the connection to that service ([`super::splice`]), once
 //! the config loads; the call is journaled when the splice ends.
 //!
@@ -78,21 +79,31 @@ pub async fn serve(stream: UnixStream, daemon: Arc<Daemon>, peer: Peer) {
             daemon.write_journal(&request, None, &ended, ms);
             return;
         }
-        // The call's news goes out as it comes, before the reply, on this task alone.
-        let (told, mut news) = tokio::sync::mpsc::unbounded_channel();
+        // The call's news goes out before the reply, on this task alone. Only the latest is
+        // held, so a call that tells faster than the client reads costs no memory.
+        let (told, mut news) = tokio::sync::watch::channel(String::new());
         let progress = desk::Progress::to(move |line| {
-            let _ = told.send(Progress { progress: line });
+            told.send_replace(line);
         });
         let call = daemon.handle(&packet, peeked, peer, progress);
         tokio::pin!(call);
         let reply = loop {
             tokio::select! {
-                reply = &mut call => break Some(reply),
-                Some(note) = news.recv() => {
-                    if write_packet(&mut write, &note.to_json()).await.is_err() {
+                // The reply waits for news already told, so the last stage is never lost.
+                biased;
+                Ok(()) = news.changed() => {
+                    if tell(&mut write, &mut news).await.is_err() {
                         // The client is gone: the call is cancelled as the loop ends.
                         return;
                     }
+                }
+                reply = &mut call => {
+                    if news.has_changed().unwrap_or(false)
+                        && tell(&mut write, &mut news).await.is_err()
+                    {
+                        return;
+                    }
+                    break Some(reply);
                 }
                 next = reader.next_packet(), if early.is_none() => match next {
                     Ok(Some(packet)) => early = Some(Ok(Some(packet))),
@@ -131,6 +142,15 @@ fn elapsed_ms(since: Instant) -> u64 {
 pub async fn refuse(stream: UnixStream, reason: String) {
     let (_, mut write) = stream.into_split();
     let _ = send(&mut write, &Reply::error(format!("refused: {reason}"))).await;
+}
+
+/// Sends the call's latest news.
+async fn tell(
+    write: &mut OwnedWriteHalf,
+    news: &mut tokio::sync::watch::Receiver<String>,
+) -> std::io::Result<()> {
+    let progress = news.borrow_and_update().clone();
+    write_packet(write, &Progress { progress }.to_json()).await
 }
 
 async fn send(write: &mut OwnedWriteHalf, reply: &Reply) -> std::io::Result<()> {

@@ -462,6 +462,39 @@ fn a_screenshot_over_the_budget_is_a_resource_link_when_the_client_asks_for_link
     assert!(result["structuredContent"].get("image_link").is_none());
 }
 
+/// An app that shows its window a second after it starts, so that its launch has stages to
+/// tell: the fixture titled `title`, behind a shell that sleeps first. Answers the shell's
+/// command and the fixture's log.
+fn slow_app(daemon: &Daemon, title: &str) -> (String, std::path::PathBuf) {
+    let log = daemon
+        .scratch
+        .path(&format!("{}.log", title.replace(' ', "-")));
+    let fixture =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixture/fixture.py");
+    let command = format!(
+        "sleep 1; exec /usr/bin/python3 '{}' --title '{title}' --log '{}'",
+        fixture.display(),
+        log.display()
+    );
+    (command, log)
+}
+
+/// Waits for a launched fixture to say it was shown, then ends it by the pid the daemon
+/// reported.
+fn shown_then_ended(pid: i32, log: &std::path::Path) {
+    wait_for(
+        "the launched app to be shown",
+        Duration::from_secs(5),
+        || {
+            std::fs::read_to_string(log)
+                .is_ok_and(|l| l.contains("\"shown\""))
+                .then_some(())
+        },
+    );
+    // SAFETY: kill on the app this test launched, by the pid the daemon reported.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+}
+
 /// Runs `program` `args` (a client script of tests/clients) against `daemon`; answers the JSON
 /// it printed of what it saw.
 fn client_saw(daemon: &Daemon, program: &str, args: &[&str], env: &[(&str, &str)]) -> Value {
@@ -512,18 +545,8 @@ fn the_python_and_typescript_sdks_read_annotations_progress_links_and_cancel() {
     let shuttle = env!("CARGO_BIN_EXE_shuttle");
     let python_script = format!("{here}/../../tests/clients/python_sdk.py");
     let typescript_script = format!("{here}/../../tests/clients/typescript_sdk.mjs");
-    // An app that shows its window a second after it starts, so its launch has stages to tell.
-    let fixture = format!("{here}/../../tests/fixture/fixture.py");
-    let slow = |sdk: &str| {
-        let log = daemon.scratch.path(&format!("{sdk}-launched.log"));
-        let launch = format!(
-            "sleep 1; exec /usr/bin/python3 {fixture} --title '{sdk} launched' --log {}",
-            log.display()
-        );
-        (log, launch)
-    };
-    let (python_log, python_launch) = slow("python");
-    let (typescript_log, typescript_launch) = slow("typescript");
+    let (python_launch, python_log) = slow_app(&daemon, "python launched");
+    let (typescript_launch, typescript_log) = slow_app(&daemon, "typescript launched");
     for (sdk, log, saw) in [
         (
             "python",
@@ -551,18 +574,7 @@ fn the_python_and_typescript_sdks_read_annotations_progress_links_and_cancel() {
             ),
         ),
     ] {
-        let pid = saw["launched_pid"].as_u64().unwrap() as i32;
-        wait_for(
-            "the launched app to be shown",
-            Duration::from_secs(5),
-            || {
-                std::fs::read_to_string(&log)
-                    .is_ok_and(|l| l.contains("\"shown\""))
-                    .then_some(())
-            },
-        );
-        // SAFETY: kill on the app this test launched, by the pid the daemon reported.
-        unsafe { libc::kill(pid, libc::SIGTERM) };
+        shown_then_ended(saw["launched_pid"].as_u64().unwrap() as i32, &log);
         let tools = &saw["tools"];
         assert_eq!(tools["look"]["readOnlyHint"], true, "{sdk}: {saw}");
         assert_eq!(tools["status"]["readOnlyHint"], true, "{sdk}: {saw}");
@@ -613,6 +625,8 @@ fn the_python_and_typescript_sdks_read_annotations_progress_links_and_cancel() {
             json!({"ok": 1}),
             "{sdk}: {saw}"
         );
+        assert_eq!(saw["checked"]["cut_result"], 2, "{sdk}: {saw}");
+        assert_eq!(saw["checked"]["cut"], true, "{sdk}: {saw}");
     }
 }
 
@@ -661,16 +675,9 @@ fn a_launch_a_long_text_and_a_script_tell_how_far_they_got() {
     mcp.initialize("2025-06-18");
     let with_token = |name: &str, arguments: Value, token: &str| json!({"name": name, "arguments": arguments, "_meta": {"progressToken": token}});
 
-    // A launch of an app that shows its window a second after it starts (a shell that sleeps
-    // first): each stage told, in order, as it happens; and the app is up (its log says so).
-    let log = daemon.scratch.path("launched.log");
-    let script =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixture/fixture.py");
-    let slow = format!(
-        "sleep 1; exec /usr/bin/python3 {} --title 'progress launched' --log {}",
-        script.display(),
-        log.display()
-    );
+    // A launch of an app that shows its window a second after it starts: each stage told, in
+    // order, as it happens; and the app is up (its log says so).
+    let (slow, log) = slow_app(&daemon, "progress launched");
     let launch = json!({"verb": "launch", "app": "/bin/sh", "args": ["-c", slow]});
     let (told, answer) = until_answered(&mut mcp, with_token("desk", launch, "l-1"));
     assert_ne!(answer["result"]["isError"], true, "{answer}");
@@ -699,20 +706,11 @@ fn a_launch_a_long_text_and_a_script_tell_how_far_they_got() {
         "{said:?}"
     );
     assert!(told_stages.windows(2).all(|w| w[0] <= w[1]), "{said:?}");
-    wait_for(
-        "the launched app to be shown",
-        Duration::from_secs(5),
-        || {
-            std::fs::read_to_string(&log)
-                .is_ok_and(|l| l.contains("\"shown\""))
-                .then_some(())
-        },
-    );
-    // SAFETY: kill on the app this test launched, by the pid the daemon reported.
-    unsafe { libc::kill(pid, libc::SIGTERM) };
+    shown_then_ended(pid, &log);
 
     // A long text: how much has gone out, as it goes; the entry holds it all.
-    let text = "progress ".repeat(120);
+    // Long enough to take seconds, so that the count is told while it runs.
+    let text = "progress ".repeat(300);
     let typing = json!({"verb": "type", "text": text, "window": fixture.id()});
     let (told, answer) = until_answered(&mut mcp, with_token("desk", typing, "t-1"));
     assert_ne!(answer["result"]["isError"], true, "{answer}");
@@ -747,7 +745,8 @@ fn a_launch_a_long_text_and_a_script_tell_how_far_they_got() {
     assert_ne!(answer["result"]["isError"], true, "{answer}");
     let said = progress_messages(&told, "s-1");
     assert!(
-        said.iter().any(|m| m.starts_with("script_run: half way (")),
+        said.iter()
+            .any(|m| m.starts_with("script_run: \u{27ea}\"half way\"\u{27eb} (")),
         "{said:?}"
     );
 }

@@ -120,7 +120,7 @@ impl Daemon {
             Ok(script) => script,
             Err(reason) => return Ended::failed(Kind::Run, format!("{}: {reason}", request.tool)),
         };
-        let (news_fifo, news) = match news::listen(&dir.path, progress) {
+        let news = match news::listen(&dir.path, progress) {
             Ok(listening) => listening,
             Err(e) => {
                 return Ended::failed(
@@ -137,7 +137,7 @@ impl Daemon {
                 ("SHUTTLE_AGENT".into(), name.clone()),
                 ("SHUTTLE_SCRIPT".into(), script.display().to_string()),
                 ("SHUTTLE_RUN".into(), dir.path.display().to_string()),
-                ("SHUTTLE_PROGRESS".into(), news_fifo.display().to_string()),
+                ("SHUTTLE_PROGRESS".into(), news.path.display().to_string()),
                 (
                     "SHUTTLE_FLOWS".into(),
                     config::flows_dir(self.config.path()).display().to_string(),
@@ -173,7 +173,7 @@ impl Daemon {
         let timeout = run.timeout;
         let supervised = tokio::spawn(async move {
             let finished = process::run(launch, stop.stopped_owned(), closed).await;
-            news.abort();
+            news.end().await;
             let report = finished.map(|f| build_report(f, &dir, timeout, started));
             drop(turn);
             drop(dir);
