@@ -88,13 +88,17 @@ impl DeskClient {
         args: Value,
         news: Option<&UnboundedSender<String>>,
     ) -> Result<Reply, CallError> {
-        let reply = self.send_call(tool, args.clone(), news).await?;
+        // Kept for a second sending only where one can be needed.
+        let again = news.is_some().then(|| args.clone());
+        let reply = self.send_call(tool, args, news).await?;
         // A daemon older than progress refuses the field before it runs anything (this proxy
         // was upgraded, the running daemon not yet): the call goes again without it.
-        if news.is_some() && reply.is_error && reply.text.contains("unknown field `progress`") {
-            return self.send_call(tool, args, None).await;
+        match again {
+            Some(args) if reply.is_error && reply.text.contains("unknown field `progress`") => {
+                self.send_call(tool, args, None).await
+            }
+            _ => Ok(reply),
         }
-        Ok(reply)
     }
 
     async fn send_call(

@@ -177,10 +177,11 @@ impl Kept {
     pub fn keep(&mut self, body: String, mime: &str, form: Form) -> String {
         self.next += 1;
         let uri = format!("{REPLY_URI}{}", self.next);
-        let held = |replies: &VecDeque<Whole>| replies.iter().map(|w| w.body.len()).sum::<usize>();
-        while !self.replies.is_empty()
-            && (self.replies.len() >= KEPT || held(&self.replies) + body.len() > self.most_bytes)
+        let mut held: usize = self.replies.iter().map(|w| w.body.len()).sum();
+        while let Some(oldest) = self.replies.front()
+            && (self.replies.len() >= KEPT || held + body.len() > self.most_bytes)
         {
+            held -= oldest.body.len();
             self.replies.pop_front();
         }
         self.replies.push_back(Whole {
