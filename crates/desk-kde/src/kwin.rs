@@ -195,9 +195,8 @@ pub struct KWin {
     /// Where request scripts are written for KWin to read: the daemon's alone.
     dir: PathBuf,
     next: AtomicU64,
-    /// KWin's version, as it reports it, and its major number.
+    /// KWin's version, as it reports it.
     version: String,
-    major: u32,
     /// KWin's process: KWin 6 lists its own windows (on-screen displays) among the apps'.
     pid: Option<u32>,
     /// The scripts kept loaded (the window news, the hotkey), unloaded when this goes.
@@ -229,9 +228,9 @@ impl KWin {
     fn over(connection: Connection, dir: &Path) -> Result<Self, KdeError> {
         let kwin = owner(&connection).map_err(|_| KdeError::NoKWin)?;
         let version = version(&connection)?;
-        let Some(major) = major(&version).filter(|m| MAJORS.contains(m)) else {
+        if !major(&version).is_some_and(|m| MAJORS.contains(&m)) {
             return Err(KdeError::Version { version });
-        };
+        }
         let pid = zbus::blocking::fdo::DBusProxy::new(&connection)
             .ok()
             .and_then(|dbus| {
@@ -259,7 +258,6 @@ impl KWin {
             dir: dir.to_path_buf(),
             next: AtomicU64::new(1),
             version,
-            major,
             pid,
             kept: Mutex::new(Vec::new()),
         };
@@ -396,18 +394,11 @@ impl KWin {
                 reason: format!("it would not load {path} as {plugin}"),
             });
         }
-        self.connection
-            .call_method(
-                Some(KWIN),
-                script_object(self.major, id).as_str(),
-                Some("org.kde.kwin.Script"),
-                "run",
-                &(),
-            )
-            .map_err(|e| KdeError::Failed {
-                what: "KWin's Script.run".into(),
-                reason: e.to_string(),
-            })?;
+        // Scripting.start runs every script loaded and not yet running. Running the script by
+        // its id would not do: KWin numbers a script by how many it holds, so after one a
+        // killed daemon left was unloaded, a new script can take the number of one still
+        // loaded, and the object at that number is the old script.
+        self.scripting("start", &())?;
         Ok(())
     }
 
@@ -530,15 +521,6 @@ fn secret() -> Result<String, KdeError> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// Where KWin `major` serves the script it loaded as `id`.
-fn script_object(major: u32, id: i32) -> String {
-    if major >= 6 {
-        format!("/Scripting/Script{id}")
-    } else {
-        format!("/{id}")
-    }
-}
-
 /// The major version in KWin's version text.
 fn major(version: &str) -> Option<u32> {
     version.split('.').next()?.trim().parse().ok()
@@ -624,12 +606,6 @@ mod tests {
         assert_eq!(major("5.27.5"), Some(5));
         assert_eq!(major("6.2.1"), Some(6));
         assert_eq!(version_in("nothing"), None);
-    }
-
-    #[test]
-    fn a_loaded_script_is_run_where_each_kwin_serves_it() {
-        assert_eq!(script_object(5, 3), "/3");
-        assert_eq!(script_object(6, 3), "/Scripting/Script3");
     }
 
     #[test]
