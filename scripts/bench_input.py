@@ -126,7 +126,7 @@ def stopping():
     ways = {
         "shuttle desk type, then the kill hotkey": (
             [SHUTTLE, "desk", "type", f"text={long_text}"],
-            lambda p: subprocess.run(["xdotool", "key", "super+shift+Escape"], check=True)),
+            lambda p: subprocess.run(["xdotool", "key", "super+alt+Escape"], check=True)),
         "xdotool type --delay 0, then SIGTERM to it": (
             ["xdotool", "type", "--delay", "0", long_text],
             lambda p: p.terminate()),

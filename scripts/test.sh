@@ -35,6 +35,9 @@ export SHUTTLE_NODE
 step "Plasma 6's KWin, from Debian 13, unpacked beside this machine (scripts/kwin6.sh)"
 SHUTTLE_KWIN6=$(scripts/kwin6.sh)
 export SHUTTLE_KWIN6
+step "GNOME Shell 48, from Debian 13, unpacked beside this machine (scripts/gnome48.sh)"
+SHUTTLE_GNOME48=$(scripts/gnome48.sh)
+export SHUTTLE_GNOME48
 step "MCP client SDKs, pinned (scripts/mcp_clients.sh)"
 SHUTTLE_MCP_CLIENTS=$(scripts/mcp_clients.sh)
 export SHUTTLE_MCP_CLIENTS

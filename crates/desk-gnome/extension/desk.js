@@ -459,8 +459,7 @@ class Desk {
         try {
             if (id !== 0) {
                 const actor = this._window(id);
-                const clip = new CairoGI.RectangleInt({x, y, width: w, height: h});
-                const surface = actor.get_image(clip);
+                const surface = actor.get_image(rectangle(x, y, w, h));
                 if (!surface)
                     throw new Error(`window ${id} has no pixels to give (is it shown?)`);
                 surface.writeToPNG(path);

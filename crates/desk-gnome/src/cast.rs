@@ -3,6 +3,8 @@
 //! sends a frame whenever what the monitor shows changes, so the latest frame is the monitor
 //! as it stands, and a shot costs a copy of the part asked for, not a PNG the Shell writes.
 
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -142,6 +144,46 @@ fn failed(what: &str, e: impl std::fmt::Display) -> GnomeError {
     }
 }
 
+/// Links Mutter's stream to ours, as a session manager would: a seat runs none. PipeWire 1.x
+/// refuses a link to a node whose input port is not yet registered, which comes after the
+/// stream is paused, so the link is made once both our node and its port are known.
+struct Linker {
+    core: pw::core::CoreRc,
+    /// Mutter's node.
+    output: u32,
+    /// Our stream's node, once paused.
+    ours: Cell<Option<u32>>,
+    /// The input ports the registry showed, by the node they belong to.
+    inputs: RefCell<HashMap<u32, u32>>,
+    link: RefCell<Option<pw::link::Link>>,
+}
+
+impl Linker {
+    fn link(&self) {
+        if self.link.borrow().is_some() {
+            return;
+        }
+        let Some(ours) = self.ours.get() else { return };
+        let Some(port) = self.inputs.borrow().get(&ours).copied() else {
+            return;
+        };
+        let linked = self.core.create_object::<pw::link::Link>(
+            "link-factory",
+            &properties! {
+                "link.output.node" => self.output.to_string(),
+                "link.input.node" => ours.to_string(),
+                "link.input.port" => port.to_string(),
+            },
+        );
+        match linked {
+            Ok(made) => *self.link.borrow_mut() = Some(made),
+            Err(e) => {
+                tracing::warn!(node = self.output, error = %e, "could not link the screen-cast stream")
+            }
+        }
+    }
+}
+
 /// The stream's format as negotiated, and whether the first frame has been told.
 #[derive(Default)]
 struct State {
@@ -165,6 +207,19 @@ fn consume(
     let core = context
         .connect_rc(remote)
         .map_err(|e| failed(&format!("{what} (connecting to PipeWire)"), e))?;
+    // What PipeWire refuses (a link, a format) comes back as an error on the core.
+    let _errors = core
+        .add_listener_local()
+        .error(move |id, _, res, message| {
+            tracing::warn!(
+                node,
+                object = id,
+                res,
+                message,
+                "PipeWire refused a request"
+            );
+        })
+        .register();
     let stream = pw::stream::StreamBox::new(
         &core,
         "shuttle-screen",
@@ -177,8 +232,30 @@ fn consume(
     .map_err(|e| failed(&what, e))?;
     let ready_on_frame = ready.clone();
     let ended = latest.clone();
-    let link = std::rc::Rc::new(std::cell::RefCell::new(None));
-    let link_core = core.clone();
+    let linker = std::rc::Rc::new(Linker {
+        core: core.clone(),
+        output: node,
+        ours: Cell::new(None),
+        inputs: RefCell::default(),
+        link: RefCell::new(None),
+    });
+    let registry = core.get_registry_rc().map_err(|e| failed(&what, e))?;
+    let port_linker = linker.clone();
+    let _ports = registry
+        .add_listener_local()
+        .global(move |global| {
+            let Some(props) = global.props else { return };
+            if global.type_ != pw::types::ObjectType::Port
+                || props.get(*pw::keys::PORT_DIRECTION) != Some("in")
+            {
+                return;
+            }
+            if let Some(owner) = props.get(*pw::keys::NODE_ID).and_then(|n| n.parse().ok()) {
+                port_linker.inputs.borrow_mut().insert(owner, global.id);
+                port_linker.link();
+            }
+        })
+        .register();
     let _listener = stream
         .add_local_listener_with_user_data(State::default())
         .state_changed(move |stream, _, old, new| {
@@ -192,22 +269,9 @@ fn consume(
                 *ended.lock().unwrap_or_else(PoisonError::into_inner) = None;
                 return;
             }
-            // Linked by us, not left to a session manager: a seat runs none.
-            if new == pw::stream::StreamState::Paused && link.borrow().is_none() {
-                let ours = stream.node_id().to_string();
-                let linked = link_core.create_object::<pw::link::Link>(
-                    "link-factory",
-                    &properties! {
-                        "link.output.node" => node.to_string(),
-                        "link.input.node" => ours,
-                    },
-                );
-                match linked {
-                    Ok(made) => *link.borrow_mut() = Some(made),
-                    Err(e) => {
-                        tracing::warn!(node, error = %e, "could not link the screen-cast stream")
-                    }
-                }
+            if new == pw::stream::StreamState::Paused {
+                linker.ours.set(Some(stream.node_id()));
+                linker.link();
             }
         })
         .param_changed(|_, state, id, param| {

@@ -249,10 +249,25 @@ impl Shell {
         let n = self.taken.fetch_add(1, Ordering::Relaxed);
         let path = dir.join(format!("{n}.png"));
         let area = vec![area.x, area.y, area.w as i32, area.h as i32];
-        let asked = self.call::<_, ()>(
-            "Shot",
-            &(window.unwrap_or(0), area, path.display().to_string()),
-        );
+        let asked = self
+            .call::<_, ()>(
+                "Shot",
+                &(window.unwrap_or(0), area, path.display().to_string()),
+            )
+            .map_err(|e| match e {
+                // An extension an older shuttle installed hands Mutter 45 and later cairo's
+                // rectangle for a window's pixels.
+                GnomeError::Failed { what, reason } if reason.contains("MtkRectangle") => {
+                    GnomeError::Failed {
+                        what,
+                        reason: format!(
+                            "{reason}: the installed extension predates GNOME 45; reinstall it \
+                             with `shuttle setup gnome`, then log out and in"
+                        ),
+                    }
+                }
+                other => other,
+            });
         let read = asked.and_then(|()| {
             let bytes = std::fs::read(&path).map_err(|e| GnomeError::Failed {
                 what: "reading the Shell's screenshot".into(),

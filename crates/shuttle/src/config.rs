@@ -199,7 +199,9 @@ impl Default for SafetyConfig {
             read_only: false,
             dry_run: false,
             auth_guard: true,
-            kill_hotkey: "super+shift+Escape".into(),
+            // Not Super+Shift+Escape: GNOME 45 and later hold it (Mutter's
+            // cancel-input-capture) and refuse it to anyone else.
+            kill_hotkey: "super+alt+Escape".into(),
             indicator: true,
             clipboard: ClipboardAccess::default(),
         }

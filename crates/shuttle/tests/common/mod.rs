@@ -560,7 +560,7 @@ pub fn stop_a_long_type(daemon: &Daemon, fixture: &Fixture) -> usize {
     wait_for("typing to begin", Duration::from_secs(5), || {
         (!fixture.entry_text().is_empty()).then_some(())
     });
-    run("xdotool", &["key", "super+shift+Escape"]);
+    run("xdotool", &["key", "super+alt+Escape"]);
     let reply = typing.join().unwrap();
     let error = reply.error();
     assert!(error.contains("stopped by the user"), "{error}");

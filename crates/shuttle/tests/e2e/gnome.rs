@@ -4,7 +4,7 @@
 //! whether its process ended), with a bystander window that must get nothing.
 
 use crate::common;
-use crate::private_display::{per_agent, seats};
+use crate::private_display::seats;
 
 use std::path::Path;
 use std::time::Duration;
@@ -69,6 +69,9 @@ pub(crate) fn centre(mcp: &mut Mcp, title: &str, name: &str, role: &str) -> (i64
 /// A click where accessibility places the button of window `button` (named as it is), judged
 /// by the line the fixture appends to `clicks`.
 pub(crate) fn clicks_the_button(mcp: &mut Mcp, button: &str, clicks: &Path) {
+    // Raised first, as a person would: GNOME 48 opens each window at the screen's centre, over
+    // the last one, and a click lands on the window on top (its reply names that window).
+    desk(mcp, json!({"verb": "focus", "window": button}));
     let (x, y) = centre(mcp, button, button, "button");
     desk(mcp, json!({"verb": "click", "x": x, "y": y}));
     until_file("the click to land", clicks, |held| held == "clicked\n");
@@ -89,7 +92,16 @@ pub(crate) fn saves_the_qt_form(mcp: &mut Mcp, saved: &Path, name: &str) {
 
 #[test]
 fn an_agent_works_native_gtk_and_qt_apps_on_a_gnome_seat_and_the_seat_ends_with_the_daemon() {
-    let mut daemon = per_agent("private_seat = \"gnome\"");
+    works_native_apps_on_a_gnome_seat(None);
+}
+
+/// The seat's scenario, on the GNOME Shell first on PATH, or on the one in the tree whose
+/// wrappers are in `newer` (scripts/gnome48.sh), checked to run from there.
+pub(crate) fn works_native_apps_on_a_gnome_seat(newer: Option<&str>) {
+    let config = "[daemon]\ndisplay = \"per-agent\"\nprivate_seat = \"gnome\"\n";
+    let path = newer.map(crate::trixie::path_first);
+    let env: Vec<(&str, &str)> = path.iter().map(|p| ("PATH", p.as_str())).collect();
+    let mut daemon = common::Daemon::start_configured(Some(config), &env);
     let scratch = daemon.shared_scratch("gnome");
     let file = |name: &str| scratch.path(name);
     let mut mcp = Mcp::start(&daemon.socket, &[]);
@@ -127,6 +139,11 @@ fn an_agent_works_native_gtk_and_qt_apps_on_a_gnome_seat_and_the_seat_ends_with_
     let qt = launch(&mut mcp, &[fixture("qt_form.py"), path("qt")]);
     let status = daemon.call("status", json!({})).json();
     assert_eq!(status["display"]["seats"], "gnome", "{status}");
+    if let Some(bin) = newer {
+        let seats = seats(&daemon);
+        assert_eq!(seats.len(), 1, "{seats:?}");
+        crate::trixie::runs_from(bin, seats.into_values().next().unwrap().1);
+    }
 
     // The list holds each window the apps opened, by the pid the app has.
     let windows = desk(&mut mcp, json!({"verb": "windows"}));
@@ -185,16 +202,6 @@ fn an_agent_works_native_gtk_and_qt_apps_on_a_gnome_seat_and_the_seat_ends_with_
     // A click where accessibility says the button is.
     clicks_the_button(&mut mcp, "gn button", &file("clicks"));
 
-    // The wheel, on the window under the pointer.
-    let (x, y) = centre(&mut mcp, "gn wheel", "gn wheel", "frame");
-    desk(
-        &mut mcp,
-        json!({"verb": "scroll", "direction": "down", "amount": 2, "x": x, "y": y}),
-    );
-    until_file("two notches down", &file("wheel"), |held| {
-        held == "down\ndown\n"
-    });
-
     // A window's own pixels, as large as the window.
     let shot = mcp.call("desk", json!({"verb": "shot", "window": "gn button"}));
     let (width, height, _) = result_png(&shot);
@@ -210,6 +217,17 @@ fn an_agent_works_native_gtk_and_qt_apps_on_a_gnome_seat_and_the_seat_ends_with_
     assert_ne!(clicked["isError"], true, "{}", result_text(&clicked));
     until_file("the second click to land", &file("clicks"), |held| {
         held == "clicked\nclicked\n"
+    });
+
+    // The wheel, on the window under the pointer (raised first, like the button).
+    desk(&mut mcp, json!({"verb": "focus", "window": "gn wheel"}));
+    let (x, y) = centre(&mut mcp, "gn wheel", "gn wheel", "frame");
+    desk(
+        &mut mcp,
+        json!({"verb": "scroll", "direction": "down", "amount": 2, "x": x, "y": y}),
+    );
+    until_file("two notches down", &file("wheel"), |held| {
+        held == "down\ndown\n"
     });
 
     // Closing a window ends its app.
@@ -307,7 +325,7 @@ fn firefox_native_on_wayland(mcp: &mut Mcp, scratch: &common::Scratch) {
 /// A person's GNOME session on Wayland, as a login would start it: headless GNOME Shell with a
 /// session bus, the AT-SPI bus and PipeWire, and shuttle's extension installed beforehand by
 /// `shuttle setup gnome`. It leads a process group of its own, which is ended when dropped.
-struct PersonsGnome {
+pub(crate) struct PersonsGnome {
     scratch: common::Scratch,
     leader: std::process::Child,
     bus: String,
@@ -317,26 +335,30 @@ struct PersonsGnome {
 impl PersonsGnome {
     const SOCKET: &str = "person-gnome";
 
-    /// A session whose person ran `shuttle setup gnome` before logging in.
-    fn start() -> Self {
-        Self::start_set_up(true)
+    /// A session whose person ran `shuttle setup gnome` before logging in, of the GNOME Shell
+    /// first on PATH, or of the one whose wrappers are in `newer` (scripts/gnome48.sh).
+    pub(crate) fn start(newer: Option<&str>) -> Self {
+        Self::start_set_up(true, newer)
     }
 
     /// A session with shuttle's extension installed (`set_up`) or not.
-    fn start_set_up(set_up: bool) -> Self {
+    fn start_set_up(set_up: bool, newer: Option<&str>) -> Self {
         use std::os::unix::process::CommandExt;
         let scratch = common::Scratch::new("persons-gnome");
         let (home, run) = (scratch.path("home"), scratch.path("run"));
         std::fs::create_dir_all(&run).unwrap();
         std::fs::set_permissions(&run, std::os::unix::fs::PermissionsExt::from_mode(0o700))
             .unwrap();
-        let session_env = [
+        let mut session_env = vec![
             ("HOME", home.clone()),
             ("XDG_CONFIG_HOME", home.join(".config")),
             ("XDG_DATA_HOME", home.join(".local/share")),
             ("XDG_CACHE_HOME", home.join(".cache")),
             ("XDG_RUNTIME_DIR", run.clone()),
         ];
+        if let Some(bin) = newer {
+            session_env.push(("PATH", crate::trixie::path_first(bin).into()));
+        }
         // The person installs the extension, then logs in.
         if set_up {
             let setup = std::process::Command::new(common::SHUTTLE)
@@ -581,7 +603,16 @@ pub(crate) fn red_in_corner(mcp: &mut Mcp) -> usize {
 
 #[test]
 fn an_agent_works_in_the_persons_own_gnome_session_and_the_person_stops_it_with_the_hotkey() {
-    let session = PersonsGnome::start();
+    works_in_the_persons_gnome_session(None);
+}
+
+/// The person's-session scenario, on the GNOME Shell first on PATH or on the one whose
+/// wrappers are in `newer`, checked to run from there.
+pub(crate) fn works_in_the_persons_gnome_session(newer: Option<&str>) {
+    let session = PersonsGnome::start(newer);
+    if let Some(bin) = newer {
+        crate::trixie::runs_from(bin, i64::from(session.leader.id()));
+    }
     let env = session.env();
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let daemon = common::Daemon::start_configured(Some("[daemon]\ndisplay = \"inherit\"\n"), &env);
@@ -635,7 +666,8 @@ fn an_agent_works_in_the_persons_own_gnome_session_and_the_person_stops_it_with_
     });
 
     // The person presses the kill hotkey on their own keyboard: the daemon stops.
-    session.press(&[0xffeb, 0xffe1, 0xff1b]);
+    // Super, Alt, Escape.
+    session.press(&[0xffeb, 0xffe9, 0xff1b]);
     stopped_by_the_hotkey(
         &daemon,
         &mut mcp,
@@ -647,7 +679,7 @@ fn an_agent_works_in_the_persons_own_gnome_session_and_the_person_stops_it_with_
 
 #[test]
 fn a_gnome_session_without_shuttle_s_extension_is_refused_with_the_fix() {
-    let session = PersonsGnome::start_set_up(false);
+    let session = PersonsGnome::start_set_up(false, None);
     let env = session.env();
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let daemon = common::Daemon::start_configured(Some("[daemon]\ndisplay = \"inherit\"\n"), &env);

@@ -28,7 +28,7 @@ fn kwin6() -> String {
 #[test]
 fn an_agent_works_a_native_gtk_app_on_a_plasma_6_kwin_seat() {
     let kwin6 = kwin6();
-    let path = format!("{kwin6}:{}", std::env::var("PATH").unwrap_or_default());
+    let path = crate::trixie::path_first(&kwin6);
     let daemon = Daemon::start_configured(
         Some("[daemon]\ndisplay = \"per-agent\"\nprivate_seat = \"kde\"\n"),
         &[("PATH", &path)],
@@ -56,20 +56,9 @@ fn an_agent_works_a_native_gtk_app_on_a_plasma_6_kwin_seat() {
     let status = daemon.call("status", json!({})).json();
     assert_eq!(status["display"]["seats"], "kde", "{status}");
     // The seat's KWin runs from the tree beside bin/ (scripts/kwin6.sh), not Debian 12's 5.27.
-    let tree = Path::new(&kwin6)
-        .with_file_name("tree")
-        .display()
-        .to_string();
     let seats = seats(&daemon);
     assert_eq!(seats.len(), 1, "{seats:?}");
-    let (_, leader) = seats.into_values().next().unwrap();
-    assert!(
-        in_group(leader)
-            .iter()
-            .any(|cmd| cmd.starts_with(&format!("bwrap --bind {tree} / "))),
-        "no process of the seat runs KWin from {tree}: {:?}",
-        in_group(leader)
-    );
+    crate::trixie::runs_from(&kwin6, seats.into_values().next().unwrap().1);
 
     // The list, from KWin 6's renamed scripting API, holds the apps' windows by their pids.
     let windows = desk(&mut mcp, json!({"verb": "windows"}));
@@ -188,30 +177,4 @@ fn an_agent_works_in_a_persons_plasma_6_session_and_the_person_stops_it_with_the
         (&file("entry"), text),
         &file("bystander"),
     );
-}
-
-/// The command lines of process group `group`'s processes.
-fn in_group(group: i64) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter_map(|entry| {
-            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
-            // The fields after the command's closing parenthesis: state, ppid, pgrp.
-            let pgrp: i64 = stat
-                .rsplit_once(')')?
-                .1
-                .split_whitespace()
-                .nth(2)?
-                .parse()
-                .ok()?;
-            (pgrp == group).then(|| {
-                std::fs::read_to_string(entry.path().join("cmdline"))
-                    .unwrap_or_default()
-                    .replace('\0', " ")
-            })
-        })
-        .collect()
 }

@@ -490,7 +490,7 @@ fn the_kill_hotkey_stops(daemon: &Daemon) {
     });
     let pressed = Command::new("wtype")
         .args([
-            "-M", "logo", "-M", "shift", "-k", "Escape", "-m", "shift", "-m", "logo",
+            "-M", "logo", "-M", "alt", "-k", "Escape", "-m", "alt", "-m", "logo",
         ])
         .env("WAYLAND_DISPLAY", rig("SHUTTLE_RIG_WAYLAND"))
         .status()
