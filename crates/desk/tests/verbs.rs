@@ -201,6 +201,28 @@ fn a_window_that_will_not_take_the_focus_gets_no_keys() {
 }
 
 #[test]
+fn a_window_that_never_shows_on_the_screen_is_refused_the_focus_saying_so_after_a_wait() {
+    let fake = desktop();
+    {
+        let mut state = fake.state();
+        state.windows[1].refuses_focus = true;
+        state.windows[1].rect = Some(Rect::new(0, 0, 0, 0));
+    }
+    let ran = run(
+        &fake,
+        &open(),
+        "type",
+        json!({"text": "x", "window": "Mail"}),
+    );
+    assert_not_sent(
+        &ran,
+        "could not give window 0x20 ⟪\"Mail\"⟫ the focus (the focused window is 0x10 ⟪\"Notes\"⟫; \
+         this window is not on the screen yet after 3 s)",
+    );
+    assert!(input(&fake).is_empty());
+}
+
+#[test]
 fn a_shot_shrunk_to_a_long_edge_answers_its_scale_and_clicks_and_drags_take_its_pixels() {
     let fake = desktop();
     let small = json(&run(&fake, &open(), "shot", json!({"max_edge": 500})));

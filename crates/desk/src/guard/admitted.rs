@@ -26,6 +26,10 @@ use crate::system::{Background, Clip, Ending, FrameChange, Launched, Pong};
 
 /// How long a focus request may take to show.
 const FOCUS_WAIT: Duration = Duration::from_secs(1);
+/// How long a window that has no size on the screen yet (it opened a moment ago, such as a
+/// dialog a shortcut asked for) may take to show before it is given the focus: a window
+/// manager gives the focus only to a shown window.
+const SHOW_WAIT: Duration = Duration::from_secs(3);
 /// How long after an app's answer it is asked again, to see whether the input started work.
 const GRACE: Duration = Duration::from_millis(5);
 /// An answer within this long says the app is idle.
@@ -175,6 +179,15 @@ impl<'d> Admitted<'d> {
         if display.has_focus(&window.id)? {
             return Ok(());
         }
+        let unshown = || {
+            display
+                .window_rect(&window.id)
+                .map(|rect| rect.is_some_and(|r| r.w == 0 || r.h == 0))
+        };
+        let deadline = Instant::now() + SHOW_WAIT;
+        while unshown()? && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
         if self.activate(window, || display.has_focus(&window.id))? {
             return Ok(());
         }
@@ -193,6 +206,14 @@ impl<'d> Admitted<'d> {
             Seen::Window(w) => format!("{} {}", w.id, Quoted(&w.title)),
             Seen::Foreign(target) => target.to_string(),
             Seen::Nothing => "none".into(),
+        };
+        let active = if unshown()? {
+            format!(
+                "{active}; this window is not on the screen yet after {} s",
+                SHOW_WAIT.as_secs()
+            )
+        } else {
+            active
         };
         Err(DeskError::FocusRefused {
             id: window.id.clone(),

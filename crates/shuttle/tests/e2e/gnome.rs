@@ -198,6 +198,7 @@ pub(crate) fn works_native_apps_on_a_gnome_seat(newer: Option<&str>) {
     saves_the_qt_form(&mut mcp, &file("qt"), "Ann");
 
     firefox_native_on_wayland(&mut mcp, &scratch);
+    saves_from_gnome_text_editor(&mut mcp, &scratch);
 
     // A click where accessibility says the button is.
     clicks_the_button(&mut mcp, "gn button", &file("clicks"));
@@ -252,6 +253,71 @@ pub(crate) fn works_native_apps_on_a_gnome_seat(newer: Option<&str>) {
         Duration::from_secs(10),
         || (!common::alive(leader) && !Path::new(&socket).exists()).then_some(()),
     );
+}
+
+/// GNOME Text Editor (GTK 4) saves what was typed into it through its Save As dialog, typed
+/// into as soon as it is listed: GNOME lists a window before it shows, and the focus waits for
+/// it to. Judged by the file on disk.
+fn saves_from_gnome_text_editor(mcp: &mut Mcp, scratch: &common::Scratch) {
+    let launched = desk(mcp, json!({"verb": "launch", "app": "gnome-text-editor"}));
+    let editor = launched["window"]["id"].clone();
+    let text = "Grüße ✓ 東京\nzweite Zeile";
+    desk(mcp, json!({"verb": "type", "window": editor, "text": text}));
+    desk(
+        mcp,
+        json!({"verb": "key", "window": editor, "keys": "ctrl+s"}),
+    );
+    wait_for(
+        "the Save As dialog to be listed",
+        Duration::from_secs(10),
+        || {
+            let windows = desk(mcp, json!({"verb": "windows"}));
+            windows
+                .as_array()?
+                .iter()
+                .any(|w| w["title"] == "Save As")
+                .then_some(())
+        },
+    );
+    // The editor offers a name with its stem selected: the path typed takes the stem's place.
+    let stem = scratch.path("note-ü");
+    desk(
+        mcp,
+        json!({"verb": "type", "window": "Save As", "text": stem.display().to_string()}),
+    );
+    desk(
+        mcp,
+        json!({"verb": "key", "window": "Save As", "keys": "Return"}),
+    );
+    let saved = scratch.path("note-ü.txt");
+    // The editor ends a file with a newline of its own.
+    until_file("the editor to save its text", &saved, |held| {
+        held == format!("{text}\n")
+    });
+    // The file is on disk before the editor marks its document saved, which its title then
+    // says (the file's name for "Draft"): a quit before that asks whether to save.
+    wait_for(
+        "the editor to take the file",
+        Duration::from_secs(5),
+        || {
+            let windows = desk(mcp, json!({"verb": "windows"}));
+            windows
+                .as_array()?
+                .iter()
+                .any(|w| {
+                    w["id"] == editor
+                        && w["title"]
+                            .as_str()
+                            .is_some_and(|t| t.starts_with("note-ü.txt"))
+                })
+                .then_some(())
+        },
+    );
+    let pid = launched["pid"].as_i64().unwrap();
+    desk(mcp, json!({"verb": "quit", "window": editor}));
+    wait_for("the editor to exit", Duration::from_secs(5), || {
+        (!common::alive(pid)).then_some(())
+    });
 }
 
 /// Firefox native on Wayland: the page's name field clicked and typed into in exact Unicode, its Save
