@@ -51,9 +51,45 @@ pub struct GnomeBackend {
     marker: OnceLock<Mutex<Sender<bool>>>,
     /// Where the marker is drawn while it shows.
     marked: Arc<Mutex<Option<Rect>>>,
+    /// The last shrunken look at a streamed rectangle, given again while its stream sends no
+    /// new frame (`still` looks every few milliseconds; Mutter sends a frame only on damage).
+    looked: Mutex<Option<Look>>,
+}
+
+/// A shrunken look at `rect`, `width` pixels wide, cut from frame `seq` of monitor `monitor`'s
+/// stream.
+struct Look {
+    rect: Rect,
+    width: u32,
+    monitor: usize,
+    seq: u64,
+    image: RgbImage,
 }
 
 impl GnomeBackend {
+    /// The pixels of `rect` from the stream of the monitor that holds all of it, with that
+    /// monitor's place in `casts` and the frame's number; `None` where no stream does.
+    fn streamed(&self, rect: Rect) -> Option<(usize, u64, RgbImage)> {
+        self.casts
+            .iter()
+            .enumerate()
+            .find_map(|(i, (monitor, cast))| {
+                let inside = rect.x >= monitor.x
+                    && rect.y >= monitor.y
+                    && rect.x + rect.w as i32 <= monitor.x + monitor.w as i32
+                    && rect.y + rect.h as i32 <= monitor.y + monitor.h as i32;
+                let local = Rect {
+                    x: rect.x - monitor.x,
+                    y: rect.y - monitor.y,
+                    ..rect
+                };
+                let (seq, image) = inside
+                    .then(|| cast.pixels((monitor.w, monitor.h), local))
+                    .flatten()?;
+                Some((i, seq, image))
+            })
+    }
+
     /// Connects to the GNOME session on the session bus at `bus` (the environment's when
     /// `None`), named `name` in replies: claims shuttle's extension, starts a RemoteDesktop
     /// session and reads its monitors' streams through the PipeWire socket `pipewire` (the
@@ -95,6 +131,7 @@ impl GnomeBackend {
             events,
             marker: OnceLock::new(),
             marked: Arc::new(Mutex::new(None)),
+            looked: Mutex::new(None),
         })
     }
 
@@ -327,29 +364,36 @@ impl Display for GnomeBackend {
     }
 
     fn capture(&self, rect: Rect) -> Result<RgbImage, DeskError> {
-        // From the stream of the monitor that holds the whole rectangle; else the Shell's.
-        let streamed = self.casts.iter().find_map(|(monitor, cast)| {
-            let inside = rect.x >= monitor.x
-                && rect.y >= monitor.y
-                && rect.x + rect.w as i32 <= monitor.x + monitor.w as i32
-                && rect.y + rect.h as i32 <= monitor.y + monitor.h as i32;
-            let local = Rect {
-                x: rect.x - monitor.x,
-                y: rect.y - monitor.y,
-                ..rect
-            };
-            inside
-                .then(|| cast.pixels((monitor.w, monitor.h), local))
-                .flatten()
-        });
-        match streamed {
-            Some(image) => Ok(image),
+        match self.streamed(rect) {
+            Some((_, _, image)) => Ok(image),
             None => self.shell.shot(None, rect).map_err(desk_error),
         }
     }
 
     fn capture_scaled(&self, rect: Rect, width: u32) -> Result<RgbImage, DeskError> {
-        Ok(shrink(&self.capture(rect)?, width))
+        let mut looked = self.looked.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(look) = looked.as_ref()
+            && look.rect == rect
+            && look.width == width
+            && self.casts[look.monitor].1.seq() == Some(look.seq)
+        {
+            return Ok(look.image.clone());
+        }
+        let Some((monitor, seq, image)) = self.streamed(rect) else {
+            return Ok(shrink(
+                &self.shell.shot(None, rect).map_err(desk_error)?,
+                width,
+            ));
+        };
+        let image = shrink(&image, width);
+        *looked = Some(Look {
+            rect,
+            width,
+            monitor,
+            seq,
+            image: image.clone(),
+        });
+        Ok(image)
     }
 
     fn capture_window(&self, id: &str, area: Rect) -> Result<Option<RgbImage>, DeskError> {

@@ -27,6 +27,9 @@ const FIRST_FRAME: Duration = Duration::from_secs(3);
 /// A frame as PipeWire hands it over: four bytes a pixel, the colours in `order`, the fourth
 /// byte unused.
 struct Frame {
+    /// How many frames came before it: Mutter sends one only when the monitor's picture
+    /// changed, so the same number means the same picture.
+    seq: u64,
     width: u32,
     height: u32,
     stride: usize,
@@ -114,17 +117,23 @@ impl Cast {
         }
     }
 
-    /// The pixels of `area` (the monitor's own coordinates) as the latest frame shows them;
-    /// `None` when the frame is not of `size` (a scaled monitor's frame is larger than the
-    /// monitor is in the layout) or does not hold the area.
-    pub fn pixels(&self, size: (u32, u32), area: Rect) -> Option<RgbImage> {
+    /// The pixels of `area` (the monitor's own coordinates) as the latest frame shows them,
+    /// with that frame's number; `None` when the frame is not of `size` (a scaled monitor's
+    /// frame is larger than the monitor is in the layout) or does not hold the area.
+    pub fn pixels(&self, size: (u32, u32), area: Rect) -> Option<(u64, RgbImage)> {
         let latest = self.latest.lock().unwrap_or_else(PoisonError::into_inner);
         let frame = latest.as_ref()?;
         let within = area.x >= 0
             && area.y >= 0
             && area.x as u32 + area.w <= frame.width
             && area.y as u32 + area.h <= frame.height;
-        ((frame.width, frame.height) == size && within).then(|| frame.rgb(area))
+        ((frame.width, frame.height) == size && within).then(|| (frame.seq, frame.rgb(area)))
+    }
+
+    /// The latest frame's number: unchanged, the monitor shows what it showed.
+    pub fn seq(&self) -> Option<u64> {
+        let latest = self.latest.lock().unwrap_or_else(PoisonError::into_inner);
+        latest.as_ref().map(|frame| frame.seq)
     }
 }
 
@@ -319,12 +328,14 @@ fn consume(
             };
             let mut latest = latest.lock().unwrap_or_else(PoisonError::into_inner);
             let frame = latest.get_or_insert_with(|| Frame {
+                seq: 0,
                 width: 0,
                 height: 0,
                 stride: 0,
                 order,
                 data: Vec::new(),
             });
+            frame.seq += 1;
             frame.width = size.width;
             frame.height = size.height;
             frame.stride = stride;
@@ -401,6 +412,7 @@ mod tests {
         let row0 = [0, 0, 255, 0, 0, 255, 0, 0, 9, 9, 9, 9];
         let row1 = [255, 0, 0, 0, 255, 255, 255, 0, 9, 9, 9, 9];
         let frame = Frame {
+            seq: 1,
             width: 2,
             height: 2,
             stride: 12,
