@@ -53,8 +53,11 @@ pub enum CountsFrom {
 impl Surface {
     /// Where the positions of an app whose window node has the bounds `root` start: at the
     /// buffer for a window node as large as it (GTK 3) or put where the window sits in it
-    /// (Firefox), else at the window.
+    /// (Firefox), below the title bar an app draws itself (Qt on GNOME), else at the window.
     fn origin(&self, root: Option<[i32; 4]>) -> (i32, i32) {
+        if let Some((dx, dy)) = root.and_then(|r| self.drawn_title_bar(r)) {
+            return (self.frame.x + dx, self.frame.y + dy);
+        }
         let inset = (self.frame.x - self.buffer.x, self.frame.y - self.buffer.y);
         let from_buffer = root.is_some_and(|[x, y, w, h]| {
             let as_large = (i64::from(w), i64::from(h))
@@ -68,6 +71,25 @@ impl Surface {
         }
     }
 }
+
+impl Surface {
+    /// Where the content of a window starts inside it when its app draws a title bar of its
+    /// own there, counting its positions from below it (Qt without a decoration of the
+    /// compositor's): its window node is at (0, 0), narrower by the side borders, shorter by
+    /// the title bar and the bottom border, which is as thick as a side one.
+    fn drawn_title_bar(&self, [x, y, w, h]: [i32; 4]) -> Option<(i32, i32)> {
+        let (dw, dh) = (self.frame.w as i32 - w, self.frame.h as i32 - h);
+        ((x, y) == (0, 0) && (0..=TITLE_BAR_SIDES).contains(&dw) && dh > dw && dh <= TITLE_BAR)
+            .then(|| {
+                let left = (dw + 1) / 2;
+                (left, dh - (dw - left))
+            })
+    }
+}
+
+/// The most a title bar an app draws, and its borders, may take, in logical pixels.
+const TITLE_BAR: i32 = 64;
+const TITLE_BAR_SIDES: i32 = 16;
 
 /// Where a display shows each process's windows.
 pub trait Surfaces: Send + Sync {
@@ -268,9 +290,6 @@ impl Placed {
                 window
             }
         };
-        if window.buffer == window.frame {
-            return Ok(Placement::moved(window.frame.x, window.frame.y));
-        }
         let root = match top.and_then(|t| t.bounds) {
             Some(bounds) => Some(bounds),
             None => self.top(id)?.bounds,
@@ -469,6 +488,29 @@ mod tests {
             "GTK 4: the window's own"
         );
         assert_eq!(surface.origin(None), (48, 45), "unknown: the window's own");
+    }
+
+    #[test]
+    fn positions_start_below_a_title_bar_the_app_draws_inside_its_window() {
+        // Qt 5's own decoration on GNOME: 3 pixels left, 2 right and below, a 30-pixel bar.
+        let frame = Rect::new(106, 107, 425, 272);
+        let surface = Surface {
+            title: "t".into(),
+            frame,
+            buffer: frame,
+            counts_from: CountsFrom::Window,
+        };
+        assert_eq!(surface.origin(Some([0, 0, 420, 240])), (109, 137));
+        assert_eq!(
+            surface.origin(Some([0, 0, 425, 272])),
+            (106, 107),
+            "no title bar of its own"
+        );
+        assert_eq!(
+            surface.origin(Some([0, 0, 425, 172])),
+            (106, 107),
+            "100 pixels shorter: no title bar"
+        );
     }
 
     #[test]
