@@ -14,6 +14,10 @@ const MODULE: &str = include_str!("../extension/module.js");
 /// Where the wrappers take the body.
 const SLOT: &str = "/* the desk */";
 
+/// The version of the extension's interface (the body's `VERSION`), which this shuttle speaks;
+/// `metadata.json` carries it as the extension's version.
+pub const VERSION: u32 = 2;
+
 /// The oldest GNOME Shell the extension is written for.
 pub const OLDEST: u32 = 43;
 
@@ -26,6 +30,7 @@ pub fn files(major: u32) -> Vec<(&'static str, String)> {
         "description": "Lets shuttle list and act on windows, take screenshots and type text. \
                         It answers only the first client that claims it.",
         "shell-version": [major.to_string()],
+        "version": VERSION,
         "url": "https://github.com/shuttle-desk/shuttle",
     });
     vec![
@@ -87,6 +92,11 @@ mod tests {
         let metadata: serde_json::Value = serde_json::from_str(&script[1].1).unwrap();
         assert_eq!(metadata["uuid"], UUID);
         assert_eq!(metadata["shell-version"], serde_json::json!(["43"]));
+        assert_eq!(metadata["version"], VERSION);
+        assert!(
+            BODY.contains(&format!("const VERSION = {VERSION};")),
+            "the body speaks it"
+        );
     }
 
     #[test]

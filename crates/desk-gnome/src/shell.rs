@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
+use zbus::zvariant::OwnedValue;
 
 use desk::image::RgbImage;
 use desk_core::geometry::Rect;
@@ -16,8 +17,7 @@ pub const BUS_NAME: &str = "dev.shuttle.Gnome";
 pub const OBJECT: &str = "/dev/shuttle/Gnome";
 pub const INTERFACE: &str = "dev.shuttle.Gnome1";
 
-/// The version of the extension's interface this desk speaks.
-const VERSION: u32 = 2;
+use crate::extension::VERSION;
 
 /// What went wrong on the GNOME side.
 #[derive(Debug, thiserror::Error)]
@@ -444,18 +444,36 @@ mod tests {
 }
 
 /// What `shuttle doctor` reads of a GNOME session without claiming the extension (a running
-/// daemon may hold it): whether the extension and Mutter's RemoteDesktop are on its bus.
+/// daemon may hold it): whether the extension and Mutter's RemoteDesktop are on its bus, and
+/// the Shell's version.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Probe {
     /// shuttle's extension owns its name.
     pub extension: bool,
     /// Mutter's RemoteDesktop API answers.
     pub remote_desktop: bool,
+    /// What the Shell says its version is (`48.7`), when it answers.
+    pub shell_version: Option<String>,
 }
+
+/// How long the probe waits for an answer.
+const PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Reads the session bus at `address` (the environment's when `None`).
 pub fn probe(address: Option<&str>) -> Result<Probe, GnomeError> {
-    let connection = session_bus(address)?;
+    let bus_error = |e: zbus::Error| GnomeError::Bus {
+        address: address.unwrap_or("DBUS_SESSION_BUS_ADDRESS").to_string(),
+        reason: e.to_string(),
+    };
+    // A Shell that does not answer leaves its version unknown, not the doctor waiting.
+    let builder = match address {
+        Some(address) => zbus::blocking::connection::Builder::address(address),
+        None => zbus::blocking::connection::Builder::session(),
+    };
+    let connection = builder
+        .map(|b| b.method_timeout(PROBE_TIMEOUT))
+        .and_then(|b| b.build())
+        .map_err(bus_error)?;
     let dbus = zbus::blocking::fdo::DBusProxy::new(&connection)
         .map_err(|e| GnomeError::Broken(e.to_string()))?;
     let owned = |name: &str| {
@@ -464,8 +482,20 @@ pub fn probe(address: Option<&str>) -> Result<Probe, GnomeError> {
             .and_then(|name| dbus.name_has_owner(name).ok())
             .unwrap_or(false)
     };
+    let shell_version = connection
+        .call_method(
+            Some("org.gnome.Shell"),
+            "/org/gnome/Shell",
+            Some("org.freedesktop.DBus.Properties"),
+            "Get",
+            &("org.gnome.Shell", "ShellVersion"),
+        )
+        .ok()
+        .and_then(|reply| reply.body().deserialize::<OwnedValue>().ok())
+        .and_then(|value| String::try_from(value).ok());
     Ok(Probe {
         extension: owned(BUS_NAME),
         remote_desktop: owned("org.gnome.Mutter.RemoteDesktop"),
+        shell_version,
     })
 }

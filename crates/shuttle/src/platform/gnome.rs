@@ -229,8 +229,54 @@ pub fn install_extension(data: &std::path::Path) -> Result<(std::path::PathBuf, 
     Ok((dir, major))
 }
 
+/// shuttle's extension as installed where GNOME Shell looks for it, the person's data
+/// directory first: the GNOME versions it is written for, and its interface's version (absent
+/// from what a shuttle older than the field wrote).
+struct Installed {
+    shells: Vec<String>,
+    version: Option<u64>,
+}
+
+fn installed_extension() -> Option<Installed> {
+    super::data_dirs().into_iter().find_map(|data| {
+        let text = std::fs::read_to_string(extension_dir(&data).join("metadata.json")).ok()?;
+        let metadata: serde_json::Value = serde_json::from_str(&text).ok()?;
+        Some(Installed {
+            shells: metadata["shell-version"]
+                .as_array()
+                .map(|v| {
+                    v.iter()
+                        .filter_map(|s| s.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            version: metadata["version"].as_u64(),
+        })
+    })
+}
+
+/// Why an extension that is not running is not, from what is installed and the Shell's
+/// version.
+fn why_not_running(installed: Option<&Installed>, shell: Option<&str>) -> String {
+    let Some(installed) = installed else {
+        return "it is not installed".into();
+    };
+    let written_for = installed.shells.join(", ");
+    match shell.and_then(|v| v.split('.').next()) {
+        Some(major) if !installed.shells.iter().any(|s| s == major) => format!(
+            "it is installed for GNOME {written_for}, and GNOME Shell {major} loads only an \
+             extension written for it"
+        ),
+        Some(_) => "it is installed for this GNOME: it is turned off, or this session started \
+                    before it was installed"
+            .into(),
+        None => format!("it is installed for GNOME {written_for}"),
+    }
+}
+
 /// How the person's GNOME session `name` stands: whether shuttle's extension runs in its Shell
-/// and Mutter's RemoteDesktop answers, which the GNOME desk drives it through.
+/// and Mutter's RemoteDesktop answers, which the GNOME desk drives it through, and the
+/// versions of the Shell and of the extension installed.
 pub(super) fn finding(name: &str, inherit: bool) -> Finding {
     let probe = match desk_gnome::shell::probe(None) {
         Ok(probe) => probe,
@@ -240,28 +286,41 @@ pub(super) fn finding(name: &str, inherit: bool) -> Finding {
         }
         Err(e) => return Finding::not_driven(&format!("GNOME session {name}: {e}")),
     };
+    let session = match &probe.shell_version {
+        Some(version) => format!("GNOME Shell {version} session {name}"),
+        None => format!("GNOME session {name}"),
+    };
+    let installed = installed_extension();
     let detail = match (probe.extension, probe.remote_desktop) {
         (true, true) => {
             let detail = format!(
-                "GNOME session {name}: shuttle's Shell extension runs and Mutter's RemoteDesktop \
-                 answers"
+                "{session}: shuttle's Shell extension runs and Mutter's RemoteDesktop answers"
             );
-            return if inherit {
-                Finding::new(
+            let speaks = desk_gnome::extension::VERSION;
+            return match installed.and_then(|i| i.version) {
+                Some(version) if inherit && version != u64::from(speaks) => Finding::new(
+                    Level::Warn,
+                    format!(
+                        "{detail}, but the extension installed speaks version {version} of its \
+                         interface and this shuttle {speaks}"
+                    ),
+                )
+                .fix("run `shuttle setup gnome`, then log out and in"),
+                _ if inherit => Finding::new(
                     Level::Ok,
                     format!("{detail}; driven natively (docs/gnome.md)"),
-                )
-            } else {
-                Finding::not_driven(&detail)
+                ),
+                _ => Finding::not_driven(&detail),
             };
         }
         (false, _) => format!(
-            "GNOME session {name}: shuttle's Shell extension is not running, so windows, shots \
-             and the marker are out of reach"
+            "{session}: shuttle's Shell extension is not running ({}), so windows, shots and \
+             the marker are out of reach",
+            why_not_running(installed.as_ref(), probe.shell_version.as_deref())
         ),
         (true, false) => format!(
-            "GNOME session {name}: Mutter's RemoteDesktop API is not on the session bus, so \
-             input is out of reach"
+            "{session}: Mutter's RemoteDesktop API is not on the session bus, so input is out \
+             of reach"
         ),
     };
     if !inherit {
@@ -274,4 +333,28 @@ pub(super) fn finding(name: &str, inherit: bool) -> Finding {
         "run `shuttle setup gnome`, then log out and in"
     };
     Finding::new(Level::Fail, detail).fix(fix)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_extension_not_running_is_told_why_from_what_is_installed() {
+        let for_47 = Installed {
+            shells: vec!["47".into()],
+            version: Some(2),
+        };
+        assert_eq!(why_not_running(None, Some("48.7")), "it is not installed");
+        assert_eq!(
+            why_not_running(Some(&for_47), Some("48.7")),
+            "it is installed for GNOME 47, and GNOME Shell 48 loads only an extension written \
+             for it"
+        );
+        assert!(why_not_running(Some(&for_47), Some("47.2")).contains("turned off"));
+        assert_eq!(
+            why_not_running(Some(&for_47), None),
+            "it is installed for GNOME 47"
+        );
+    }
 }

@@ -338,16 +338,8 @@ pub fn names_this_binary(file: &Path) -> bool {
 /// in each of `$XDG_DATA_DIRS` (else `/usr/local/share:/usr/share`). The first found hides the
 /// others: the person's (`shuttle setup kde`), then the system's (the .deb).
 pub fn desktop_file_found() -> Option<PathBuf> {
-    let home = std::env::var_os("XDG_DATA_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")));
-    let dirs = std::env::var("XDG_DATA_DIRS")
-        .ok()
-        .filter(|d| !d.is_empty())
-        .unwrap_or_else(|| "/usr/local/share:/usr/share".into());
-    home.into_iter()
-        .chain(dirs.split(':').filter(|d| !d.is_empty()).map(PathBuf::from))
+    super::data_dirs()
+        .into_iter()
         .map(|data| desktop_file_path(&data))
         .find(|file| file.is_file())
 }

