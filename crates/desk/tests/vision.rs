@@ -80,6 +80,22 @@ fn state_lists_windows_elements_and_a_scaled_jpeg() {
 }
 
 #[test]
+fn a_window_with_no_size_yet_is_listed_as_not_shown() {
+    let fake = desktop();
+    fake.state().windows[1].rect = Some(Rect::new(0, 0, 0, 0));
+    let state = text(&run(
+        &fake,
+        &open(),
+        "computer_state",
+        json!({"max_edge": 500}),
+    ));
+    assert!(
+        state.contains("0x20 \"Mail\" app mail pid 20 not shown"),
+        "{state}"
+    );
+}
+
+#[test]
 fn an_element_index_clicks_the_element_it_names() {
     let fake = desktop();
     run(&fake, &open(), "computer_state", json!({"max_edge": 500}));

@@ -245,7 +245,8 @@ fn window_line(window: &Window, rect: Option<Rect>, scale: f64) -> String {
             .pid
             .map_or_else(|| "?".to_string(), |pid| pid.to_string()),
     );
-    match rect {
+    // A window with no size yet (GNOME lists one before it shows) is not on the screen.
+    match rect.filter(|r| r.w > 0 && r.h > 0) {
         Some(r) => {
             let (x, y) = to_shot(scale, r.x, r.y);
             let (right, bottom) = to_shot(scale, r.x + r.w as i32, r.y + r.h as i32);
