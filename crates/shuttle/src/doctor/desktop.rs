@@ -211,7 +211,8 @@ fn bus_check(bus: &Result<BusProbe, desk::DeskError>, needed: bool) -> Check {
     match bus.enabled {
         Some(false) => {
             detail += "; accessibility is off (IsEnabled false): Qt and Chromium apps started now \
-                       stay off the bus; the daemon turns it on when it starts";
+                       stay off the bus; the daemon turns it on when it first reads the desktop, not \
+                       when it starts";
             Check::new(name, Status::Warn, detail)
                 .fix(ENABLE_COMMAND)
                 .repair(Repair::EnableAccessibility)
