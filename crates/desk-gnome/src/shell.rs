@@ -5,19 +5,19 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
-use zbus::zvariant::OwnedValue;
 
 use desk::image::RgbImage;
 use desk_core::geometry::Rect;
 use serde::Deserialize;
 use zbus::blocking::Connection;
+use zbus::zvariant::OwnedValue;
+
+use crate::extension::VERSION;
 
 /// The extension's name on the bus, its object and its interface.
 pub const BUS_NAME: &str = "dev.shuttle.Gnome";
 pub const OBJECT: &str = "/dev/shuttle/Gnome";
 pub const INTERFACE: &str = "dev.shuttle.Gnome1";
-
-use crate::extension::VERSION;
 
 /// What went wrong on the GNOME side.
 #[derive(Debug, thiserror::Error)]
@@ -170,7 +170,7 @@ impl Shell {
     /// Connects to the session bus at `address` (the environment's when `None`) and claims
     /// the extension.
     pub fn connect(address: Option<&str>) -> Result<Self, GnomeError> {
-        let connection = session_bus(address)?;
+        let connection = session_bus(address, None)?;
         let shell = Self {
             connection,
             shots: Mutex::new(None),
@@ -342,17 +342,24 @@ impl Drop for Shell {
 }
 
 /// A connection to the session bus at `address` (the environment's when `None`).
-fn session_bus(address: Option<&str>) -> Result<Connection, GnomeError> {
-    let bus_error = |e: zbus::Error| GnomeError::Bus {
-        address: address.unwrap_or("DBUS_SESSION_BUS_ADDRESS").to_string(),
-        reason: e.to_string(),
+fn session_bus(
+    address: Option<&str>,
+    timeout: Option<std::time::Duration>,
+) -> Result<Connection, GnomeError> {
+    let builder = match address {
+        Some(address) => zbus::blocking::connection::Builder::address(address),
+        None => zbus::blocking::connection::Builder::session(),
     };
-    match address {
-        Some(address) => zbus::blocking::connection::Builder::address(address)
-            .and_then(|b| b.build())
-            .map_err(bus_error),
-        None => Connection::session().map_err(bus_error),
-    }
+    builder
+        .map(|b| match timeout {
+            Some(timeout) => b.method_timeout(timeout),
+            None => b,
+        })
+        .and_then(|b| b.build())
+        .map_err(|e| GnomeError::Bus {
+            address: address.unwrap_or("DBUS_SESSION_BUS_ADDRESS").to_string(),
+            reason: e.to_string(),
+        })
 }
 
 /// A new directory only this user may enter, for the Shell's screenshots.
@@ -461,19 +468,8 @@ const PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Reads the session bus at `address` (the environment's when `None`).
 pub fn probe(address: Option<&str>) -> Result<Probe, GnomeError> {
-    let bus_error = |e: zbus::Error| GnomeError::Bus {
-        address: address.unwrap_or("DBUS_SESSION_BUS_ADDRESS").to_string(),
-        reason: e.to_string(),
-    };
     // A Shell that does not answer leaves its version unknown, not the doctor waiting.
-    let builder = match address {
-        Some(address) => zbus::blocking::connection::Builder::address(address),
-        None => zbus::blocking::connection::Builder::session(),
-    };
-    let connection = builder
-        .map(|b| b.method_timeout(PROBE_TIMEOUT))
-        .and_then(|b| b.build())
-        .map_err(bus_error)?;
+    let connection = session_bus(address, Some(PROBE_TIMEOUT))?;
     let dbus = zbus::blocking::fdo::DBusProxy::new(&connection)
         .map_err(|e| GnomeError::Broken(e.to_string()))?;
     let owned = |name: &str| {

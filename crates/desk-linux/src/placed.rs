@@ -70,9 +70,7 @@ impl Surface {
             (self.frame.x, self.frame.y)
         }
     }
-}
 
-impl Surface {
     /// Where the content of a window starts inside it when its app draws a title bar of its
     /// own there, counting its positions from below it (Qt without a decoration of the
     /// compositor's): its window node is at (0, 0), narrower by the side borders, shorter by

@@ -37,9 +37,6 @@ pub use x11::LinuxX11;
 pub use desk_linux::sandbox::Room;
 pub use desk_x11::watch::{WatchEnd, WatchOptions, watch};
 
-/// What `shuttle doctor` reads: the X display, the accessibility bus, the sandbox, and what a
-/// kind of seat runs (`SeatKind::needs`); a native session reports itself
-/// (`PersonsSession::finding`).
 /// The XDG data directories, the person's first: `$XDG_DATA_HOME` (else `~/.local/share`),
 /// then each of `$XDG_DATA_DIRS` (else `/usr/local/share:/usr/share`).
 fn data_dirs() -> Vec<std::path::PathBuf> {
@@ -57,6 +54,9 @@ fn data_dirs() -> Vec<std::path::PathBuf> {
         .collect()
 }
 
+/// What `shuttle doctor` reads: the X display, the accessibility bus, the sandbox, and what a
+/// kind of seat runs (`SeatKind::needs`); a native session reports itself
+/// (`PersonsSession::finding`).
 pub mod probe {
     pub use desk_linux::atspi::probe::probe as accessibility;
     pub use desk_linux::atspi::probe::{AppOnBus, BusProbe, enable as enable_accessibility};
